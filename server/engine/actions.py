@@ -1,0 +1,158 @@
+"""What a seat may decide: the action vocabulary (imperatives).
+
+Actions carry tile *faces* (see :mod:`server.engine.tiles`), never physical positions, so two plain
+``5p`` in a hand give one ``Discard(5p)`` action; ``tsumogiri`` says whether the discarded tile is
+the one just drawn (it matters for records and for what the other players see).
+
+Every action has a JSON form ``{"type": "discard", "tile": "0p", "tsumogiri": false}`` with tiles in
+mpsz notation; :func:`action_from_dict` parses it with precise errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from server.engine.errors import NotationError
+from server.engine.tiles import Tile, format_tiles, parse_tile, parse_tiles, tile_name
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    TYPE: ClassVar[str] = "discard"
+    tile: Tile
+    tsumogiri: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Riichi:
+    """Declare riichi and discard ``tile`` in one decision."""
+
+    TYPE: ClassVar[str] = "riichi"
+    tile: Tile
+    tsumogiri: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Tsumo:
+    TYPE: ClassVar[str] = "tsumo"
+
+
+@dataclass(frozen=True, slots=True)
+class Ron:
+    TYPE: ClassVar[str] = "ron"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    TYPE: ClassVar[str] = "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Chi:
+    """Call the last discard into a sequence with the two ``consumed`` tiles from the hand."""
+
+    TYPE: ClassVar[str] = "chi"
+    consumed: tuple[Tile, Tile]
+
+
+@dataclass(frozen=True, slots=True)
+class Pon:
+    TYPE: ClassVar[str] = "pon"
+    consumed: tuple[Tile, Tile]
+
+
+@dataclass(frozen=True, slots=True)
+class Daiminkan:
+    TYPE: ClassVar[str] = "daiminkan"
+    consumed: tuple[Tile, Tile, Tile]
+
+
+@dataclass(frozen=True, slots=True)
+class Ankan:
+    TYPE: ClassVar[str] = "ankan"
+    consumed: tuple[Tile, Tile, Tile, Tile]
+
+
+@dataclass(frozen=True, slots=True)
+class Kakan:
+    """Add ``tile`` to an existing pon of the same kind."""
+
+    TYPE: ClassVar[str] = "kakan"
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class KyuushuKyuuhai:
+    """Abort the hand with nine or more kinds of terminals and honors on the first draw."""
+
+    TYPE: ClassVar[str] = "kyuushu_kyuuhai"
+
+
+Action = Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai
+
+ACTION_TYPES: dict[str, type[Action]] = {
+    cls.TYPE: cls
+    for cls in (Discard, Riichi, Tsumo, Ron, Pass, Chi, Pon, Daiminkan, Ankan, Kakan, KyuushuKyuuhai)
+}
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """The JSON form of an action, tiles in mpsz notation."""
+    out: dict[str, Any] = {"type": action.TYPE}
+    match action:
+        case Discard(tile, tsumogiri) | Riichi(tile, tsumogiri):
+            out["tile"] = tile_name(tile)
+            out["tsumogiri"] = tsumogiri
+        case Kakan(tile):
+            out["tile"] = tile_name(tile)
+        case Chi(consumed) | Pon(consumed) | Daiminkan(consumed) | Ankan(consumed):
+            out["consumed"] = format_tiles(consumed)
+        case Tsumo() | Ron() | Pass() | KyuushuKyuuhai():
+            pass
+    return out
+
+
+def action_from_dict(data: Any) -> Action:
+    """Parse the JSON form of an action; raises :class:`NotationError` with the reason."""
+    if not isinstance(data, dict):
+        raise NotationError(f"an action must be an object, got {type(data).__name__}")
+    kind_ = data.get("type")
+    cls = ACTION_TYPES.get(kind_) if isinstance(kind_, str) else None
+    if cls is None:
+        raise NotationError(f"unknown action type {kind_!r}; expected one of {sorted(ACTION_TYPES)}")
+    allowed = {"type"}
+    result: Action
+    if cls in (Discard, Riichi):
+        allowed |= {"tile", "tsumogiri"}
+        tsumogiri = data.get("tsumogiri", False)
+        if not isinstance(tsumogiri, bool):
+            raise NotationError(f"{kind_}: 'tsumogiri' must be a boolean, got {tsumogiri!r}")
+        tile = _tile_field(data, kind_)
+        result = Discard(tile, tsumogiri) if cls is Discard else Riichi(tile, tsumogiri)
+    elif cls is Kakan:
+        allowed.add("tile")
+        result = Kakan(_tile_field(data, kind_))
+    elif cls in (Chi, Pon, Daiminkan, Ankan):
+        allowed.add("consumed")
+        raw = data.get("consumed")
+        if not isinstance(raw, str):
+            raise NotationError(f"{kind_}: 'consumed' must be an mpsz string, got {raw!r}")
+        tiles = parse_tiles(raw)
+        need = {Chi: 2, Pon: 2, Daiminkan: 3, Ankan: 4}[cls]
+        if len(tiles) != need:
+            raise NotationError(f"{kind_}: 'consumed' needs {need} tiles, got {raw!r}")
+        result = cls(tuple(tiles))  # type: ignore[arg-type]
+    else:
+        result = cls()  # type: ignore[call-arg]
+    extra = set(data) - allowed
+    if extra:
+        raise NotationError(f"{kind_}: unexpected field(s) {sorted(extra)}")
+    return result
+
+
+def _tile_field(data: dict[str, Any], kind_: str) -> Tile:
+    raw = data.get("tile")
+    if not isinstance(raw, str):
+        raise NotationError(f"{kind_}: 'tile' must be an mpsz tile like '5m', got {raw!r}")
+    return parse_tile(raw)
