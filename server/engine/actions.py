@@ -117,10 +117,11 @@ def action_from_dict(data: Any) -> Action:
     """Parse the JSON form of an action; raises :class:`NotationError` with the reason."""
     if not isinstance(data, dict):
         raise NotationError(f"an action must be an object, got {type(data).__name__}")
-    kind_ = data.get("type")
-    cls = ACTION_TYPES.get(kind_) if isinstance(kind_, str) else None
+    raw_type = data.get("type")
+    cls = ACTION_TYPES.get(raw_type) if isinstance(raw_type, str) else None
     if cls is None:
-        raise NotationError(f"unknown action type {kind_!r}; expected one of {sorted(ACTION_TYPES)}")
+        raise NotationError(f"unknown action type {raw_type!r}; expected one of {sorted(ACTION_TYPES)}")
+    kind_: str = cls.TYPE
     allowed = {"type"}
     result: Action
     if cls in (Discard, Riichi):
