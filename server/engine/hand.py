@@ -1,0 +1,742 @@
+"""Hand analysis over 34-kind counts: shanten, agari, waits, decompositions, kan during riichi.
+
+Every function takes the *concealed* tiles of one hand as 34 counts (see :func:`tiles.counts34`).
+Called melds are already removed, so a hand with ``m`` melds holds ``13 - 3m`` tiles between turns
+(``3k+1``) and ``14 - 3m`` after drawing (``3k+2``); the regular form then needs ``k = total // 3``
+sets and a pair. Seven pairs (chiitoitsu) and thirteen orphans (kokushi) exist only for closed hands
+of 13 or 14 tiles.
+
+>>> from server.engine.tiles import counts34, parse_tiles
+>>> shanten(counts34(parse_tiles("123m456p789s1122z")))
+0
+>>> sorted(waits(counts34(parse_tiles("1112345678999m"))))
+[0, 1, 2, 3, 4, 5, 6, 7, 8]
+
+How shanten is computed
+-----------------------
+Shanten is ``d - 1`` where ``d`` is the fewest tiles that must still be drawn to complete the hand:
+``d = (3k + 2) - overlap``, with ``overlap`` the most hand tiles that some complete hand shares with
+it. A complete target hand is ``k`` sets and one pair in which no kind appears more than four times
+(a fifth copy does not exist). The overlap splits by suit: each suit gets a *gain vector* -- the
+best overlap of at most ``s`` sets and ``p`` pairs placed in that suit -- and the suits are combined
+with a small max-plus convolution. Sets and pairs placed where the hand has nothing cost nothing to
+describe (they overlap zero tiles), so "at most" is enough.
+
+Without the four-copy limit the best overlap is the classic ``2k - 2*sets - partial sets - pair``
+count, and it depends only on the shape of each cluster of tiles (tiles three or more ranks apart
+never share a set). That case is computed once per cluster shape. A suit holding all four copies of
+some kind gets an exact dynamic programme over its nine ranks that never asks for a fifth copy (so
+``1111m`` cannot also wait for a pair of 1m). Honors cannot form sequences, so each honor kind is
+counted on its own, again without fifth copies.
+
+Results are cached on count tuples (``functools.lru_cache``); the caches are bounded and hold only
+pure function results, so they never change what a function returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from typing import NamedTuple
+
+from server.engine.errors import RulesError
+from server.engine.rules import KanDuringRiichi
+from server.engine.tiles import NUM_KINDS, TERMINALS_AND_HONORS, format_tiles
+
+__all__ = [
+    "Decomposition",
+    "HandForm",
+    "Mentsu",
+    "count_terminal_honor_kinds",
+    "decompositions",
+    "discards_keeping_tenpai",
+    "is_agari",
+    "is_kokushi_tenpai_on",
+    "is_tenpai",
+    "riichi_ankan_allowed",
+    "shanten",
+    "shanten_chiitoitsu",
+    "shanten_kokushi",
+    "shanten_regular",
+    "tenpai_for_draw",
+    "waits",
+]
+
+AGARI = -1
+"""The shanten of a complete hand."""
+
+_KOKUSHI_KINDS: tuple[int, ...] = tuple(sorted(TERMINALS_AND_HONORS))
+
+# A gain vector holds 10 ints, index ``2 * s + p`` for s = 0..4 sets and p = 0..1 pairs: the most hand
+# tiles of one suit that at most s sets and p pairs can cover. Vectors are monotone in s and in p.
+_Vec = tuple[int, ...]
+_ZERO: _Vec = (0,) * 10
+_MAX_SETS = 4
+
+
+# --------------------------------------------------------------------------------------------------
+# Public values
+
+
+class HandForm(StrEnum):
+    REGULAR = "regular"  # sets and one pair
+    CHIITOITSU = "chiitoitsu"  # seven distinct pairs
+    KOKUSHI = "kokushi"  # the thirteen terminal and honor kinds, one of them twice
+
+
+class Mentsu(NamedTuple):
+    """One set of a decomposition: a triplet of ``kind`` or the sequence starting at ``kind``."""
+
+    kind: int
+    is_triplet: bool
+
+    @property
+    def kinds(self) -> tuple[int, int, int]:
+        k = self.kind
+        return (k, k, k) if self.is_triplet else (k, k + 1, k + 2)
+
+    def __str__(self) -> str:
+        return format_tiles(self.kinds)
+
+
+@dataclass(frozen=True, slots=True)
+class Decomposition:
+    """One reading of a complete hand.
+
+    * ``REGULAR``: ``sets`` (sorted) and the ``pair`` kind; ``pairs`` is empty.
+    * ``CHIITOITSU``: the seven ``pairs`` (sorted); no sets, ``pair`` is ``None``.
+    * ``KOKUSHI``: ``pair`` is the kind held twice; no sets, no ``pairs``.
+    """
+
+    form: HandForm
+    sets: tuple[Mentsu, ...] = ()
+    pair: int | None = None
+    pairs: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        if self.form is HandForm.REGULAR:
+            assert self.pair is not None
+            return " ".join([*(str(m) for m in self.sets), format_tiles((self.pair, self.pair))])
+        if self.form is HandForm.CHIITOITSU:
+            return " ".join(format_tiles((k, k)) for k in self.pairs)
+        assert self.pair is not None
+        return format_tiles(sorted((*_KOKUSHI_KINDS, self.pair)))
+
+
+# --------------------------------------------------------------------------------------------------
+# Validation
+
+
+def _total(counts: tuple[int, ...], name: str) -> int:
+    """Check 34 counts of 0..4 and return their total (at most 14, never a multiple of 3)."""
+    if len(counts) != NUM_KINDS:
+        raise RulesError(f"{name}: expected 34 kind counts, got {len(counts)}: {counts!r}")
+    for c in counts:
+        if not (isinstance(c, int) and 0 <= c <= 4):
+            raise RulesError(f"{name}: every count must be 0..4, got {counts!r}")
+    total = sum(counts)
+    if total > 14 or total % 3 == 0:
+        raise RulesError(f"{name}: a hand holds 3k+1 or 3k+2 tiles (at most 14), got {total}")
+    return total
+
+
+def _require(total: int, residue: int, name: str, counts: tuple[int, ...]) -> None:
+    if total % 3 != residue:
+        raise RulesError(f"{name}: needs a 3k+{residue} hand, got {total} tiles: {counts!r}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Gain vectors
+
+
+def _relax(best: list[int], v: _Vec, gain: int, ds: int, dp: int) -> None:
+    """best[s][p] = max(best[s][p], gain + v[s - ds][p - dp]) for every s >= ds, p >= dp."""
+    for s in range(ds, _MAX_SETS + 1):
+        row = 2 * (s - ds) - dp
+        for p in range(dp, 2):
+            g = gain + v[row + p]
+            best[2 * s + p] = max(best[2 * s + p], g)
+
+
+@lru_cache(maxsize=1 << 16)
+def _combine(a: _Vec, b: _Vec) -> _Vec:
+    """The gain vector of two independent parts (max-plus convolution over sets and the pair)."""
+    out = [0] * 10
+    for s in range(_MAX_SETS + 1):
+        best0 = 0
+        best1 = 0
+        for s1 in range(s + 1):
+            i = 2 * s1
+            j = 2 * (s - s1)
+            x = a[i] + b[j]
+            best0 = max(best0, x)
+            y = a[i] + b[j + 1]
+            z = a[i + 1] + b[j]
+            best1 = max(best1, y)
+            best1 = max(best1, z)
+        out[2 * s] = best0
+        out[2 * s + 1] = best1 if best1 > best0 else best0
+    return tuple(out)
+
+
+def _strip(shape: tuple[int, ...]) -> tuple[int, ...]:
+    lo = 0
+    hi = len(shape)
+    while lo < hi and not shape[lo]:
+        lo += 1
+    while hi > lo and not shape[hi - 1]:
+        hi -= 1
+    return shape[lo:hi]
+
+
+@lru_cache(maxsize=1 << 16)
+def _cluster_vec(shape: tuple[int, ...]) -> _Vec:
+    """Gains of one suited cluster, ignoring the four-copy limit.
+
+    ``shape`` holds counts of consecutive ranks with no zeros at either end. The lowest tile either
+    stays unused or belongs to a block starting at its rank: a set (triplet, sequence), a partial
+    set (two of a triplet, two of a sequence), the pair, part of the pair, or a lone tile that a set
+    will be built around. Where the cluster lies in the suit does not matter: any two tiles at most
+    two ranks apart belong to some real sequence (12 to 123, 89 to 789, 13 to 123).
+    """
+    if not shape:
+        return _ZERO
+    best = [0] * 10
+    h0 = shape[0]
+    n = len(shape)
+    one = _strip((h0 - 1, *shape[1:]))
+    v = _cluster_vec(one)
+    _relax(best, v, 0, 0, 0)  # the tile is not used
+    _relax(best, v, 1, 1, 0)  # a lone tile that a set will grow around
+    _relax(best, v, 1, 0, 1)  # a lone tile waiting to be paired
+    if h0 >= 2:
+        v = _cluster_vec(_strip((h0 - 2, *shape[1:])))
+        _relax(best, v, 2, 1, 0)  # two of a triplet
+        _relax(best, v, 2, 0, 1)  # the pair
+    if h0 >= 3:
+        _relax(best, _cluster_vec(_strip((h0 - 3, *shape[1:]))), 3, 1, 0)
+    if n >= 2 and shape[1]:
+        v = _cluster_vec(_strip((h0 - 1, shape[1] - 1, *shape[2:])))
+        _relax(best, v, 2, 1, 0)  # two adjacent ranks of a sequence
+        if n >= 3 and shape[2]:
+            v = _cluster_vec(_strip((h0 - 1, shape[1] - 1, shape[2] - 1, *shape[3:])))
+            _relax(best, v, 3, 1, 0)
+    if n >= 3 and shape[2]:
+        v = _cluster_vec(_strip((h0 - 1, shape[1], shape[2] - 1, *shape[3:])))
+        _relax(best, v, 2, 1, 0)  # the two ends of a sequence
+    return tuple(best)
+
+
+@lru_cache(maxsize=1 << 12)
+def _exact_suit_vec(ranks: tuple[int, ...]) -> _Vec:
+    """Gains of one suit (nine ranks) where no target set or pair needs a fifth copy of a kind.
+
+    A dynamic programme over the ranks: the state is (sequences started one rank back, sequences
+    started two ranks back, sets so far, pairs so far); at each rank it chooses new sequences, a
+    triplet and the pair, keeps the number of copies of that rank in the target at most four, and
+    gains the hand tiles the target covers there. Used only when a suit holds a kind four times,
+    the one case where the free count can rely on a tile that does not exist.
+    """
+    states: dict[tuple[int, int, int, int], int] = {(0, 0, 0, 0): 0}
+    for i in range(9):
+        h = ranks[i]
+        can_start = i <= 6 and (h or ranks[i + 1] or ranks[i + 2])
+        nxt: dict[tuple[int, int, int, int], int] = {}
+        for (c1, c2, s, q), v in states.items():
+            pending = c1 + c2
+            for n in range((_MAX_SETS - s if can_start else 0) + 1):
+                for t in (0, 1) if h else (0,):
+                    if s + n + t > _MAX_SETS:
+                        break
+                    for r in (0, 1) if h and not q else (0,):
+                        target = pending + n + 3 * t + 2 * r
+                        if target > 4:
+                            break
+                        g = v + (target if target < h else h)
+                        key = (n, c1, s + n + t, q + r)
+                        if nxt.get(key, -1) < g:
+                            nxt[key] = g
+        states = nxt
+    best = [0] * 10
+    for (_, _, s, q), v in states.items():
+        best[2 * s + q] = max(best[2 * s + q], v)
+    for s in range(_MAX_SETS + 1):  # "at most s sets, at most p pairs"
+        for p in range(2):
+            i = 2 * s + p
+            if s and best[i - 2] > best[i]:
+                best[i] = best[i - 2]
+            if p and best[i - 1] > best[i]:
+                best[i] = best[i - 1]
+    return tuple(best)
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_vec(ranks: tuple[int, ...]) -> _Vec:
+    """Gains of one suit: split into clusters (two or more empty ranks apart), then combine."""
+    if 4 in ranks:
+        return _exact_suit_vec(ranks)
+    vec = _ZERO
+    start = -1
+    gap = 0
+    for i, c in enumerate(ranks):
+        if c:
+            if start < 0:
+                start = i
+            elif gap >= 2:
+                vec = _combine(vec, _cluster_vec(_strip(ranks[start:i])))
+                start = i
+            gap = 0
+        else:
+            gap += 1
+    if start >= 0:
+        vec = _combine(vec, _cluster_vec(_strip(ranks[start:])))
+    return vec
+
+
+# One honor kind held c times: a triplet covers up to three, the pair up to two, never both (that
+# would need five copies).
+_HONOR_VECS: tuple[_Vec, ...] = (
+    _ZERO,
+    (0, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+    (0, 2, 2, 2, 2, 2, 2, 2, 2, 2),
+    (0, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+    (0, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+)
+
+
+@lru_cache(maxsize=1 << 12)
+def _honor_vec(held: tuple[int, ...]) -> _Vec:
+    """Gains of the honors, given the sorted nonzero counts of the honor kinds held."""
+    vec = _ZERO
+    for c in held:
+        vec = _combine(vec, _HONOR_VECS[c])
+    return vec
+
+
+def _honor_key(counts: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(c for c in counts[27:] if c))
+
+
+# --------------------------------------------------------------------------------------------------
+# Shanten
+
+
+@lru_cache(maxsize=1 << 17)
+def _shanten_regular(counts: tuple[int, ...]) -> int:
+    total = _total(counts, "shanten_regular")
+    k = total // 3
+    a = _combine(_suit_vec(counts[0:9]), _suit_vec(counts[9:18]))
+    b = _combine(_suit_vec(counts[18:27]), _honor_vec(_honor_key(counts)))
+    overlap = 0
+    for s in range(k + 1):  # split the k sets and the pair between (m, p) and (s, z)
+        i = 2 * s
+        j = 2 * (k - s)
+        x = a[i] + b[j + 1]
+        y = a[i + 1] + b[j]
+        overlap = max(overlap, x)
+        overlap = max(overlap, y)
+    return 3 * k + 1 - overlap
+
+
+def _shanten_chiitoitsu(counts: tuple[int, ...]) -> int:
+    # Seven *distinct* pairs (004): four of a kind is one pair and a useless tile, not two pairs.
+    pairs = 0
+    kinds = 0
+    for c in counts:
+        if c:
+            kinds += 1
+            if c >= 2:
+                pairs += 1
+    if pairs >= 7:
+        return AGARI
+    return 6 - pairs + (7 - kinds if kinds < 7 else 0)
+
+
+def _shanten_kokushi(counts: tuple[int, ...]) -> int:
+    kinds = 0
+    doubled = 0
+    for k in _KOKUSHI_KINDS:
+        c = counts[k]
+        if c:
+            kinds += 1
+            if c >= 2:
+                doubled = 1
+    return 13 - kinds - doubled
+
+
+@lru_cache(maxsize=1 << 17)
+def _shanten(counts: tuple[int, ...]) -> int:
+    total = _total(counts, "shanten")
+    best = _shanten_regular(counts)
+    if total >= 13 and best > AGARI:
+        best = min(best, _shanten_chiitoitsu(counts), _shanten_kokushi(counts))
+    return best
+
+
+def shanten(counts: Sequence[int]) -> int:
+    """The fewest tile exchanges to tenpai: the minimum of the regular, chiitoitsu and kokushi forms.
+
+    ``-1`` is a complete hand (3k+2 tiles), ``0`` tenpai. Chiitoitsu and kokushi count only for 13
+    or 14 concealed tiles (closed hands). No form ever relies on a fifth copy of a kind.
+    """
+    return _shanten(tuple(counts))
+
+
+def shanten_regular(counts: Sequence[int]) -> int:
+    """Shanten of the regular form alone: ``total // 3`` sets and a pair."""
+    return _shanten_regular(tuple(counts))
+
+
+def _closed_total(counts: tuple[int, ...], name: str) -> None:
+    total = _total(counts, name)
+    if total not in (13, 14):
+        raise RulesError(f"{name}: only a closed hand of 13 or 14 tiles has this form, got {total}")
+
+
+def shanten_chiitoitsu(counts: Sequence[int]) -> int:
+    """Shanten of seven distinct pairs (13 or 14 tiles)."""
+    t = tuple(counts)
+    _closed_total(t, "shanten_chiitoitsu")
+    return _shanten_chiitoitsu(t)
+
+
+def shanten_kokushi(counts: Sequence[int]) -> int:
+    """Shanten of thirteen orphans (13 or 14 tiles)."""
+    t = tuple(counts)
+    _closed_total(t, "shanten_kokushi")
+    return _shanten_kokushi(t)
+
+
+# --------------------------------------------------------------------------------------------------
+# Agari and waits
+
+
+def _complete_suit(ranks: tuple[int, ...], with_pair: bool) -> bool:
+    """Do these tiles of one suit split exactly into sets (and one pair if ``with_pair``)?"""
+    n = sum(ranks)
+    if n % 3 != (2 if with_pair else 0):
+        return False
+    return _suit_vec(ranks)[2 * (n // 3) + with_pair] == n
+
+
+def _complete_honors(counts: tuple[int, ...], with_pair: bool) -> bool:
+    pairs = 0
+    for c in counts[27:]:
+        if c == 2:
+            pairs += 1
+        elif c in {1, 4}:
+            return False
+    return pairs == (1 if with_pair else 0)
+
+
+def _is_regular_agari(counts: tuple[int, ...]) -> bool:
+    pair_part = -1
+    parts = (counts[0:9], counts[9:18], counts[18:27])
+    for i, ranks in enumerate(parts):
+        r = sum(ranks) % 3
+        if r == 1:
+            return False
+        if r == 2:
+            if pair_part >= 0:
+                return False
+            pair_part = i
+    honors = sum(counts[27:]) % 3
+    if honors == 1 or (honors == 2 and pair_part >= 0):
+        return False
+    if honors == 2:
+        pair_part = 3
+    if pair_part < 0:
+        return False
+    for i, ranks in enumerate(parts):
+        if not _complete_suit(ranks, i == pair_part):
+            return False
+    return _complete_honors(counts, pair_part == 3)
+
+
+def _is_chiitoitsu(counts: tuple[int, ...]) -> bool:
+    return sum(1 for c in counts if c == 2) == 7
+
+
+def _is_kokushi(counts: tuple[int, ...]) -> bool:
+    return sum(counts[k] for k in _KOKUSHI_KINDS) == 14 and all(counts[k] for k in _KOKUSHI_KINDS)
+
+
+@lru_cache(maxsize=1 << 16)
+def _is_agari(counts: tuple[int, ...]) -> bool:
+    total = _total(counts, "is_agari")
+    _require(total, 2, "is_agari", counts)
+    if _is_regular_agari(counts):
+        return True
+    return total == 14 and (_is_chiitoitsu(counts) or _is_kokushi(counts))
+
+
+def is_agari(counts: Sequence[int]) -> bool:
+    """Do these 3k+2 concealed tiles form a complete hand (regular, chiitoitsu or kokushi)?"""
+    return _is_agari(tuple(counts))
+
+
+def _regular_waits(counts: tuple[int, ...]) -> set[int]:
+    """Kinds that complete the regular form of a 3k+1 hand.
+
+    Adding one tile changes one suit's size by one, so the other suits must already be complete.
+    The suit sizes mod 3 say where the tile can go: a single suit of size 3n+1 (it becomes the pair
+    suit), or one of two suits of size 3n+2 (it becomes sets; the other keeps the pair).
+    """
+    sizes = [sum(counts[0:9]) % 3, sum(counts[9:18]) % 3, sum(counts[18:27]) % 3, sum(counts[27:]) % 3]
+    ones = [i for i in range(4) if sizes[i] == 1]
+    twos = [i for i in range(4) if sizes[i] == 2]
+    if len(ones) == 1 and not twos:
+        candidates = [(ones[0], -1)]
+    elif len(twos) == 2 and not ones:
+        candidates = [(twos[0], twos[1]), (twos[1], twos[0])]
+    else:
+        return set()
+    out: set[int] = set()
+    for part, pair_part in candidates:
+        # Every other part must already be complete, the pair part with the pair.
+        if not all(_part_complete(counts, i, i == pair_part) for i in range(4) if i != part):
+            continue
+        base = part * 9
+        with_pair = pair_part < 0
+        if part == 3:
+            for k in range(27, 34):
+                # A lone new honor completes nothing, and a fifth copy does not exist.
+                if counts[k] in (1, 2):
+                    after = list(counts)
+                    after[k] += 1
+                    if _complete_honors(tuple(after), with_pair):
+                        out.add(k)
+            continue
+        ranks = list(counts[base : base + 9])
+        for r in range(9):
+            if ranks[r] >= 4:
+                continue
+            ranks[r] += 1
+            if _complete_suit(tuple(ranks), with_pair):
+                out.add(base + r)
+            ranks[r] -= 1
+    return out
+
+
+def _part_complete(counts: tuple[int, ...], part: int, with_pair: bool) -> bool:
+    if part == 3:
+        return _complete_honors(counts, with_pair)
+    return _complete_suit(counts[part * 9 : part * 9 + 9], with_pair)
+
+
+def _chiitoitsu_wait(counts: tuple[int, ...]) -> int | None:
+    """The single of six distinct pairs and one single (13 tiles), else ``None``.
+
+    Three or four of a kind never wait here: the pairs must be distinct (004).
+    """
+    single = None
+    pairs = 0
+    for k, c in enumerate(counts):
+        if c == 2:
+            pairs += 1
+        elif c == 1 and single is None:
+            single = k
+        elif c:
+            return None
+    return single if pairs == 6 else None
+
+
+def _kokushi_waits(counts: tuple[int, ...]) -> frozenset[int]:
+    """Kokushi waits of 13 tiles: all thirteen kinds if each is held once, else the one missing."""
+    if sum(counts[k] for k in _KOKUSHI_KINDS) != 13:
+        return frozenset()
+    missing = [k for k in _KOKUSHI_KINDS if not counts[k]]
+    if not missing:
+        return frozenset(_KOKUSHI_KINDS)
+    if len(missing) == 1 and all(counts[k] <= 2 for k in _KOKUSHI_KINDS):
+        return frozenset(missing)
+    return frozenset()
+
+
+@lru_cache(maxsize=1 << 16)
+def _waits(counts: tuple[int, ...]) -> frozenset[int]:
+    total = _total(counts, "waits")
+    _require(total, 1, "waits", counts)
+    out = _regular_waits(counts)
+    if total == 13:
+        single = _chiitoitsu_wait(counts)
+        if single is not None:
+            out.add(single)
+        out |= _kokushi_waits(counts)
+    return frozenset(out)
+
+
+def waits(counts: Sequence[int]) -> frozenset[int]:
+    """Kinds that would complete these 3k+1 tiles (in any form); empty if the hand is not tenpai.
+
+    Whether copies of a wait are still live is not considered, except that a kind already held
+    four times cannot be a wait: its fifth copy does not exist.
+    """
+    return _waits(tuple(counts))
+
+
+def is_tenpai(counts: Sequence[int]) -> bool:
+    """Is this 3k+1 hand one tile from complete (at least one wait that exists)?"""
+    return bool(_waits(tuple(counts)))
+
+
+def tenpai_for_draw(counts: Sequence[int], held: Sequence[int]) -> bool:
+    """Formal tenpai at an exhaustive draw: a wait of which the player does not hold all four copies.
+
+    ``held`` counts the player's concealed *and* melded tiles: a hand waiting only on a kind whose
+    four copies are all its own (e.g. a pon of it and the fourth in hand) waits on nothing (002).
+    """
+    t = tuple(counts)
+    h = tuple(held)
+    if len(h) != NUM_KINDS or any(
+        not counts_k <= held_k <= 4 for counts_k, held_k in zip(t, h, strict=False)
+    ):
+        raise RulesError(f"tenpai_for_draw: held must be 34 counts >= the hand's, got {h!r} for {t!r}")
+    return any(h[k] < 4 for k in _waits(t))
+
+
+def discards_keeping_tenpai(counts14: Sequence[int]) -> frozenset[int]:
+    """Kinds whose discard leaves these 3k+2 tiles tenpai (the riichi discards, 002)."""
+    t = tuple(counts14)
+    total = _total(t, "discards_keeping_tenpai")
+    _require(total, 2, "discards_keeping_tenpai", t)
+    if _shanten(t) > 0:
+        return frozenset()
+    out = []
+    after = list(t)
+    for k in range(NUM_KINDS):
+        if t[k]:
+            after[k] -= 1
+            if _waits(tuple(after)):
+                out.append(k)
+            after[k] += 1
+    return frozenset(out)
+
+
+def is_kokushi_tenpai_on(counts13: Sequence[int], kind: int) -> bool:
+    """Is this 13-tile hand a kokushi waiting on ``kind``? (Only kokushi may rob a closed kan, 001.)"""
+    t = tuple(counts13)
+    total = _total(t, "is_kokushi_tenpai_on")
+    if not 0 <= kind < NUM_KINDS:
+        raise RulesError(f"is_kokushi_tenpai_on: not a tile kind: {kind!r}")
+    return total == 13 and kind in _kokushi_waits(t)
+
+
+def count_terminal_honor_kinds(counts: Sequence[int]) -> int:
+    """How many distinct terminal and honor kinds the hand holds (nine or more: kyuushu kyuuhai)."""
+    if len(counts) != NUM_KINDS:
+        raise RulesError(f"count_terminal_honor_kinds: expected 34 kind counts, got {len(counts)}")
+    return sum(1 for k in _KOKUSHI_KINDS if counts[k])
+
+
+# --------------------------------------------------------------------------------------------------
+# Decompositions
+
+
+@lru_cache(maxsize=1 << 12)
+def _decompositions(counts: tuple[int, ...]) -> tuple[Decomposition, ...]:
+    total = _total(counts, "decompositions")
+    _require(total, 2, "decompositions", counts)
+    found: set[tuple[int, tuple[Mentsu, ...]]] = set()
+    work = list(counts)
+    sets: list[Mentsu] = []
+
+    def walk(k: int, pair: int) -> None:
+        # The lowest remaining tile is the pair, a triplet, or the start of a sequence.
+        while k < NUM_KINDS and not work[k]:
+            k += 1
+        if k == NUM_KINDS:
+            if pair >= 0:
+                found.add((pair, tuple(sorted(sets))))
+            return
+        if pair < 0 and work[k] >= 2:
+            work[k] -= 2
+            walk(k, k)
+            work[k] += 2
+        if work[k] >= 3:
+            work[k] -= 3
+            sets.append(Mentsu(k, True))
+            walk(k, pair)
+            sets.pop()
+            work[k] += 3
+        if k < 27 and k % 9 <= 6 and work[k + 1] and work[k + 2]:
+            work[k] -= 1
+            work[k + 1] -= 1
+            work[k + 2] -= 1
+            sets.append(Mentsu(k, False))
+            walk(k, pair)
+            sets.pop()
+            work[k] += 1
+            work[k + 1] += 1
+            work[k + 2] += 1
+
+    walk(0, -1)
+    out = [Decomposition(HandForm.REGULAR, sets=s, pair=p) for p, s in sorted(found)]
+    if total == 14 and _is_chiitoitsu(counts):
+        pairs = tuple(k for k in range(NUM_KINDS) if counts[k] == 2)
+        out.append(Decomposition(HandForm.CHIITOITSU, pairs=pairs))
+    if total == 14 and _is_kokushi(counts):
+        doubled = next(k for k in _KOKUSHI_KINDS if counts[k] == 2)
+        out.append(Decomposition(HandForm.KOKUSHI, pair=doubled))
+    return tuple(out)
+
+
+def decompositions(counts: Sequence[int]) -> tuple[Decomposition, ...]:
+    """Every reading of a complete 3k+2 hand: regular splits first, then chiitoitsu, then kokushi.
+
+    Empty if the hand is not complete. A hand can be both regular and chiitoitsu (ryanpeikou);
+    scoring picks the reading worth most.
+    """
+    return _decompositions(tuple(counts))
+
+
+# --------------------------------------------------------------------------------------------------
+# Kan during riichi
+
+
+def riichi_ankan_allowed(counts_before_draw: Sequence[int], drawn_kind: int, mode: str) -> bool:
+    """May a riichi hand that draws a fourth ``drawn_kind`` declare a closed kan of it?
+
+    ``counts_before_draw`` is the locked tenpai hand (3k+1 tiles) holding three ``drawn_kind``.
+    ``mode`` is a :class:`~server.engine.rules.KanDuringRiichi` value:
+
+    * ``never``: no kan after riichi.
+    * ``waits``: the waits must not change (002). After the kan the four tiles are gone, so the hand
+      must wait on exactly the same kinds without them; a drawn tile that wins the hand is a wait
+      the kan would give up, so it can never be kanned.
+    * ``strict``: also, for every winning tile, every reading of the complete hand uses the three
+      tiles as a triplet, never in sequences or as the pair (003: 3444m778899s333z cannot kan 4m;
+      001: three consecutive triplets in one suit, which read as three identical sequences, cannot).
+    """
+    before = tuple(counts_before_draw)
+    total = _total(before, "riichi_ankan_allowed")
+    _require(total, 1, "riichi_ankan_allowed", before)
+    if not 0 <= drawn_kind < NUM_KINDS:
+        raise RulesError(f"riichi_ankan_allowed: not a tile kind: {drawn_kind!r}")
+    try:
+        rule = KanDuringRiichi(mode)
+    except ValueError:
+        raise RulesError(f"riichi_ankan_allowed: unknown mode {mode!r}") from None
+    if rule is KanDuringRiichi.NEVER or before[drawn_kind] != 3:
+        return False
+    waits_before = _waits(before)
+    if not waits_before:
+        return False
+    after = list(before)
+    after[drawn_kind] = 0
+    # All four copies of drawn_kind are in the kan, so it cannot be waited on afterwards.
+    if _waits(tuple(after)) - {drawn_kind} != waits_before:
+        return False
+    if rule is KanDuringRiichi.WAITS:
+        return True
+    triplet = Mentsu(drawn_kind, True)
+    complete = list(before)
+    for w in waits_before:
+        complete[w] += 1
+        readings = _decompositions(tuple(complete))
+        complete[w] -= 1
+        if any(d.form is not HandForm.REGULAR or triplet not in d.sets for d in readings):
+            return False
+    return True

@@ -1,0 +1,270 @@
+"""Legal options: what a seat may do on its turn, and who may answer a discard or a kan.
+
+These functions only read state; :mod:`server.engine.match` stores their results in the
+state's window so ``legal_actions`` is a lookup and ``apply`` validates against the same set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import product
+
+from server.engine import hand as analysis
+from server.engine.actions import (
+    Action,
+    Ankan,
+    Chi,
+    Daiminkan,
+    Discard,
+    Kakan,
+    KyuushuKyuuhai,
+    Pass,
+    Pon,
+    Riichi,
+    Ron,
+    Tsumo,
+)
+from server.engine.melds import MeldType
+from server.engine.rules import KanDuringRiichi, Kuikae, Ruleset
+from server.engine.scoring import HandValue, WinContext, evaluate_win
+from server.engine.state import HandState, Player
+from server.engine.tiles import NUM_KINDS, WINDS, Tile, kind, sort_key, suit_of
+
+MAX_KANS = 4  # a fifth kan is impossible
+
+
+def counts_of(tiles: Iterable[Tile]) -> tuple[int, ...]:
+    counts = [0] * NUM_KINDS
+    for t in tiles:
+        counts[kind(t)] += 1
+    return tuple(counts)
+
+
+def held_counts(player: Player) -> tuple[int, ...]:
+    """Counts of every tile the player owns: concealed and melded (for formal tenpai)."""
+    return counts_of([*player.hand, *(t for m in player.melds for t in m.tiles)])
+
+
+def remove_one(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
+    i = tiles.index(tile)
+    return tiles[:i] + tiles[i + 1 :]
+
+
+def remove_all(tiles: tuple[Tile, ...], taken: Iterable[Tile]) -> tuple[Tile, ...]:
+    out = list(tiles)
+    for t in taken:
+        out.remove(t)
+    return tuple(out)
+
+
+def insert_sorted(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
+    return tuple(sorted((*tiles, tile), key=sort_key))
+
+
+def is_furiten(player: Player) -> bool:
+    if player.furiten_temp or player.furiten_riichi:
+        return True
+    return bool(analysis.waits(counts_of(player.hand)) & player.discarded_kinds)
+
+
+def seat_wind(seat: int, dealer: int) -> int:
+    return WINDS[(seat - dealer) % 4]
+
+
+def win_context(
+    h: HandState, ruleset: Ruleset, seat: int, tile: Tile, *, tsumo: bool, chankan: bool = False
+) -> WinContext:
+    """Everything the scorer needs about a win of ``seat`` on ``tile``."""
+    p = h.players[seat]
+    concealed = p.hand if tsumo else insert_sorted(p.hand, tile)
+    first_turn = h.no_calls and not p.river
+    last_tile = h.live_remaining == 0
+    kan_ura = ruleset.kan_ura
+    n_ind = h.dora_revealed
+    return WinContext(
+        concealed=concealed,
+        melds=p.melds,
+        win_tile=tile,
+        is_tsumo=tsumo,
+        seat_wind=seat_wind(seat, h.dealer),
+        round_wind=WINDS[h.round_wind],
+        is_dealer=seat == h.dealer,
+        riichi=p.riichi,
+        double_riichi=p.double_riichi,
+        ippatsu=p.ippatsu,
+        rinshan=tsumo and h.rinshan,
+        chankan=chankan,
+        haitei=tsumo and last_tile and not h.rinshan,
+        houtei=not tsumo and not chankan and last_tile,
+        tenhou=tsumo and first_turn and not h.rinshan and seat == h.dealer,
+        chiihou=tsumo and first_turn and not h.rinshan and seat != h.dealer,
+        renhou=not tsumo and first_turn and seat != h.dealer,
+        dora_indicators=tuple(h.wall[126 + i] for i in range(n_ind)),
+        ura_indicators=tuple(h.wall[131 + i] for i in range(n_ind if kan_ura else 1)) if p.riichi else (),
+    )
+
+
+def evaluate(
+    h: HandState, ruleset: Ruleset, seat: int, tile: Tile, *, tsumo: bool, chankan: bool = False
+) -> HandValue | None:
+    return evaluate_win(win_context(h, ruleset, seat, tile, tsumo=tsumo, chankan=chankan), ruleset)
+
+
+def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> frozenset[Action]:
+    p = h.players[seat]
+    opts: set[Action] = set()
+    drawn = p.drawn
+    if h.after_call:
+        for t in set(p.hand):
+            if kind(t) not in p.kuikae:
+                opts.add(Discard(t, False))
+        return frozenset(opts)
+    counts = counts_of(p.hand)
+    # Discards (riichi locks the hand: tsumogiri only, 002).
+    if drawn is not None:
+        opts.add(Discard(drawn, True))
+    if not p.riichi:
+        rest = remove_one(p.hand, drawn) if drawn is not None else p.hand
+        for t in set(rest):
+            opts.add(Discard(t, False))
+    # Tsumo: a complete hand with a yaku (furiten hands may still win by tsumo, 002).
+    if drawn is not None and analysis.is_agari(counts) and evaluate(h, ruleset, seat, drawn, tsumo=True):
+        opts.add(Tsumo())
+    remaining = h.live_remaining
+    # Riichi: closed, enough points, enough live tiles, and a discard that leaves (formal) tenpai.
+    if (
+        not p.riichi
+        and p.closed
+        and drawn is not None
+        and score >= ruleset.riichi_min_points
+        and remaining >= ruleset.riichi_min_live_tiles
+    ):
+        held = held_counts(p)
+        for k in analysis.discards_keeping_tenpai(counts):
+            after = list(counts)
+            after[k] -= 1
+            held_after = list(held)
+            held_after[k] -= 1
+            if not analysis.tenpai_for_draw(after, held_after):
+                continue
+            for t in set(p.hand):
+                if kind(t) != k:
+                    continue
+                if t == drawn:
+                    opts.add(Riichi(t, True))
+                if t != drawn or p.hand.count(t) > 1:
+                    opts.add(Riichi(t, False))
+    # Kans: never a fifth, never once the live wall is empty (no rinshan for the last tile).
+    if drawn is not None and len(h.kans) < MAX_KANS and remaining > 0:
+        for k in range(NUM_KINDS):
+            if counts[k] != 4:
+                continue
+            if p.riichi:
+                if kind(drawn) != k or ruleset.kan_during_riichi is KanDuringRiichi.NEVER:
+                    continue
+                before = list(counts)
+                before[k] -= 1
+                if not analysis.riichi_ankan_allowed(before, k, str(ruleset.kan_during_riichi)):
+                    continue
+            faces = sorted((t for t in p.hand if kind(t) == k), key=sort_key)
+            opts.add(Ankan((faces[0], faces[1], faces[2], faces[3])))
+        for m in p.melds:
+            if m.type is MeldType.PON:
+                for t in p.hand:
+                    if kind(t) == m.kind:
+                        opts.add(Kakan(t))
+    # Kyuushu kyuuhai: own first draw, no call yet this hand, nine kinds of terminals/honors.
+    if (
+        ruleset.abort_kyuushu_kyuuhai
+        and h.no_calls
+        and not p.river
+        and not h.rinshan
+        and analysis.count_terminal_honor_kinds(counts) >= 9
+    ):
+        opts.add(KyuushuKyuuhai())
+    return frozenset(opts)
+
+
+def kuikae_kinds(ruleset: Ruleset, called: Tile, consumed: tuple[Tile, ...], is_chi: bool) -> frozenset[int]:
+    """Kinds the caller may not discard right after the call (swap-calling, kuikae)."""
+    if ruleset.kuikae is Kuikae.NONE:
+        return frozenset()
+    k = kind(called)
+    out = {k}
+    if is_chi and ruleset.kuikae is Kuikae.FULL:
+        a, b = sorted(kind(t) for t in consumed)
+        # Called tile at one end of the sequence: the tile beyond the other end is forbidden too.
+        if k < a and b + 1 < 27 and suit_of(b + 1) == suit_of(k):
+            out.add(b + 1)
+        elif k > b and a - 1 >= 0 and suit_of(a - 1) == suit_of(k):
+            out.add(a - 1)
+    return frozenset(out)
+
+
+def _can_discard_after(hand: tuple[Tile, ...], consumed: tuple[Tile, ...], forbidden: frozenset[int]) -> bool:
+    rest = remove_all(hand, consumed)
+    return any(kind(t) not in forbidden for t in rest)
+
+
+def _face_pairs(hand: tuple[Tile, ...], k1: int, k2: int) -> set[tuple[Tile, Tile]]:
+    faces1 = {t for t in hand if kind(t) == k1}
+    if k1 == k2:
+        out: set[tuple[Tile, Tile]] = set()
+        tiles = sorted((t for t in hand if kind(t) == k1), key=sort_key)
+        for i in range(len(tiles)):
+            for j in range(i + 1, len(tiles)):
+                out.add((tiles[i], tiles[j]))
+        return out
+    faces2 = {t for t in hand if kind(t) == k2}
+    return {(a, b) for a, b in product(faces1, faces2)}
+
+
+def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarder: int) -> frozenset[Action]:
+    """Answers ``seat`` may give to ``discarder``'s discard of ``tile`` (empty: nothing to decide)."""
+    p = h.players[seat]
+    opts: set[Action] = set()
+    k = kind(tile)
+    counts = counts_of(p.hand)
+    if (
+        k in analysis.waits(counts)
+        and not is_furiten(p)
+        and evaluate(h, ruleset, seat, tile, tsumo=False) is not None
+    ):
+        opts.add(Ron())
+    # No calls on the last discard (houtei), none by a riichi hand.
+    if h.live_remaining > 0 and not p.riichi:
+        if counts[k] >= 2:
+            for pair in _face_pairs(p.hand, k, k):
+                if _can_discard_after(p.hand, pair, kuikae_kinds(ruleset, tile, pair, False)):
+                    opts.add(Pon(pair))
+        if counts[k] == 3 and len(h.kans) < MAX_KANS:
+            faces = sorted((t for t in p.hand if kind(t) == k), key=sort_key)
+            opts.add(Daiminkan((faces[0], faces[1], faces[2])))
+        if seat == (discarder + 1) % 4 and k < 27:
+            n = k % 9
+            for da, db in ((-2, -1), (-1, 1), (1, 2)):
+                if not (0 <= n + da <= 8 and 0 <= n + db <= 8):
+                    continue
+                for a, b in _face_pairs(p.hand, k + da, k + db):
+                    pair = (a, b) if sort_key(a) <= sort_key(b) else (b, a)
+                    if _can_discard_after(p.hand, pair, kuikae_kinds(ruleset, tile, pair, True)):
+                        opts.add(Chi(pair))
+    if opts:
+        opts.add(Pass())
+    return frozenset(opts)
+
+
+def chankan_options(
+    h: HandState, ruleset: Ruleset, seat: int, tile: Tile, *, closed_kan: bool
+) -> frozenset[Action]:
+    """May ``seat`` rob this kan? Added kan: any win; closed kan: only kokushi (001), if enabled."""
+    p = h.players[seat]
+    counts = counts_of(p.hand)
+    k = kind(tile)
+    if k not in analysis.waits(counts) or is_furiten(p):
+        return frozenset()
+    if closed_kan and not (ruleset.chankan_ankan_kokushi and analysis.is_kokushi_tenpai_on(counts, k)):
+        return frozenset()
+    if evaluate(h, ruleset, seat, tile, tsumo=False, chankan=True) is None:
+        return frozenset()
+    return frozenset({Ron(), Pass()})

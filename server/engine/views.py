@@ -1,0 +1,89 @@
+"""Per-seat views: the ONLY code that knows what is secret.
+
+A seat sees its own dealt hand and draws; it never sees another seat's concealed tiles, the wall
+order or the ura indicators before they are public. A spectator (``viewer=None``) sees only public
+information. Everything sent to any client passes through :func:`redact`.
+
+Public by the rules: discards, calls and their consumed tiles (an ankan shows its four tiles),
+dora indicators as they flip, a winner's hand and (for a riichi winner) the ura indicators, the
+tenpai hands shown at an exhaustive draw, and the whole wall once the hand is over (commit-reveal).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from server.engine.events import Event, RoundStarted, TileDrawn
+from server.engine.melds import Meld
+from server.engine.state import MatchState, RiverTile
+from server.engine.tiles import Tile
+
+Viewer = int | None  # a seat 0..3, or None for a spectator
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The copy of ``event`` that ``viewer`` may receive."""
+    if isinstance(event, RoundStarted):
+        hands = tuple(h if seat == viewer else None for seat, h in enumerate(event.hands))
+        return dataclasses.replace(event, hands=hands)
+    if isinstance(event, TileDrawn):
+        if event.seat != viewer and event.tile is not None:
+            return dataclasses.replace(event, tile=None)
+        return event
+    # Every other event holds only public information at the moment it is emitted.
+    return event
+
+
+def redact_all(events: tuple[Event, ...], viewer: Viewer) -> tuple[Event, ...]:
+    return tuple(redact(e, viewer) for e in events)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PublicSeat:
+    """What everyone can see of one seat."""
+
+    melds: tuple[Meld, ...]
+    river: tuple[RiverTile, ...]
+    riichi: bool
+    hand_size: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeatView:
+    """Everything one seat knows right now (its own concealed tiles and public information)."""
+
+    seat: int
+    hand: tuple[Tile, ...]
+    drawn: Tile | None
+    seats: tuple[PublicSeat, ...]
+    scores: tuple[int, ...]
+    round_wind: int
+    kyoku: int
+    honba: int
+    riichi_sticks: int
+    dora_indicators: tuple[Tile, ...]
+    live_remaining: int
+    step: int
+
+
+def seat_view(state: MatchState, seat: int) -> SeatView:
+    """A seat's knowledge, derived from the omniscient state (for built-in bots and snapshots)."""
+    h = state.hand
+    p = h.players[seat]
+    return SeatView(
+        seat=seat,
+        hand=p.hand,
+        drawn=p.drawn,
+        seats=tuple(
+            PublicSeat(melds=o.melds, river=o.river, riichi=o.riichi, hand_size=len(o.hand))
+            for o in h.players
+        ),
+        scores=state.scores,
+        round_wind=h.round_wind,
+        kyoku=h.kyoku,
+        honba=h.honba,
+        riichi_sticks=state.riichi_sticks,
+        dora_indicators=tuple(h.wall[126 + i] for i in range(h.dora_revealed)) if h.wall else (),
+        live_remaining=h.live_remaining,
+        step=state.step,
+    )

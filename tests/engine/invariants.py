@@ -1,0 +1,51 @@
+"""Invariants checked after every step of random play (property tests)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from server.engine.events import Event, HandDrawn, HandWon, RoundStarted, TileDrawn, WallRevealed
+from server.engine.state import MatchState
+from server.engine.tiles import full_set
+from server.engine.views import redact
+
+
+def assert_tiles_conserved(state: MatchState) -> None:
+    """Wall (undrawn) + hands + melds + rivers (uncalled) hold exactly the 136 tiles."""
+    h = state.hand
+    if not h.wall:
+        return
+    seen: Counter[int] = Counter()
+    for p in h.players:
+        seen.update(p.hand)
+        for m in p.melds:
+            seen.update(m.tiles)
+        seen.update(rt.tile for rt in p.river if not rt.called)
+    seen.update(h.wall[52 + h.live_drawn : 122])
+    seen.update(h.wall[122 + len(h.kans) : 126])
+    seen.update(h.wall[126:])
+    assert seen == Counter(full_set(state.ruleset.red_fives)), f"tiles not conserved at step {state.step}"
+
+
+def assert_points_conserved(state: MatchState) -> None:
+    total = sum(state.scores) + 1000 * state.riichi_sticks
+    assert total == 4 * state.ruleset.start_points, f"points not conserved at step {state.step}: {total}"
+
+
+def assert_no_leak(events: tuple[Event, ...], viewer: int) -> None:
+    """A seat's copy of the events never shows another seat's concealed tiles or the wall early."""
+    hand_over = False
+    for e in events:
+        r = redact(e, viewer)
+        if isinstance(r, RoundStarted):
+            hand_over = False
+            for seat, tiles in enumerate(r.hands):
+                assert (tiles is None) == (seat != viewer), f"dealt hand of seat {seat} leaked to {viewer}"
+        elif isinstance(r, TileDrawn):
+            assert (r.tile is None) == (r.seat != viewer), f"draw of seat {r.seat} leaked to {viewer}"
+        elif isinstance(r, HandWon | HandDrawn):
+            hand_over = True
+            if isinstance(r, HandWon) and r.ura_indicators:
+                assert any(y.name in {"riichi", "double_riichi"} for y in r.yaku) or r.yakuman
+        elif isinstance(r, WallRevealed):
+            assert hand_over, "the wall was revealed before the hand ended"
