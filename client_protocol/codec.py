@@ -1,0 +1,134 @@
+"""The one codec of the protocol: messages to JSON bytes and back.
+
+Decoding never raises anything but :class:`~client_protocol.errors.ProtocolError`, whose ``code`` says
+what was wrong (``too_large``, ``malformed``, ``unknown_type`` or ``bad_version``) and whose
+``request_id`` is the offending message's, when it had a readable one.
+
+>>> from client_protocol.messages import Ping
+>>> encode(Ping(nonce=1))
+b'{"type":"ping","nonce":1}'
+>>> decode_client(b'{"type":"ping","nonce":1}')
+Ping(nonce=1)
+>>> decode_client(b'{"type":"dance"}')  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+client_protocol.errors.ProtocolError: unknown_type: unknown message type 'dance'; expected one of act, ...
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from client_protocol import PROTOCOL_VERSION
+from client_protocol.errors import ErrorCode, ProtocolError
+from client_protocol.messages import (
+    CLIENT_MESSAGE_TYPES,
+    MAX_CLIENT_MESSAGE_BYTES,
+    MAX_SERVER_MESSAGE_BYTES,
+    SERVER_MESSAGE_TYPES,
+    ClientMessage,
+    Hello,
+    ServerMessage,
+)
+
+_ENCODER = msgspec.json.Encoder()
+_CLIENT_DECODER: msgspec.json.Decoder[ClientMessage] = msgspec.json.Decoder(ClientMessage)
+_SERVER_DECODER: msgspec.json.Decoder[ServerMessage] = msgspec.json.Decoder(ServerMessage)
+_CLIENT_TAGS = frozenset(str(cls.__struct_config__.tag) for cls in CLIENT_MESSAGE_TYPES)
+_SERVER_TAGS = frozenset(str(cls.__struct_config__.tag) for cls in SERVER_MESSAGE_TYPES)
+_MAX_REQUEST_ID = 2**53 - 1
+
+
+def encode(message: ClientMessage | ServerMessage) -> bytes:
+    """The UTF-8 JSON of one message (send it as a websocket *text* frame)."""
+    return _ENCODER.encode(message)
+
+
+def decode_client(data: bytes | str, *, max_bytes: int = MAX_CLIENT_MESSAGE_BYTES) -> ClientMessage:
+    """Parse one client-to-server frame; a ``hello`` must carry this :data:`PROTOCOL_VERSION`."""
+    _check_size(data, max_bytes)
+    try:
+        message = _CLIENT_DECODER.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+        raise _classify(data, exc, _CLIENT_TAGS) from None
+    if isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
+        raise _bad_version(message.protocol)
+    return message
+
+
+def decode_server(data: bytes | str, *, max_bytes: int = MAX_SERVER_MESSAGE_BYTES) -> ServerMessage:
+    """Parse one server-to-client frame (unknown fields are ignored, unknown types are errors)."""
+    _check_size(data, max_bytes)
+    try:
+        return _SERVER_DECODER.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+        raise _classify(data, exc, _SERVER_TAGS) from None
+
+
+def _check_size(data: bytes | str, max_bytes: int) -> None:
+    size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {size} bytes exceeds the cap of {max_bytes}")
+
+
+def _classify(data: bytes | str, exc: Exception, known_tags: frozenset[str]) -> ProtocolError:
+    """Turn a failed typed decode into the most precise ProtocolError (only runs on bad input)."""
+    try:
+        raw: Any = msgspec.json.decode(data)
+    except msgspec.DecodeError as json_exc:
+        return ProtocolError(ErrorCode.MALFORMED, f"not valid JSON: {json_exc}")
+    except RecursionError:  # msgspec bounds nesting by the interpreter's recursion limit
+        return ProtocolError(ErrorCode.MALFORMED, "JSON nested too deeply")
+    if not isinstance(raw, dict):
+        return ProtocolError(ErrorCode.MALFORMED, f"a message must be a JSON object, got {_json_kind(raw)}")
+    request_id = raw.get("request_id")
+    if (
+        isinstance(request_id, bool)
+        or not isinstance(request_id, int)
+        or not 0 <= request_id <= _MAX_REQUEST_ID
+    ):
+        request_id = None
+    if "type" not in raw:
+        return ProtocolError(ErrorCode.MALFORMED, "a message needs a 'type' field", request_id=request_id)
+    tag = raw["type"]
+    if not isinstance(tag, str) or tag not in known_tags:
+        expected = ", ".join(sorted(known_tags))
+        return ProtocolError(
+            ErrorCode.UNKNOWN_TYPE,
+            f"unknown message type {tag!r}; expected one of {expected}",
+            request_id=request_id,
+        )
+    protocol = raw.get("protocol")
+    if (
+        tag == "hello"
+        and isinstance(protocol, int)
+        and not isinstance(protocol, bool)
+        and protocol != PROTOCOL_VERSION
+    ):
+        return _bad_version(protocol)
+    return ProtocolError(ErrorCode.MALFORMED, f"{tag}: {exc}", request_id=request_id)
+
+
+def _bad_version(protocol: int) -> ProtocolError:
+    return ProtocolError(
+        ErrorCode.BAD_VERSION,
+        f"protocol version {protocol} is not supported; this server speaks {PROTOCOL_VERSION}",
+    )
+
+
+def _json_kind(value: Any) -> str:
+    match value:
+        case list():
+            return "an array"
+        case str():
+            return "a string"
+        case bool():
+            return "a boolean"
+        case int() | float():
+            return "a number"
+        case None:
+            return "null"
+        case _:  # pragma: no cover - msgspec.json.decode returns only JSON types
+            return type(value).__name__

@@ -1,0 +1,364 @@
+"""Every message of the Jantaku protocol, as msgspec structs.
+
+A message is one JSON object in one websocket text frame; its ``"type"`` field names it. The version
+of the protocol is agreed once per connection: the client's ``hello`` carries ``protocol`` and the
+server's ``welcome`` confirms it (a mismatch is answered with the ``bad_version`` error).
+
+Client to server (unknown fields are rejected as ``malformed``)::
+
+    hello   {protocol, auth: {type: token|guest|session, ...}, client?}
+    join    {target: {type: queue|private|spectate, ...}, request_id?}
+    act     {request_id, step, action: {type, tile?, tsumogiri?, consumed?}}
+    resume  {match_id, since_version, request_id?}
+    ping    {nonce?}
+    leave   {match_id?, request_id?}
+
+Server to client (unknown fields must be ignored by clients)::
+
+    welcome, error, queued, seated, ack, prompt, event, snapshot, match_end, pong, left
+
+``docs/protocol.md`` describes each message, the step/ack rules and a complete example session.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import msgspec
+
+from client_protocol.errors import ErrorCode
+from client_protocol.events import Event, Seat, Tile
+from client_protocol.seatview import SeatView
+
+MAX_CLIENT_MESSAGE_BYTES = 4096
+"""Size cap of one client-to-server frame; the server closes a connection that sends a larger one."""
+
+MAX_SERVER_MESSAGE_BYTES = 256 * 1024
+"""Upper bound of one server-to-client frame (a snapshot is the largest, a few KiB)."""
+
+RequestId = Annotated[
+    int,
+    msgspec.Meta(
+        ge=0,
+        le=2**53 - 1,
+        description="Chosen by the client, unique per seat and match (also across reconnections).",
+    ),
+]
+Step = Annotated[int, msgspec.Meta(ge=0, description="The table's decision counter, from the prompt.")]
+Version = Annotated[int, msgspec.Meta(ge=0, description="Position in the match's event stream.")]
+MatchId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Milliseconds = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class ActionType(StrEnum):
+    """What a seat may decide (the engine's action vocabulary)."""
+
+    DISCARD = "discard"
+    RIICHI = "riichi"  # declare riichi and discard ``tile`` in one decision
+    TSUMO = "tsumo"
+    RON = "ron"
+    PASS = "pass"
+    CHI = "chi"
+    PON = "pon"
+    DAIMINKAN = "daiminkan"
+    ANKAN = "ankan"
+    KAKAN = "kakan"  # add ``tile`` to an existing pon
+    KYUUSHU_KYUUHAI = "kyuushu_kyuuhai"
+
+
+class PlayerKind(StrEnum):
+    GUEST = "guest"
+    PLAYER = "player"  # a registered account
+    BOT = "bot"
+
+
+class MatchEndReason(StrEnum):
+    COMPLETED = "completed"
+    ABORTED = "aborted"  # stopped by the server (e.g. by an administrator); no result
+
+
+class _ClientStruct(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of client-to-server values: strict, unknown fields are an error."""
+
+
+class _ClientMessage(_ClientStruct, frozen=True, tag_field="type"):
+    """Base of the tagged client-to-server messages."""
+
+
+class _ServerStruct(msgspec.Struct, frozen=True, kw_only=True):
+    """Base of server-to-client values: lenient, unknown fields are ignored."""
+
+
+class _ServerMessage(_ServerStruct, frozen=True, tag_field="type"):
+    """Base of the tagged server-to-client messages."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Values shared by both directions
+
+
+class Action(_ClientStruct, frozen=True, omit_defaults=True):
+    """One decision. Fields by type: ``discard``/``riichi``: ``tile`` and ``tsumogiri`` (true when the
+    tile is the one just drawn); ``kakan``: ``tile``; ``chi``/``pon`` (2), ``daiminkan`` (3),
+    ``ankan`` (4): ``consumed``, the tiles taken from the hand; the others: no field.
+
+    A client should echo one of the prompt's ``legal_actions`` unchanged.
+    """
+
+    type: ActionType
+    tile: Tile | None = None
+    tsumogiri: bool | None = None
+    consumed: tuple[Tile, ...] | None = None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Client to server
+
+
+class TokenAuth(_ClientStruct, frozen=True, tag_field="type", tag="token"):
+    """A registered player's or bot's API token."""
+
+    token: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+
+
+class GuestAuth(_ClientStruct, frozen=True, tag_field="type", tag="guest"):
+    """Play as a guest, without an account; the server picks a name when none is given."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | None = None
+
+
+class SessionAuth(_ClientStruct, frozen=True, tag_field="type", tag="session"):
+    """Come back as the same player after a disconnection: ``session_token`` is from ``welcome``."""
+
+    session_token: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+
+
+Auth = TokenAuth | GuestAuth | SessionAuth
+
+
+class QueueTarget(_ClientStruct, frozen=True, tag_field="type", tag="queue"):
+    """Quick match: wait for a table of the ruleset ``preset`` (e.g. "tenhou")."""
+
+    preset: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class PrivateTarget(_ClientStruct, frozen=True, tag_field="type", tag="private"):
+    """Take a seat at a private table by its invite code."""
+
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class SpectateTarget(_ClientStruct, frozen=True, tag_field="type", tag="spectate"):
+    """Watch a match (public information only, possibly delayed)."""
+
+    match_id: MatchId
+
+
+JoinTarget = QueueTarget | PrivateTarget | SpectateTarget
+
+
+class Hello(_ClientMessage, frozen=True, tag="hello"):
+    """The first message of every connection: the protocol version and the credentials."""
+
+    protocol: Annotated[int, msgspec.Meta(ge=1, description="PROTOCOL_VERSION the client speaks.")]
+    auth: Auth
+    client: Annotated[str, msgspec.Meta(max_length=64, description="Client software, for logs.")] | None = (
+        None
+    )
+
+
+class Join(_ClientMessage, frozen=True, tag="join"):
+    """Queue for a quick match, sit at a private table, or spectate."""
+
+    target: JoinTarget
+    request_id: RequestId | None = None
+
+
+class Act(_ClientMessage, frozen=True, tag="act"):
+    """Answer a prompt: ``step`` echoes the prompt's step, ``action`` is one of its legal actions."""
+
+    request_id: RequestId
+    step: Step
+    action: Action
+
+
+class Resume(_ClientMessage, frozen=True, tag="resume"):
+    """After a reconnection: send the events of ``match_id`` with a version above ``since_version``
+    (or a snapshot), then the pending prompt, if any."""
+
+    match_id: MatchId
+    since_version: Version
+    request_id: RequestId | None = None
+
+
+class Ping(_ClientMessage, frozen=True, tag="ping"):
+    """Application-level ping (browsers cannot send websocket pings); answered by ``pong``."""
+
+    nonce: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1)] | None = None
+
+
+class Leave(_ClientMessage, frozen=True, tag="leave"):
+    """Leave the queue or stop following a match (a seated player's seat is then auto-played)."""
+
+    match_id: MatchId | None = None
+    request_id: RequestId | None = None
+
+
+ClientMessage = Hello | Join | Act | Resume | Ping | Leave
+"""Any client-to-server message."""
+
+CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = (Hello, Join, Act, Resume, Ping, Leave)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Server to client
+
+
+class Player(_ServerStruct, frozen=True):
+    """The authenticated player of this connection."""
+
+    id: str
+    name: str
+    kind: PlayerKind
+
+
+class SeatInfo(_ServerStruct, frozen=True):
+    """A live match in which the player holds a seat (resume it after a reconnection)."""
+
+    match_id: MatchId
+    seat: Seat
+
+
+class TablePlayer(_ServerStruct, frozen=True):
+    """Who sits at one seat of a table."""
+
+    name: str
+    kind: PlayerKind
+
+
+class MatchResult(_ServerStruct, frozen=True):
+    """Final standing per seat: raw scores, ranks 1..4, and final points (with uma and oka)."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    final_points: tuple[float, ...]
+
+
+class Welcome(_ServerMessage, frozen=True, tag="welcome"):
+    """The answer to a good ``hello``. ``session_token`` lets this player ``hello`` again with
+    ``{"type": "session"}`` auth after a disconnection; ``seats`` lists the player's live matches."""
+
+    protocol: int
+    session_id: str
+    session_token: str
+    player: Player
+    seats: tuple[SeatInfo, ...]
+    max_message_bytes: int
+
+
+class ErrorMessage(_ServerMessage, frozen=True, tag="error"):
+    """A request was refused and changed nothing. ``request_id`` is the offending request's, if known."""
+
+    code: ErrorCode
+    message: str
+    request_id: RequestId | None = None
+
+
+class Queued(_ServerMessage, frozen=True, tag="queued"):
+    """The player waits in the quick-match queue of ``preset``."""
+
+    preset: str
+    players_waiting: int
+
+
+class Seated(_ServerMessage, frozen=True, tag="seated"):
+    """The player has a seat in ``match_id`` (or, with ``seat`` null, spectates it); the match's
+    events follow."""
+
+    match_id: MatchId
+    seat: Seat | None
+    players: tuple[TablePlayer, ...]
+
+
+class Ack(_ServerMessage, frozen=True, tag="ack"):
+    """The action of request ``request_id`` was applied at ``step``; ``duplicate`` when this
+    request_id had already been applied (the action is applied once)."""
+
+    request_id: RequestId
+    step: Step
+    duplicate: bool
+
+
+class Prompt(_ServerMessage, frozen=True, tag="prompt"):
+    """``seat`` must decide: answer with ``act`` echoing ``step`` and one of ``legal_actions``.
+
+    ``version`` is the last event version the decision is based on. The seat has ``deadline_ms`` of
+    per-action time, then ``bank_ms`` of time bank, both counted on the server from when it sent the
+    prompt; when both run out the server plays the default action (tsumogiri or pass).
+    """
+
+    match_id: MatchId
+    step: Step
+    seat: Seat
+    version: Version
+    legal_actions: tuple[Action, ...]
+    deadline_ms: Milliseconds
+    bank_ms: Milliseconds
+
+
+class EventMessage(_ServerMessage, frozen=True, tag="event"):
+    """One event of ``match_id``. Versions are consecutive per match stream: 1, 2, 3, ..."""
+
+    match_id: MatchId
+    version: Annotated[int, msgspec.Meta(ge=1)]
+    event: Event
+
+
+class Snapshot(_ServerMessage, frozen=True, tag="snapshot"):
+    """The receiver's full view of ``match_id`` after the events up to ``version``: exactly what it
+    would have built by folding those events itself (see :class:`client_protocol.tracker.MatchTracker`)."""
+
+    match_id: MatchId
+    version: Version
+    view: SeatView
+
+
+class MatchEnd(_ServerMessage, frozen=True, tag="match_end"):
+    """No more events of ``match_id`` will come; ``result`` is null for an aborted match."""
+
+    match_id: MatchId
+    reason: MatchEndReason
+    result: MatchResult | None
+
+
+class Pong(_ServerMessage, frozen=True, tag="pong"):
+    """The answer to ``ping``, echoing its nonce."""
+
+    nonce: int | None = None
+
+
+class Left(_ServerMessage, frozen=True, tag="left"):
+    """The player left the queue (``match_id`` null) or stopped following ``match_id``."""
+
+    match_id: MatchId | None = None
+
+
+ServerMessage = (
+    Welcome | ErrorMessage | Queued | Seated | Ack | Prompt | EventMessage | Snapshot | MatchEnd | Pong | Left
+)
+"""Any server-to-client message."""
+
+SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
+    Welcome,
+    ErrorMessage,
+    Queued,
+    Seated,
+    Ack,
+    Prompt,
+    EventMessage,
+    Snapshot,
+    MatchEnd,
+    Pong,
+    Left,
+)

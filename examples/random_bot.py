@@ -1,0 +1,78 @@
+"""A bot that joins a quick match and answers every prompt with a random legal action.
+
+    python examples/random_bot.py --server ws://127.0.0.1:8765/ws --name randy
+    python examples/random_bot.py --server ws://127.0.0.1:8765/ws --token BOT_TOKEN --first
+
+It plays one match, reconnecting (and resuming) if the connection drops, then prints the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+
+from client_protocol.client import Client
+from client_protocol.errors import ConnectionLostError, RequestRejectedError
+from client_protocol.messages import Action, Auth, GuestAuth, MatchEnd, Prompt, Seated, TokenAuth
+
+
+def choose(prompt: Prompt, rng: random.Random | None) -> Action:
+    """A random legal action, or the first one when ``rng`` is None."""
+    return rng.choice(prompt.legal_actions) if rng is not None else prompt.legal_actions[0]
+
+
+async def play(url: str, auth: Auth, preset: str, rng: random.Random | None) -> MatchEnd:
+    client = await Client.connect(url, auth)
+    try:
+        await client.join_queue(preset)
+        while True:
+            try:
+                async for message in client:
+                    if isinstance(message, Seated):
+                        print(f"seated in {message.match_id} as seat {message.seat}")
+                    elif isinstance(message, Prompt):
+                        try:
+                            await client.act(choose(message, rng), step=message.step)
+                        except RequestRejectedError as exc:  # e.g. stale_step: a newer prompt follows
+                            print(f"action refused: {exc}")
+                    elif isinstance(message, MatchEnd):
+                        return message
+                raise ConnectionLostError("the client was closed")
+            except ConnectionLostError as exc:
+                print(f"connection lost ({exc}); reconnecting")
+                await reconnect(client)
+    finally:
+        await client.close()
+
+
+async def reconnect(client: Client) -> None:
+    for delay in (0.5, 1, 2, 4, 8):
+        try:
+            await client.reconnect()
+            return
+        except ConnectionLostError:
+            await asyncio.sleep(delay)
+    await client.reconnect()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="websocket URL of the server")
+    parser.add_argument("--token", help="a bot token (default: play as a guest)")
+    parser.add_argument("--name", default="random-bot", help="guest name")
+    parser.add_argument("--preset", default="tenhou", help="quick-match ruleset preset")
+    parser.add_argument("--first", action="store_true", help="always take the first legal action")
+    parser.add_argument("--seed", type=int, help="seed of the random choices")
+    args = parser.parse_args()
+    auth: Auth = TokenAuth(token=args.token) if args.token else GuestAuth(name=args.name)
+    rng = None if args.first else random.Random(args.seed)
+    end = asyncio.run(play(args.server, auth, args.preset, rng))
+    if end.result is None:
+        print(f"match {end.match_id} ended: {end.reason}")
+    else:
+        print(f"match {end.match_id} ended: scores {end.result.scores}, ranks {end.result.ranks}")
+
+
+if __name__ == "__main__":
+    main()
