@@ -1,0 +1,47 @@
+"""Game records: read tenhou.net/6 JSON, Tenhou mjlog XML and mjai JSONL into one neutral model.
+
+:func:`read_record` sniffs the format; :mod:`server.records.model` describes what every reader
+returns. Bad input raises :class:`RecordError` (never anything else); a record that is well formed
+but unfinished comes back with ``complete=False`` and the reasons in ``problems``.
+"""
+
+from __future__ import annotations
+
+from server.records.detect import detect_format, read_record
+from server.records.errors import RecordError, TruncatedRecordError, UnsupportedRecordError
+from server.records.model import (
+    CallStep,
+    DiscardStep,
+    DoraStep,
+    DrawResult,
+    DrawStep,
+    GameRecord,
+    HandRecord,
+    RecordedYaku,
+    RecordFormat,
+    RiichiAcceptedStep,
+    Step,
+    WallSpec,
+    Win,
+)
+
+__all__ = [
+    "CallStep",
+    "DiscardStep",
+    "DoraStep",
+    "DrawResult",
+    "DrawStep",
+    "GameRecord",
+    "HandRecord",
+    "RecordError",
+    "RecordFormat",
+    "RecordedYaku",
+    "RiichiAcceptedStep",
+    "Step",
+    "TruncatedRecordError",
+    "UnsupportedRecordError",
+    "WallSpec",
+    "Win",
+    "detect_format",
+    "read_record",
+]

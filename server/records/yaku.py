@@ -1,0 +1,122 @@
+"""Tenhou's yaku: the numeric ids of mjlog ``AGARI yaku=``/``yakuman=`` and the Japanese labels of
+tenhou.net/6 JSON, mapped to our yaku ids (snake_case romaji, the names ``YakuScore.name`` uses).
+
+>>> TENHOU_YAKU[39].id, TENHOU_YAKU[39].label, TENHOU_YAKU[39].yakuman
+('daisangen', '大三元', True)
+>>> yaku_from_label("役牌 中").id
+'chun'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TenhouYaku:
+    tenhou_id: int
+    id: str  # our id
+    label: str  # Tenhou's Japanese label, as tenhou.net/6 JSON writes it
+    yakuman: bool = False
+
+
+_TABLE: tuple[tuple[str, str], ...] = (
+    ("menzen_tsumo", "門前清自摸和"),  # 0
+    ("riichi", "立直"),
+    ("ippatsu", "一発"),
+    ("chankan", "槍槓"),
+    ("rinshan_kaihou", "嶺上開花"),
+    ("haitei", "海底摸月"),  # 5
+    ("houtei", "河底撈魚"),
+    ("pinfu", "平和"),
+    ("tanyao", "断幺九"),
+    ("iipeikou", "一盃口"),
+    ("seat_wind_east", "自風 東"),  # 10
+    ("seat_wind_south", "自風 南"),
+    ("seat_wind_west", "自風 西"),
+    ("seat_wind_north", "自風 北"),
+    ("round_wind_east", "場風 東"),
+    ("round_wind_south", "場風 南"),  # 15
+    ("round_wind_west", "場風 西"),
+    ("round_wind_north", "場風 北"),
+    ("haku", "役牌 白"),
+    ("hatsu", "役牌 發"),
+    ("chun", "役牌 中"),  # 20
+    ("double_riichi", "両立直"),
+    ("chiitoitsu", "七対子"),
+    ("chanta", "混全帯幺九"),
+    ("ittsu", "一気通貫"),
+    ("sanshoku_doujun", "三色同順"),  # 25
+    ("sanshoku_doukou", "三色同刻"),
+    ("sankantsu", "三槓子"),
+    ("toitoi", "対々和"),
+    ("sanankou", "三暗刻"),
+    ("shousangen", "小三元"),  # 30
+    ("honroutou", "混老頭"),
+    ("ryanpeikou", "二盃口"),
+    ("junchan", "純全帯幺九"),
+    ("honitsu", "混一色"),
+    ("chinitsu", "清一色"),  # 35
+    ("renhou", "人和"),
+    ("tenhou", "天和"),
+    ("chiihou", "地和"),
+    ("daisangen", "大三元"),
+    ("suuankou", "四暗刻"),  # 40
+    ("suuankou_tanki", "四暗刻単騎"),
+    ("tsuuiisou", "字一色"),
+    ("ryuuiisou", "緑一色"),
+    ("chinroutou", "清老頭"),
+    ("chuuren", "九蓮宝燈"),  # 45
+    ("junsei_chuuren", "純正九蓮宝燈"),
+    ("kokushi", "国士無双"),
+    ("kokushi_13", "国士無双１３面"),
+    ("daisuushii", "大四喜"),
+    ("shousuushii", "小四喜"),  # 50
+    ("suukantsu", "四槓子"),
+    ("dora", "ドラ"),
+    ("ura_dora", "裏ドラ"),
+    ("aka_dora", "赤ドラ"),
+)
+
+_YAKUMAN_IDS = frozenset(range(37, 52))  # renhou (36) is a mangan on Tenhou when enabled at all
+
+TENHOU_YAKU: tuple[TenhouYaku, ...] = tuple(
+    TenhouYaku(i, our_id, label, i in _YAKUMAN_IDS) for i, (our_id, label) in enumerate(_TABLE)
+)
+"""Indexed by Tenhou's yaku id (0..54)."""
+
+_BY_LABEL: dict[str, TenhouYaku] = {y.label: y for y in TENHOU_YAKU}
+# Spellings seen in other exports of the same labels.
+_BY_LABEL.update(
+    {
+        "国士無双13面": TENHOU_YAKU[48],
+        "国士無双十三面": TENHOU_YAKU[48],
+        "四暗刻單騎": TENHOU_YAKU[41],
+        "白": TENHOU_YAKU[18],
+        "發": TENHOU_YAKU[19],
+        "中": TENHOU_YAKU[20],
+        "門前清自摸": TENHOU_YAKU[0],
+    }
+)
+
+
+def yaku_from_id(tenhou_id: int) -> TenhouYaku | None:
+    return TENHOU_YAKU[tenhou_id] if 0 <= tenhou_id < len(TENHOU_YAKU) else None
+
+
+def yaku_from_label(label: str) -> TenhouYaku | None:
+    return _BY_LABEL.get(label.strip())
+
+
+LIMITS: tuple[str, ...] = ("", "mangan", "haneman", "baiman", "sanbaiman", "yakuman")
+"""mjlog ``AGARI ten="fu,points,limit"``: the limit code 0..5 as our limit names."""
+
+LIMIT_LABELS: dict[str, str] = {
+    "満貫": "mangan",
+    "跳満": "haneman",
+    "倍満": "baiman",
+    "三倍満": "sanbaiman",
+    "役満": "yakuman",
+    "数え役満": "kazoe_yakuman",
+}
+"""tenhou.net/6 JSON: the limit word that starts a win summary such as ``"満貫2000-4000点"``."""
