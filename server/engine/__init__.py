@@ -12,6 +12,7 @@ the same events. The public API::
 
 from server.engine.match import (
     ENGINE_VERSION,
+    HandStart,
     apply,
     default_action,
     legal_actions,
@@ -23,6 +24,7 @@ from server.engine.views import redact, redact_all
 
 __all__ = [
     "ENGINE_VERSION",
+    "HandStart",
     "MatchState",
     "Phase",
     "Transition",

@@ -26,7 +26,7 @@ from server.engine.actions import (
     Ron,
     Tsumo,
 )
-from server.engine.errors import IllegalActionError, NotYourTurnError, WallError
+from server.engine.errors import IllegalActionError, NotYourTurnError, RulesError, WallError
 from server.engine.events import (
     DoraRevealed,
     DrawReason,
@@ -67,16 +67,41 @@ ENGINE_VERSION = "1"
 # ---------------------------------------------------------------------------------------------- API
 
 
-def new_match(ruleset: Ruleset, seed: bytes, *, walls_: Sequence[Sequence[Tile]] | None = None) -> Transition:
+@dataclasses.dataclass(frozen=True, slots=True)
+class HandStart:
+    """Where a match starts when it does not start at East 1 (replays of recorded hands)."""
+
+    round_wind: int = 0
+    kyoku: int = 0
+    honba: int = 0
+    riichi_sticks: int = 0
+    scores: tuple[int, int, int, int] | None = None
+
+
+def new_match(
+    ruleset: Ruleset,
+    seed: bytes,
+    *,
+    walls_: Sequence[Sequence[Tile]] | None = None,
+    start: HandStart | None = None,
+) -> Transition:
     """Start a match: the first hand is dealt and the dealer has drawn.
 
     ``walls_`` injects the wall of each hand in order (tests, tournaments, replays); a match that
-    plays more hands than were injected raises :class:`WallError` when it runs out.
+    plays more hands than were injected raises :class:`WallError` when it runs out. ``start`` begins
+    at another hand with given scores and sticks (replaying one recorded hand).
     """
     injected = None
     if walls_ is not None:
         injected = tuple(walls.validate_wall(w, ruleset.red_fives) for w in walls_)
-    scores = (ruleset.start_points,) * 4
+    start = start or HandStart()
+    if not (
+        0 <= start.round_wind < 4 and 0 <= start.kyoku < 4 and start.honba >= 0 and start.riichi_sticks >= 0
+    ):
+        raise RulesError(f"invalid hand start {start!r}")
+    scores = start.scores if start.scores is not None else (ruleset.start_points,) * 4
+    if len(scores) != 4:
+        raise RulesError(f"a hand start needs four scores, got {scores!r}")
     placeholder = HandState(
         hand_index=-1,
         round_wind=0,
@@ -94,7 +119,7 @@ def new_match(ruleset: Ruleset, seed: bytes, *, walls_: Sequence[Sequence[Tile]]
         seed=seed,
         injected_walls=injected,
         scores=(scores[0], scores[1], scores[2], scores[3]),
-        riichi_sticks=0,
+        riichi_sticks=start.riichi_sticks,
         step=0,
         hand=placeholder,
     )
@@ -109,7 +134,7 @@ def new_match(ruleset: Ruleset, seed: bytes, *, walls_: Sequence[Sequence[Tile]]
             scores=tuple(b.scores),
         )
     )
-    b.start_hand(0, 0, 0, 0)
+    b.start_hand(0, start.round_wind, start.kyoku, start.honba)
     return b.finish(step=0)
 
 
