@@ -7,6 +7,7 @@ state's window so ``legal_actions`` is a lookup and ``apply`` validates against 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from itertools import product
 
 from server.engine import hand as analysis
@@ -34,6 +35,17 @@ MAX_KANS = 4  # a fifth kan is impossible
 
 
 def counts_of(tiles: Iterable[Tile]) -> tuple[int, ...]:
+    if isinstance(tiles, tuple):
+        return _counts_of_tuple(tiles)
+    counts = [0] * NUM_KINDS
+    for t in tiles:
+        counts[kind(t)] += 1
+    return tuple(counts)
+
+
+@lru_cache(maxsize=1 << 14)
+def _counts_of_tuple(tiles: tuple[Tile, ...]) -> tuple[int, ...]:
+    """Hands are tuples that recur many times per turn (options, furiten, waits): memoized."""
     counts = [0] * NUM_KINDS
     for t in tiles:
         counts[kind(t)] += 1
@@ -138,6 +150,7 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
         and drawn is not None
         and score >= ruleset.riichi_min_points
         and remaining >= ruleset.riichi_min_live_tiles
+        and analysis.shanten(counts) <= 0  # cheap (cached) filter before trying every discard
     ):
         held = held_counts(p)
         for k in analysis.discards_keeping_tenpai(counts):
