@@ -212,7 +212,6 @@ def _clone(obj: _Slotted) -> _Slotted:
     return new
 
 
-
 class _Builder:
     """Scratch space for one transition; ``finish`` freezes it into the next state."""
 
