@@ -71,11 +71,14 @@ def greedy_bot(view: SeatView, legal: frozenset[Action]) -> Action:
         return _ordered(legal)[0]
     best: tuple[int, tuple[int, int], int, bool, tuple[int, int]] | None = None
     choice: Action = discards[0]
+    by_kind: dict[int, int] = {}  # shanten after discarding one tile of a kind (red/plain alike)
     for a in discards:
         k = kind(a.tile)
-        counts[k] -= 1
-        sh = analysis.shanten(counts)
-        counts[k] += 1
+        sh = by_kind.get(k, -2)
+        if sh == -2:
+            counts[k] -= 1
+            sh = by_kind[k] = analysis.shanten(counts)
+            counts[k] += 1
         # Lower shanten first, then the tie-break, then keep red fives, prefer tsumogiri.
         key = (sh, _tie_break(k, counts), 1 if a.tile >= NUM_KINDS else 0, not a.tsumogiri, sort_key(a.tile))
         if best is None or key < best:
