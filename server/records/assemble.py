@@ -6,7 +6,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from server.engine.errors import RulesetError
 from server.engine.melds import MeldType
+from server.engine.rules import PRESETS, Ruleset
 from server.engine.tiles import Tile
 from server.engine.tiles import sorted_tiles as _sorted
 from server.records.check import HandTracker, check_hand
@@ -42,6 +44,22 @@ def rule_hints(
     if open_tanyao is not None:
         out["open_tanyao"] = open_tanyao
     return out
+
+
+def embedded_ruleset(value: Any, where: str) -> dict[str, Any]:
+    """A whole ruleset written into a record by Jantaku's exports (``"ruleset": {...}``), checked."""
+    if not isinstance(value, dict):
+        raise RecordError(f"{where}: 'ruleset' must be an object, got {value!r:.60}")
+    try:
+        return Ruleset.from_dict(value).to_dict()
+    except RulesetError as exc:
+        raise RecordError(f"{where}: {exc}") from None
+
+
+def ruleset_preset(rules: dict[str, Any]) -> str:
+    """The preset to start from for an embedded ruleset (its own name when that is a preset)."""
+    name = rules.get("name")
+    return name if isinstance(name, str) and name in PRESETS else "tenhou"
 
 
 def call_step(

@@ -333,7 +333,8 @@ def _draw_problems(hand: HandRecord, tracker: HandTracker) -> list[str]:
     if draw.reason is DrawReason.EXHAUSTIVE:
         if tracker.phase != CLAIM or tracker.live + tracker.kans != LIVE_WALL:
             out.append(f"exhaustive draw with {LIVE_WALL - tracker.live - tracker.kans} live tiles left")
-        if tuple(sorted(draw.nagashi)) != tracker.nagashi_seats():
+        # Rules without nagashi mangan pay none, so only recorded nagashi seats must fit the rivers.
+        if draw.nagashi and tuple(sorted(draw.nagashi)) != tracker.nagashi_seats():
             out.append(f"nagashi mangan seats {draw.nagashi} but the rivers give {tracker.nagashi_seats()}")
     elif draw.reason is DrawReason.KYUUSHU_KYUUHAI:
         if tracker.phase != ACT or (draw.declarer is not None and draw.declarer != tracker.seat):

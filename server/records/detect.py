@@ -7,7 +7,9 @@ from server.records.model import GameRecord, RecordFormat
 
 
 def detect_format(data: bytes | str) -> RecordFormat:
-    """Which reader fits: gzip or ``<`` → mjlog, ``{"type"`` lines → mjai, else tenhou.net/6 JSON."""
+    """Which reader fits: gzip or ``<`` → mjlog, ``{"type"`` lines → mjai, else tenhou.net/6 JSON.
+
+    (:func:`read_record` inflates gzip before asking, so a compressed JSON record is read too.)"""
     head = data[:4096]
     if isinstance(head, str):
         head = head.encode("utf-8", "replace")
@@ -25,9 +27,12 @@ def detect_format(data: bytes | str) -> RecordFormat:
 
 
 def read_record(data: bytes | str) -> GameRecord:
-    """Read a record of any supported format (see :func:`detect_format`)."""
-    from server.records.mjlog import read_mjlog
+    """Read a record of any supported format (see :func:`detect_format`); gzip-compressed input of
+    any format is inflated first."""
+    from server.records.mjlog import inflate, read_mjlog
 
+    if isinstance(data, bytes | bytearray):
+        data = inflate(bytes(data), "gzip")
     fmt = detect_format(data)
     if fmt is RecordFormat.MJLOG:
         return read_mjlog(data)

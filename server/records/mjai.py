@@ -1,4 +1,4 @@
-"""mjai JSON lines (Mortal's event schema): read them, and write a :class:`GameRecord` as them.
+"""mjai JSON lines (Mortal's event schema): read them (the writer is :mod:`server.records.export_mjai`).
 
 One JSON object per line, each with a ``type``: ``start_game {names}``, ``start_kyoku {bakaze,
 dora_marker, kyoku (1-based), honba, kyotaku, oya, scores, tehais}``, ``tsumo {actor, pai}``,
@@ -12,6 +12,7 @@ Optional fields of the original mjai (``fu``, ``fan``, ``hora_points``, ``yakus`
 ``uradora_markers``, a ryukyoku ``reason`` and ``tenpais``) are read when present. Without a reason,
 the kind of ryukyoku is told from the table: a seat that has just drawn declared kyuushu kyuuhai; an
 empty live wall is an exhaustive draw; then four riichi, four winds, four kans, else three rons.
+Jantaku's own extensions are read too: the whole ``ruleset`` in ``start_game`` and a win's ``pao``.
 """
 
 from __future__ import annotations
@@ -23,11 +24,20 @@ from typing import Any
 from server.engine.events import DrawReason
 from server.engine.melds import MeldType
 from server.engine.tiles import Tile, kind
-from server.records.assemble import call_step, checked, get_int, int_list, replay_tracker, rule_hints
+from server.records.assemble import (
+    call_step,
+    checked,
+    embedded_ruleset,
+    get_int,
+    int_list,
+    replay_tracker,
+    rule_hints,
+    ruleset_preset,
+)
 from server.records.check import ACT, CLAIM, LIVE_WALL, HandTracker
 from server.records.errors import RecordError, TruncatedRecordError
+from server.records.export_mjai import write_mjai
 from server.records.model import (
-    CallStep,
     DiscardStep,
     DoraStep,
     DrawResult,
@@ -40,13 +50,16 @@ from server.records.model import (
     Step,
     Win,
 )
-from server.records.tiles import face_from_mjai, mjai_from_face
+from server.records.tiles import face_from_mjai
+
+__all__ = ["read_mjai", "write_mjai"]
 
 WINDS = "ESWN"
 _REASONS: dict[str, DrawReason] = {
     "fanpai": DrawReason.EXHAUSTIVE,
     "exhaustive": DrawReason.EXHAUSTIVE,
     "nagashimangan": DrawReason.EXHAUSTIVE,
+    "nagashi_mangan": DrawReason.EXHAUSTIVE,
     "yao9": DrawReason.KYUUSHU_KYUUHAI,
     "kyushukyuhai": DrawReason.KYUUSHU_KYUUHAI,
     "kyuushu_kyuuhai": DrawReason.KYUUSHU_KYUUHAI,
@@ -153,6 +166,7 @@ class _Reader:
         self.hand: _Hand | None = None
         self.problems: list[str] = []
         self.saw_red = False
+        self.ruleset: dict[str, Any] | None = None
 
     def event(self, event: dict[str, Any], where: str) -> None:
         kind_ = event["type"]
@@ -175,6 +189,8 @@ class _Reader:
             self.names = tuple(names)
         if isinstance(event.get("aka_flag"), bool):
             self.red = event["aka_flag"]
+        if "ruleset" in event:
+            self.ruleset = embedded_ruleset(event["ruleset"], "mjai: start_game")
         self.started = True
 
     def _start_kyoku(self, event: dict[str, Any], where: str) -> None:
@@ -311,6 +327,7 @@ class _Reader:
                 dora_indicators=tuple(hand.dora),
                 ura_indicators=ura if tracker.riichi[seat] else (),
                 deltas=self._deltas(event, where),
+                pao_seat=_pao(event, where),
             )
         )
 
@@ -324,18 +341,24 @@ class _Reader:
                 hand.problems.append(f"{where}: unknown ryukyoku reason {reason_text!r}")
             reason = _infer_reason(tracker)
         deltas = self._deltas(event, where)
+        exhaustive = reason is DrawReason.EXHAUSTIVE
+        nagashi: tuple[int, ...] = ()
+        if exhaustive:
+            # A stated reason says whether nagashi mangan was paid; without one, the rivers tell.
+            stated = isinstance(reason_text, str) and reason_text in _REASONS
+            if not stated or reason_text in ("nagashimangan", "nagashi_mangan"):
+                nagashi = tracker.nagashi_seats()
         tenpai: tuple[int, ...] | None = None
         tenpais = event.get("tenpais")
         if isinstance(tenpais, list) and len(tenpais) == 4:
             tenpai = tuple(s for s in range(4) if tenpais[s] is True)
-        elif reason is DrawReason.EXHAUSTIVE and any(deltas) and not tracker.nagashi_seats():
+        elif exhaustive and any(deltas) and not nagashi:
             tenpai = tuple(s for s in range(4) if deltas[s] > 0)
-        exhaustive = reason is DrawReason.EXHAUSTIVE
         hand.draw = DrawResult(
             reason=reason,
             deltas=deltas,
             tenpai=tenpai,
-            nagashi=tracker.nagashi_seats() if exhaustive else (),
+            nagashi=nagashi,
             declarer=tracker.seat if reason is DrawReason.KYUUSHU_KYUUHAI else None,
         )
 
@@ -375,7 +398,10 @@ class _Reader:
             complete=complete,
             problems=tuple(problems),
         )
-        self.hands.append(checked(record, (1, 1, 1) if self.red is not False else (0, 0, 0)))
+        red_fives = (1, 1, 1) if self.red is not False else (0, 0, 0)
+        if self.ruleset is not None:
+            red_fives = tuple(self.ruleset["red_fives"])
+        self.hands.append(checked(record, red_fives))
 
     def finish(self) -> GameRecord:
         self._close_hand()
@@ -392,9 +418,12 @@ class _Reader:
             east_south=None,
             open_tanyao=None,
         )
+        preset = "tenhou"
+        if self.ruleset is not None:
+            preset, rules = ruleset_preset(self.ruleset), self.ruleset
         return GameRecord(
             source=RecordFormat.MJAI,
-            preset="tenhou",
+            preset=preset,
             rules=rules,
             rule_text="",
             names=self.names,
@@ -403,6 +432,11 @@ class _Reader:
             complete=self.ended and all(h.complete for h in self.hands),
             problems=tuple(problems),
         )
+
+
+def _pao(event: dict[str, Any], where: str) -> int | None:
+    """The liable seat of a win (Jantaku's exports add ``pao``; Mortal's schema has none)."""
+    return _seat(event, "pao", where) if event.get("pao") is not None else None
 
 
 def _infer_reason(tracker: HandTracker) -> DrawReason:
@@ -418,77 +452,3 @@ def _infer_reason(tracker: HandTracker) -> DrawReason:
     if tracker.kans >= 4:
         return DrawReason.SUUKAIKAN
     return DrawReason.SANCHAHOU
-
-
-def write_mjai(record: GameRecord) -> str:
-    """The record as mjai JSON lines (Mortal's schema; ``reason`` added to ``ryukyoku``)."""
-    out: list[dict[str, Any]] = [{"type": "start_game", "names": list(record.names)}]
-    for hand in record.hands:
-        out.append(
-            {
-                "type": "start_kyoku",
-                "bakaze": WINDS[hand.round_wind % 4],
-                "dora_marker": mjai_from_face(hand.dora_indicators[0]),
-                "kyoku": hand.kyoku + 1,
-                "honba": hand.honba,
-                "kyotaku": hand.riichi_sticks,
-                "oya": hand.dealer,
-                "scores": list(hand.start_scores),
-                "tehais": [[mjai_from_face(t) for t in h] for h in hand.dealt],
-            }
-        )
-        out.extend(_step_events(hand.steps))
-        for win in hand.wins:
-            hora: dict[str, Any] = {"type": "hora", "actor": win.seat, "target": win.from_seat}
-            hora["deltas"] = list(win.deltas)
-            hora["ura_markers"] = [mjai_from_face(t) for t in win.ura_indicators]
-            out.append(hora)
-        if hand.draw is not None:
-            out.append(
-                {"type": "ryukyoku", "deltas": list(hand.draw.deltas), "reason": str(hand.draw.reason)}
-            )
-        if hand.complete:
-            out.append({"type": "end_kyoku"})
-    if record.complete:
-        out.append({"type": "end_game"})
-    return "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in out)
-
-
-def _step_events(steps: tuple[Step, ...]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for step in steps:
-        match step:
-            case DrawStep(seat, tile, _rinshan):
-                out.append({"type": "tsumo", "actor": seat, "pai": mjai_from_face(tile)})
-            case DiscardStep(seat, tile, tsumogiri, riichi):
-                if riichi:
-                    out.append({"type": "reach", "actor": seat})
-                out.append(
-                    {"type": "dahai", "actor": seat, "pai": mjai_from_face(tile), "tsumogiri": tsumogiri}
-                )
-            case CallStep():
-                out.append(_call_event(step))
-            case DoraStep(indicator):
-                out.append({"type": "dora", "dora_marker": mjai_from_face(indicator)})
-            case RiichiAcceptedStep(seat):
-                out.append({"type": "reach_accepted", "actor": seat})
-    return out
-
-
-def _call_event(step: CallStep) -> dict[str, Any]:
-    names = [mjai_from_face(t) for t in step.consumed]
-    event: dict[str, Any] = {"type": str(step.type), "actor": step.seat}
-    if step.type is MeldType.ANKAN:
-        event["consumed"] = names
-    elif step.type is MeldType.KAKAN:
-        assert step.called is not None
-        pon = list(step.tiles)
-        pon.remove(step.called)
-        event["pai"] = mjai_from_face(step.called)
-        event["consumed"] = [mjai_from_face(t) for t in pon]
-    else:
-        assert step.called is not None
-        event["target"] = step.from_seat
-        event["pai"] = mjai_from_face(step.called)
-        event["consumed"] = names
-    return event

@@ -142,22 +142,27 @@ def _decode(data: bytes | str) -> str:
         return data
     if not isinstance(data, bytes | bytearray):
         raise RecordError(f"mjlog: expected bytes or text, got {type(data).__name__}")
-    raw = bytes(data)
-    if raw[:2] == b"\x1f\x8b":
-        inflater = zlib.decompressobj(wbits=31)
-        try:
-            raw_out = inflater.decompress(raw, MAX_INFLATED)
-        except zlib.error as exc:
-            raise RecordError(f"mjlog: corrupt gzip stream: {exc}") from None
-        if inflater.unconsumed_tail:
-            raise RecordError(f"mjlog: gzip stream inflates beyond {MAX_INFLATED} bytes")
-        if not inflater.eof:
-            raise TruncatedRecordError("mjlog: the gzip stream is cut short")
-        raw = raw_out
+    raw = inflate(bytes(data), "mjlog")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise RecordError(f"mjlog: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def inflate(raw: bytes, what: str) -> bytes:
+    """``raw`` itself, or its gzip content (at most ``MAX_INFLATED`` bytes)."""
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        out = inflater.decompress(raw, MAX_INFLATED)
+    except zlib.error as exc:
+        raise RecordError(f"{what}: corrupt gzip stream: {exc}") from None
+    if inflater.unconsumed_tail:
+        raise RecordError(f"{what}: gzip stream inflates beyond {MAX_INFLATED} bytes")
+    if not inflater.eof:
+        raise TruncatedRecordError(f"{what}: the gzip stream is cut short")
+    return out
 
 
 def _tags(text: str) -> list[tuple[str, dict[str, str]]]:

@@ -37,6 +37,7 @@ class RecordFormat(StrEnum):
     TENHOU6 = "tenhou6"  # tenhou.net/6 JSON
     MJLOG = "mjlog"  # Tenhou's XML record
     MJAI = "mjai"  # mjai JSON lines (Mortal's event schema)
+    EVENTS = "events"  # our own engine's event log (server.records.from_events)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from typing import Any
 from server.engine.events import DrawReason
 from server.engine.melds import MeldType
 from server.engine.tiles import Tile
-from server.records.assemble import checked, int_list, rule_hints
+from server.records.assemble import checked, embedded_ruleset, int_list, rule_hints, ruleset_preset
 from server.records.errors import RecordError, TruncatedRecordError, UnsupportedRecordError
 from server.records.model import DrawResult, GameRecord, HandRecord, RecordedYaku, RecordFormat, Win
 from server.records.tenhou6_interleave import (
@@ -66,7 +66,11 @@ def read_tenhou6(data: bytes | str) -> GameRecord:
     if not isinstance(rule, dict):
         raise RecordError(f"tenhou6: 'rule' must be an object, got {rule!r:.80}")
     rules, rule_text = _rules(rule)
-    red_fives = rules.get("red_fives", (1, 1, 1))
+    preset = "tenhou"
+    if "ruleset" in first:
+        rules = embedded_ruleset(first["ruleset"], "tenhou6")
+        preset = ruleset_preset(rules)
+    red_fives = tuple(rules.get("red_fives", (1, 1, 1)))
     problems: list[str] = []
     hands: list[HandRecord] = []
     final: Any = None
@@ -84,7 +88,7 @@ def read_tenhou6(data: bytes | str) -> GameRecord:
     final_scores, final_points = _final(final)
     return GameRecord(
         source=RecordFormat.TENHOU6,
-        preset="tenhou",
+        preset=preset,
         rules=rules,
         rule_text=rule_text,
         names=tuple(names),

@@ -120,3 +120,23 @@ LIMIT_LABELS: dict[str, str] = {
     "数え役満": "kazoe_yakuman",
 }
 """tenhou.net/6 JSON: the limit word that starts a win summary such as ``"満貫2000-4000点"``."""
+
+
+_ENGINE_IDS: dict[str, str] = {
+    "rinshan_kaihou": "rinshan",
+    "sanshoku_doujun": "sanshoku",
+    "haku": "yakuhai_haku",
+    "hatsu": "yakuhai_hatsu",
+    "chun": "yakuhai_chun",
+    **{f"seat_wind_{w}": "yakuhai_seat_wind" for w in ("east", "south", "west", "north")},
+    **{f"round_wind_{w}": "yakuhai_round_wind" for w in ("east", "south", "west", "north")},
+}
+
+
+def engine_yaku_id(record_id: str) -> str:
+    """The engine's yaku name (``YakuScore.name``) for a record's yaku id (Tenhou's ids above).
+
+    >>> engine_yaku_id("seat_wind_south"), engine_yaku_id("sanshoku_doujun"), engine_yaku_id("riichi")
+    ('yakuhai_seat_wind', 'sanshoku', 'riichi')
+    """
+    return _ENGINE_IDS.get(record_id, record_id)

@@ -1,0 +1,166 @@
+"""``jantaku verify`` and ``jantaku simulate``: exit codes, output lines, --json, bad input."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from server.cli import main
+from server.records.progress import Progress
+from tests.records.corpus import MJLOG_DIR, needs_corpus
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two tenhou6 and two mjai records of seeded bot matches."""
+    out = tmp_path_factory.mktemp("records")
+    assert main(["simulate", "--games", "2", "--seed", "cli", "--out", str(out / "t6")]) == 0
+    assert (
+        main(["simulate", "--games", "2", "--seed", "cli", "--out", str(out / "mjai"), "--format", "mjai"])
+        == 0
+    )
+    return out
+
+
+def test_simulate_writes_one_file_per_match_deterministically(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["simulate", "--players", "greedy,random,greedy,random", "--games", "2", "--seed", "s/1"]
+    code, out, err = run(capsys, *args, "--out", str(tmp_path / "a"))
+    assert code == 0 and out == f"wrote 2 tenhou6 records to {tmp_path / 'a'}\n" and err == ""
+    run(capsys, *args, "--out", str(tmp_path / "b"))
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert names == ["s_1-0000.json", "s_1-0001.json"]
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert (tmp_path / "a" / names[0]).read_bytes() != (tmp_path / "a" / names[1]).read_bytes()
+    doc = json.loads((tmp_path / "a" / names[0]).read_text())
+    assert doc["name"] == ["greedy 0", "random 1", "greedy 2", "random 3"]
+
+
+def test_simulate_rejects_bad_players(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "simulate", "--players", "greedy,nobody", "--out", str(tmp_path))
+    assert code == 2 and "--players needs four of" in err
+    code, _, err = run(capsys, "simulate", "--games", "0", "--out", str(tmp_path))
+    assert code == 2 and "--games" in err
+
+
+def test_verify_clean_records(capsys: pytest.CaptureFixture[str], records: Path) -> None:
+    code, out, err = run(capsys, "verify", str(records))
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    assert len(lines) == 1
+    assert lines[0].endswith(" hands verified, 0 mismatches, 0 incomplete")
+
+
+def test_verify_json_report(capsys: pytest.CaptureFixture[str], records: Path) -> None:
+    code, out, _ = run(capsys, "verify", "--json", str(records / "mjai"), str(records / "t6"))
+    report = json.loads(out)
+    assert code == 0
+    assert report["summary"]["files"] == 4 and report["summary"]["mismatches"] == 0
+    assert report["summary"]["verified"] == sum(len(f["hands"]) for f in report["files"])
+    first = report["files"][0]
+    assert first["status"] == "read" and first["hands"][0]["outcome"] == "verified"
+    assert set(first["hands"][0]) == {"index", "hand", "outcome", "reason", "mismatches"}
+
+
+def test_verify_reports_a_mismatch_with_file_hand_and_step(
+    capsys: pytest.CaptureFixture[str], records: Path, tmp_path: Path
+) -> None:
+    source = sorted((records / "t6").iterdir())[0]
+    doc = json.loads(source.read_text())
+    doc["log"][0][16][1] = [d * 2 for d in doc["log"][0][16][1]]  # double the first hand's deltas
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc, ensure_ascii=False))
+    code, out, _ = run(capsys, "verify", str(bad))
+    assert code == 1
+    first, *_, summary = out.splitlines()
+    assert first.startswith(f"{bad}: E1-0 step ")
+    assert "deltas" in first or "ends the hand" in first or "engine" in first
+    assert ", 1 mismatches," in summary
+    code, out, _ = run(capsys, "verify", "--json", str(bad))
+    (hand,) = [h for h in json.loads(out)["files"][0]["hands"] if h["outcome"] == "mismatch"]
+    assert hand["hand"] == "E1-0" and hand["mismatches"][0]["step"] >= 0
+
+
+def test_verify_malformed_and_truncated_files_without_a_traceback(
+    capsys: pytest.CaptureFixture[str], records: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "junk.json").write_text("this is not a record")
+    good = sorted((records / "t6").iterdir())[0].read_text()
+    (tmp_path / "cut.json").write_text(good[: len(good) // 2])
+    (tmp_path / "cut.xml.gz").write_bytes(gzip.compress(b"<mjloggm ver='2.3'>" * 50)[:40])
+    (tmp_path / "ignored.txt").write_text("not looked at")
+    code, out, err = run(capsys, "verify", str(tmp_path))
+    assert code == 1 and "Traceback" not in out + err
+    lines = out.splitlines()
+    assert any(line.startswith(f"{tmp_path / 'junk.json'}: unreadable: not a game record") for line in lines)
+    assert any(line.startswith(f"{tmp_path / 'cut.json'}: incomplete: ") for line in lines)
+    assert any(line.startswith(f"{tmp_path / 'cut.xml.gz'}: incomplete: ") for line in lines)
+    assert lines[-1] == "0 hands verified, 0 mismatches, 2 incomplete, 1 unreadable files"
+
+
+def test_verify_reads_gzip_of_any_format(
+    capsys: pytest.CaptureFixture[str], records: Path, tmp_path: Path
+) -> None:
+    for path in sorted((records / "mjai").iterdir())[:1] + sorted((records / "t6").iterdir())[:1]:
+        (tmp_path / (path.name + ".gz")).write_bytes(gzip.compress(path.read_bytes()))
+    code, out, _ = run(capsys, "verify", str(tmp_path))
+    assert code == 0 and out.splitlines()[-1].endswith("0 mismatches, 0 incomplete")
+
+
+def test_verify_usage_errors(capsys: pytest.CaptureFixture[str], records: Path, tmp_path: Path) -> None:
+    code, _, err = run(capsys, "verify", str(tmp_path / "missing"))
+    assert code == 2 and "no such file or directory" in err
+    code, _, err = run(capsys, "verify", str(tmp_path))
+    assert code == 2 and "no record files" in err
+    code, _, err = run(capsys, "verify", "--rule", "no_such_option=1", str(records))
+    assert code == 2 and "unknown ruleset option 'no_such_option'" in err
+    code, _, err = run(capsys, "verify", "--rule", "justtext", str(records))
+    assert code == 2 and "KEY=VALUE" in err
+
+
+def test_verify_rule_overrides_apply(capsys: pytest.CaptureFixture[str], records: Path) -> None:
+    """--rule values are JSON (else strings) and beat what the record says: without red fives the
+    recorded tiles make no wall."""
+    code, out, _ = run(capsys, "verify", "--rule", "red_fives=[0,0,0]", str(records / "t6"))
+    assert code == 1 and "do not make a wall" in out
+    code, out, _ = run(capsys, "verify", "--rule", "name=house", str(records / "t6"))
+    assert code == 0
+
+
+@needs_corpus
+def test_verify_a_corpus_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "verify", "--ruleset", "tenhou", str(MJLOG_DIR / "double-ron.xml"))
+    assert code == 0 and out.splitlines()[-1].endswith("0 mismatches, 0 incomplete")
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_with_many_items() -> None:
+    tty = _Tty()
+    with Progress(10, "files", stream=tty) as bar:
+        for _ in range(10):
+            bar.advance("x.json")
+    assert "[##############################] 10/10 files x.json" in tty.getvalue()
+    quiet = _Tty()
+    with Progress(3, "files", stream=quiet) as bar:
+        bar.advance()
+    assert quiet.getvalue() == ""
+    pipe = io.StringIO()
+    with Progress(100, "files", stream=pipe) as bar:
+        bar.advance()
+    assert pipe.getvalue() == ""
