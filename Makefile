@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck pytest bench clean
+.PHONY: install test serve lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest -q
+
+## make serve: install, then run the hub on ws://127.0.0.1:8765/ws (see docs/hub.md for options)
+serve: $(STAMP)
+	$(BIN)/jantaku serve
 
 ## make bench: benchmark scripts (not part of CI)
 bench: $(STAMP)

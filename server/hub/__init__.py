@@ -1,4 +1,17 @@
-"""The table hub: websocket sessions, lobby and one actor per table (see issue 4 and DESIGN.md).
+"""The table hub: websocket sessions, lobby and one actor per table (``docs/hub.md``).
 
-:mod:`server.hub.wire` converts between engine values and the wire messages of :mod:`client_protocol`.
+* :mod:`server.hub.table`       ``TableActor``: one task and one inbox per match (commit, then broadcast)
+* :mod:`server.hub.inbox`       the messages a table receives; ``SeatSpec``
+* :mod:`server.hub.steplog`     the match and step-log records a table writes
+* :mod:`server.hub.outputs`     what tables deliver to a ``Participant``: the protocol-adapter interface
+* :mod:`server.hub.session`     our protocol's adapter: ``ProtocolSession`` (one per connection)
+* :mod:`server.hub.connection`  outbound queue + writer task, token bucket, ``ConnectionAdapter``
+* :mod:`server.hub.lobby`       quick match, private tables, spectating, the table registry
+* :mod:`server.hub.timing`      action time, time bank, grace; :mod:`server.hub.spectators` the delayed feed
+* :mod:`server.hub.clock`       the injectable clock (``SystemClock``, ``ManualClock``)
+* :mod:`server.hub.auth`        guests, players, bots: tokens and sessions
+* :mod:`server.hub.repository`  the persistence port; :mod:`server.hub.memory` its in-memory implementation
+* :mod:`server.hub.server`      ``Hub``: the websockets server, HTTP endpoints, shutdown
+* :mod:`server.hub.cli`         ``jantaku serve`` and ``jantaku admin``
+* :mod:`server.hub.wire`        engine values <-> wire messages of :mod:`client_protocol`
 """

@@ -1,0 +1,84 @@
+"""What a :class:`~server.hub.table.TableActor` receives: the messages of its one inbox, and the
+description of its seats. Adapters (our protocol's sessions, a future mjai endpoint) and the lobby
+talk to a table only by putting these in its inbox (``TableActor.submit``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from server.engine.actions import Action
+from server.hub.outputs import Participant
+from server.hub.repository import AccountKind
+
+
+class CommitError(Exception):
+    """The step could not be stored (the store raised or was too slow); nothing was adopted."""
+
+
+class TableDivergedError(Exception):
+    """The stored log and the table disagree: the table stops (loudly) rather than guess."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """Who sits at a seat: a connected player (``account_id``) or a built-in bot (``bot``)."""
+
+    name: str
+    kind: AccountKind
+    account_id: str | None = None
+    bot: str | None = None
+
+
+# -- inbox messages ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ActRequest:
+    """A participant's action; the seat is the one this participant is attached to, never a field."""
+
+    participant: Participant
+    request_id: int
+    step: int
+    action: Action
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Attach:
+    """Attach a participant to a seat (replacing its previous connection) or, with ``seat`` None, as
+    a spectator; it receives its stream after ``since_version`` and its pending prompt."""
+
+    participant: Participant
+    seat: int | None
+    since_version: int = 0
+    announce: bool = False  # send ``seated`` first (a join; a resume does not)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Detach:
+    participant: Participant
+    notify: bool = False  # answer ``left`` (an explicit leave; not for a lost connection)
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The table's timer fired: look at what came due."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Barrier:
+    """Resolved once the table has handled everything before it and nothing is due (tests)."""
+
+    future: asyncio.Future[None]
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Stop the actor: ``abort`` ends the match for everyone (aborted); otherwise (server shutdown)
+    it just stops, sending nothing (connections are closed with 1012 by the server)."""
+
+    abort: bool = False
+
+
+InboxItem = ActRequest | Attach | Detach | Tick | Barrier | Stop

@@ -1,0 +1,446 @@
+"""The lobby: quick-match queues per ruleset preset, private tables with invite codes, spectating,
+and the registry of live tables (who holds which seat).
+
+* Quick match: ``{"type": "queue", "preset": "tenhou"}``. Four waiting players make a table; when
+  the oldest has waited ``bot_fill_after_s``, built-in bots take the empty seats. The variant
+  ``"tenhou+bots"`` ("play now against bots") seats the player at once with three bots.
+* Private tables: made by :meth:`Lobby.create_private` (over HTTP: ``GET /private/new``, see
+  ``docs/hub.md``) with a preset, rule overrides, per-table timers and a number of bots; players
+  join with ``{"type": "private", "code": CODE}``; the table starts when the humans are all there.
+* Spectating: ``{"type": "spectate", "match_id": ...}``: public information only, delayed.
+
+Seats are drawn at random. A player waits in at most one queue or private table at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from client_protocol.errors import ErrorCode
+from server.bots import BOTS
+from server.engine.errors import RulesError
+from server.engine.rules import PRESETS, Ruleset
+from server.hub.clock import Cancellable, Clock
+from server.hub.inbox import Attach, SeatSpec
+from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
+from server.hub.repository import Account, AccountKind, Repository, Scope
+from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
+from server.hub.table import TableActor
+
+log = logging.getLogger(__name__)
+
+BOTS_SUFFIX = "+bots"  # "tenhou+bots": play now, against three built-in bots
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
+
+
+class LobbyError(Exception):
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(eq=False, slots=True)
+class _Waiting:
+    participant: Participant
+    since: float
+
+
+@dataclass(eq=False, slots=True)
+class PrivateTable:
+    """An invitation: the table starts once ``4 - bots`` players have joined with ``code``."""
+
+    code: str
+    creator_id: str
+    preset: str
+    ruleset: Ruleset
+    bots: int
+    bot: str
+    timers: TableTimers
+    spectate: SpectatePolicy
+    expires_at: float
+    waiting: list[_Waiting] = field(default_factory=list)
+
+    @property
+    def humans(self) -> int:
+        return 4 - self.bots
+
+
+def new_invite_code() -> str:
+    raw = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(8))
+    return f"{raw[:4]}-{raw[4:]}"
+
+
+class Lobby:
+    """Matchmaking and the table registry. Safe to call from many connection tasks."""
+
+    def __init__(
+        self,
+        *,
+        repo: Repository,
+        clock: Clock,
+        settings: HubSettings,
+        rulesets: Mapping[str, Ruleset] | None = None,
+        seed_source: Callable[[], bytes] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._repo = repo
+        self._clock = clock
+        self.settings = settings
+        self.rulesets: Mapping[str, Ruleset] = dict(rulesets if rulesets is not None else PRESETS)
+        self._seed_source = seed_source or (lambda: secrets.token_bytes(32))
+        self._rng = rng or random.SystemRandom()
+        self.tables: dict[str, TableActor] = {}
+        self._seats: dict[str, dict[str, int]] = {}  # account id -> {match id: seat} (live matches)
+        self._queues: dict[str, list[_Waiting]] = {}
+        self._fill_timers: dict[str, Cancellable] = {}
+        self._private: dict[str, PrivateTable] = {}
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.closing = False
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    def table(self, match_id: str) -> TableActor | None:
+        return self.tables.get(match_id)
+
+    def live_seats(self, account_id: str) -> list[tuple[str, int]]:
+        return sorted(self._seats.get(account_id, {}).items())
+
+    def waiting(self, preset: str) -> int:
+        return len(self._queues.get(preset, ()))
+
+    # -- quick match ---------------------------------------------------------------------------------
+
+    async def join_queue(self, p: Participant, preset: str, request_id: int | None) -> None:
+        name = preset.removesuffix(BOTS_SUFFIX)
+        now_with_bots = name != preset
+        async with self._lock:
+            try:
+                self._check_open()
+                ruleset = self.rulesets.get(name)
+                if ruleset is None:
+                    raise LobbyError(
+                        ErrorCode.NOT_FOUND,
+                        f"no queue {preset!r}; presets: {', '.join(sorted(self.rulesets))} "
+                        f"(add {BOTS_SUFFIX!r} to play at once against bots)",
+                    )
+                _require(p.account, Scope.PLAY)
+            except LobbyError as exc:
+                p.deliver(ErrorOut(exc.code, exc.message, request_id))
+                return
+            self._forget_waiting(p.account.id)
+            entry = _Waiting(p, self._clock.now())
+            if now_with_bots or self.settings.bot_fill_after_s == 0:
+                await self._make_table([entry], ruleset, f"queue:{name}", self.settings.timers)
+                return
+            queue = self._queues.setdefault(name, [])
+            queue.append(entry)
+            if len(queue) >= 4:
+                group, queue[:] = queue[:4], queue[4:]
+                await self._make_table(group, ruleset, f"queue:{name}", self.settings.timers)
+            self._announce_queue(name)
+            self._arm_fill(name)
+
+    def _announce_queue(self, name: str) -> None:
+        queue = self._queues.get(name, [])
+        for w in queue:
+            w.participant.deliver(QueuedOut(name, len(queue)))
+
+    def _arm_fill(self, name: str) -> None:
+        old = self._fill_timers.pop(name, None)
+        if old is not None:
+            old.cancel()
+        queue = self._queues.get(name)
+        if not queue:
+            return
+        when = queue[0].since + self.settings.bot_fill_after_s
+        self._fill_timers[name] = self._clock.call_at(when, lambda: self._spawn(self._fill(name)))
+
+    async def _fill(self, name: str) -> None:
+        async with self._lock:
+            self._fill_timers.pop(name, None)
+            queue = self._queues.get(name)
+            if not queue or self.closing:
+                return
+            if queue[0].since + self.settings.bot_fill_after_s > self._clock.now():
+                self._arm_fill(name)
+                return
+            group, queue[:] = queue[:4], queue[4:]
+            await self._make_table(group, self.rulesets[name], f"queue:{name}", self.settings.timers)
+            self._announce_queue(name)
+            self._arm_fill(name)
+
+    # -- private tables ------------------------------------------------------------------------------
+
+    async def create_private(
+        self,
+        creator: Account,
+        *,
+        preset: str = "tenhou",
+        rules: Mapping[str, Any] | None = None,
+        bots: int = 0,
+        bot: str | None = None,
+        timers: Mapping[str, int] | None = None,
+        spectators: bool = True,
+    ) -> PrivateTable:
+        """Open a private table and return its invitation (raises LobbyError)."""
+        async with self._lock:
+            self._check_open()
+            _require(creator, Scope.CREATE_PRIVATE)
+            self._purge_private()
+            mine = sum(1 for t in self._private.values() if t.creator_id == creator.id)
+            if mine >= self.settings.max_private_per_account:
+                raise LobbyError(
+                    ErrorCode.FORBIDDEN,
+                    f"you already have {mine} open private tables (at most "
+                    f"{self.settings.max_private_per_account})",
+                )
+            base = self.rulesets.get(preset)
+            if base is None:
+                raise LobbyError(
+                    ErrorCode.NOT_FOUND, f"no preset {preset!r}; presets: {sorted(self.rulesets)}"
+                )
+            try:
+                ruleset = base.with_options(**dict(rules)) if rules else base
+                table_timers = (
+                    self.settings.timers.replace(**dict(timers)) if timers else self.settings.timers
+                )
+            except (RulesError, SettingsError, TypeError, ValueError) as exc:
+                raise LobbyError(ErrorCode.MALFORMED, f"bad table options: {exc}") from None
+            if not 0 <= bots <= 3:
+                raise LobbyError(ErrorCode.MALFORMED, f"bots must be 0 to 3, got {bots}")
+            bot_name = bot or self.settings.fill_bot
+            if bot_name not in BOTS:
+                raise LobbyError(ErrorCode.MALFORMED, f"no bot {bot_name!r}; bots: {sorted(BOTS)}")
+            code = new_invite_code()
+            while code in self._private:
+                code = new_invite_code()
+            spectate = SpectatePolicy(
+                delay_steps=self.settings.spectate.delay_steps,
+                delay_s=self.settings.spectate.delay_s,
+                allowed=spectators and self.settings.spectate.allowed,
+            )
+            table = PrivateTable(
+                code=code,
+                creator_id=creator.id,
+                preset=preset,
+                ruleset=ruleset,
+                bots=bots,
+                bot=bot_name,
+                timers=table_timers,
+                spectate=spectate,
+                expires_at=self._clock.now() + self.settings.private_ttl_s,
+            )
+            self._private[code] = table
+            log.info("private table %s opened by %s (%s, %d bots)", code, creator.id, preset, bots)
+            return table
+
+    async def join_private(self, p: Participant, code: str, request_id: int | None) -> None:
+        async with self._lock:
+            self._purge_private()
+            invite = self._private.get(code.strip().upper())
+            try:
+                self._check_open()
+                if invite is None:
+                    raise LobbyError(ErrorCode.NOT_FOUND, f"no open private table with code {code!r}")
+                _require(p.account, Scope.PLAY)
+            except LobbyError as exc:
+                p.deliver(ErrorOut(exc.code, exc.message, request_id))
+                return
+            self._forget_waiting(p.account.id)
+            invite.waiting.append(_Waiting(p, self._clock.now()))
+            if len(invite.waiting) >= invite.humans:
+                del self._private[invite.code]
+                await self._make_table(
+                    invite.waiting,
+                    invite.ruleset,
+                    f"private:{invite.code}",
+                    invite.timers,
+                    bot=invite.bot,
+                    spectate=invite.spectate,
+                )
+                return
+            for w in invite.waiting:
+                w.participant.deliver(QueuedOut(invite.preset, len(invite.waiting)))
+
+    def _purge_private(self) -> None:
+        now = self._clock.now()
+        for code, invite in list(self._private.items()):
+            if invite.expires_at <= now:
+                del self._private[code]
+                for w in invite.waiting:
+                    w.participant.deliver(ErrorOut(ErrorCode.NOT_FOUND, f"private table {code} expired"))
+                    w.participant.deliver(LeftOut(None))
+
+    # -- spectating and resuming ---------------------------------------------------------------------
+
+    async def spectate(self, p: Participant, match_id: str, request_id: int | None) -> TableActor | None:
+        table = self.tables.get(match_id)
+        try:
+            if table is None:
+                raise LobbyError(ErrorCode.NOT_FOUND, f"no live match {match_id!r}")
+            _require(p.account, Scope.SPECTATE)
+            if not table.spectate.allowed:
+                raise LobbyError(ErrorCode.FORBIDDEN, f"match {match_id} does not allow spectators")
+            if table.seat_of_account(p.account.id) is not None:
+                raise LobbyError(ErrorCode.FORBIDDEN, f"you play in {match_id}: resume it instead")
+        except LobbyError as exc:
+            p.deliver(ErrorOut(exc.code, exc.message, request_id))
+            return None
+        table.submit(Attach(p, None, 0, announce=True))
+        return table
+
+    async def resume(
+        self, p: Participant, match_id: str, since_version: int, request_id: int | None
+    ) -> TableActor | None:
+        table = self.tables.get(match_id)
+        if table is None:
+            p.deliver(ErrorOut(ErrorCode.NOT_FOUND, f"no live match {match_id!r}", request_id))
+            return None
+        seat = table.seat_of_account(p.account.id)
+        if seat is None and (not table.spectate.allowed or Scope.SPECTATE not in p.account.scopes):
+            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"you hold no seat in {match_id}", request_id))
+            return None
+        table.submit(Attach(p, seat, since_version, announce=False))
+        return table
+
+    # -- leaving -------------------------------------------------------------------------------------
+
+    def leave_queue(self, p: Participant) -> bool:
+        """Take ``p`` out of any queue or private table it waits for; True if it was waiting."""
+        return self._forget_waiting(p.account.id, only=p)
+
+    def forget(self, p: Participant) -> None:
+        """The connection is gone: it waits nowhere any more."""
+        self._forget_waiting(p.account.id, only=p)
+
+    def _forget_waiting(self, account_id: str, only: Participant | None = None) -> bool:
+        def keep(w: _Waiting) -> bool:
+            if w.participant.account.id != account_id:
+                return True
+            return only is not None and w.participant is not only
+
+        found = False
+        for name, queue in self._queues.items():
+            kept = [w for w in queue if keep(w)]
+            if len(kept) != len(queue):
+                found = True
+                queue[:] = kept
+                self._announce_queue(name)
+                self._arm_fill(name)
+        for invite in self._private.values():
+            kept = [w for w in invite.waiting if keep(w)]
+            if len(kept) != len(invite.waiting):
+                found = True
+                invite.waiting[:] = kept
+        return found
+
+    # -- tables --------------------------------------------------------------------------------------
+
+    async def _make_table(
+        self,
+        humans: list[_Waiting],
+        ruleset: Ruleset,
+        source: str,
+        timers: TableTimers,
+        *,
+        bot: str | None = None,
+        spectate: SpectatePolicy | None = None,
+    ) -> TableActor | None:
+        bot_name = bot or self.settings.fill_bot
+        entries: list[_Waiting | None] = [*humans, *([None] * (4 - len(humans)))]
+        self._rng.shuffle(entries)
+        seats: list[SeatSpec] = []
+        participants: dict[int, Participant] = {}
+        n_bots = 0
+        for seat, entry in enumerate(entries):
+            if entry is None:
+                n_bots += 1
+                seats.append(SeatSpec(name=f"{bot_name}-{n_bots}", kind=AccountKind.BOT, bot=bot_name))
+            else:
+                account = entry.participant.account
+                seats.append(SeatSpec(name=account.name, kind=account.kind, account_id=account.id))
+                participants[seat] = entry.participant
+        match_id = f"m-{secrets.token_hex(6)}"
+        table = TableActor(
+            match_id=match_id,
+            ruleset=ruleset,
+            seed=self._seed_source(),
+            seats=seats,
+            repo=self._repo,
+            clock=self._clock,
+            timers=timers,
+            spectate=spectate or self.settings.spectate,
+            commit_timeout_s=self.settings.commit_timeout_s,
+            commit_retry_s=self.settings.commit_retry_s,
+            retention_s=self.settings.finished_retention_s,
+            source=source,
+            on_end=self._table_ended,
+            on_retire=self._table_retired,
+        )
+        self.tables[match_id] = table
+        for seat, p in participants.items():
+            self._seats.setdefault(p.account.id, {})[match_id] = seat
+        try:
+            await table.start(participants)
+        except Exception:
+            log.exception("could not start table %s", match_id)
+            self._table_ended(table)
+            self.tables.pop(match_id, None)
+            for p in participants.values():
+                p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "the server could not open a table; join again"))
+            return None
+        log.info("table %s started (%s; %d players, %d bots)", match_id, source, len(humans), n_bots)
+        return table
+
+    def _table_ended(self, table: TableActor) -> None:
+        for seat in table.seats:
+            if seat.account_id is not None:
+                mine = self._seats.get(seat.account_id)
+                if mine is not None:
+                    mine.pop(table.match_id, None)
+                    if not mine:
+                        del self._seats[seat.account_id]
+
+    def _table_retired(self, table: TableActor) -> None:
+        self._table_ended(table)
+        if self.tables.get(table.match_id) is table:
+            del self.tables[table.match_id]
+
+    def _check_open(self) -> None:
+        if self.closing:
+            raise LobbyError(ErrorCode.BUSY_RETRY, "the server is shutting down; try again shortly")
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def settle(self) -> None:
+        """Wait for the lobby's background work (bot fill-ins) and every table to settle (tests)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks))
+        for table in list(self.tables.values()):
+            await table.settle()
+
+    async def shutdown(self) -> None:
+        """Refuse new joins and stop every table after the message it is handling."""
+        self.closing = True
+        for timer in self._fill_timers.values():
+            timer.cancel()
+        self._fill_timers.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*(t.stop() for t in list(self.tables.values())), return_exceptions=True)
+
+
+def _require(account: Account, scope: Scope) -> None:
+    if scope not in account.scopes:
+        raise LobbyError(ErrorCode.FORBIDDEN, f"this account may not {scope.value.replace('_', ' ')}")

@@ -1,0 +1,240 @@
+"""The in-memory :class:`~server.hub.repository.Repository`, until the SQL store lands.
+
+Matches, the step log, sessions and guests live in memory and are lost when the process exits.
+Player and bot accounts must outlive the process (``jantaku admin create-bot`` runs in another
+process than ``jantaku serve``), so when ``accounts_path`` is given they are kept in a small JSON
+file (``DATA_DIR/accounts.json``, mode 0600, written atomically). The server re-reads it when it
+changed, so a bot created or revoked while the server runs is seen at its next hello. This file is
+TEMPORARY: the SQL store replaces it (see ``docs/hub.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from server.hub.repository import (
+    Account,
+    AccountKind,
+    ConflictError,
+    MatchRecord,
+    MatchStatus,
+    NotFoundError,
+    ResultRecord,
+    Scope,
+    SessionRecord,
+    StepRecord,
+)
+
+ACCOUNTS_FILE_VERSION = 1
+
+
+class AccountFile:
+    """Player and bot accounts in one JSON document (token hashes only, never tokens)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._stamp: tuple[int, int] | None = None
+
+    def changed(self) -> bool:
+        return self._current_stamp() != self._stamp
+
+    def _current_stamp(self) -> tuple[int, int] | None:
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def load(self) -> list[Account]:
+        stamp = self._current_stamp()
+        if stamp is None:
+            self._stamp = None
+            return []
+        data = json.loads(self.path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("version") != ACCOUNTS_FILE_VERSION:
+            raise ValueError(f"{self.path}: not a version {ACCOUNTS_FILE_VERSION} accounts file")
+        self._stamp = stamp
+        return [_account_from_json(item) for item in data["accounts"]]
+
+    def save(self, accounts: Sequence[Account]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        doc = {"version": ACCOUNTS_FILE_VERSION, "accounts": [_account_to_json(a) for a in accounts]}
+        fd, tmp = tempfile.mkstemp(prefix=".accounts-", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(doc, f, indent=2, sort_keys=True)
+                f.write("\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self._stamp = self._current_stamp()
+
+
+def _account_to_json(a: Account) -> dict[str, Any]:
+    return {
+        "id": a.id,
+        "name": a.name,
+        "kind": a.kind.value,
+        "scopes": sorted(s.value for s in a.scopes),
+        "created_at": a.created_at,
+        "token_hash": a.token_hash,
+        "revoked_at": a.revoked_at,
+    }
+
+
+def _account_from_json(item: dict[str, Any]) -> Account:
+    return Account(
+        id=str(item["id"]),
+        name=str(item["name"]),
+        kind=AccountKind(item["kind"]),
+        scopes=frozenset(Scope(s) for s in item["scopes"]),
+        created_at=float(item["created_at"]),
+        token_hash=item.get("token_hash"),
+        revoked_at=item.get("revoked_at"),
+    )
+
+
+def _as_stored(step: StepRecord) -> StepRecord:
+    """The step as a database gives it back: its JSON through a JSON round trip (tuples become
+    lists), so code tested against this repository sees what the SQL store returns."""
+    return replace(
+        step,
+        action=json.loads(json.dumps(step.action)),
+        events=tuple(json.loads(json.dumps(list(step.events)))),
+    )
+
+
+class InMemoryRepository:
+    """Implements :class:`~server.hub.repository.Repository` (checked by the tests)."""
+
+    def __init__(self, accounts_path: Path | None = None) -> None:
+        self._file = AccountFile(accounts_path) if accounts_path is not None else None
+        self._accounts: dict[str, Account] = {}
+        self._sessions: dict[str, SessionRecord] = {}
+        self._matches: dict[str, MatchRecord] = {}
+        self._steps: dict[str, list[StepRecord]] = {}
+        self._results: dict[str, ResultRecord] = {}
+        self._refresh()
+
+    # -- accounts ------------------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        """Re-read the accounts file if another process changed it (players and bots only)."""
+        if self._file is None or not self._file.changed():
+            return
+        guests = {k: a for k, a in self._accounts.items() if a.kind is AccountKind.GUEST}
+        self._accounts = guests | {a.id: a for a in self._file.load()}
+
+    def _persist(self) -> None:
+        if self._file is not None:
+            self._file.save([a for a in self._accounts.values() if a.kind is not AccountKind.GUEST])
+
+    async def create_account(self, account: Account) -> None:
+        self._refresh()
+        if account.id in self._accounts:
+            raise ConflictError(f"account id {account.id!r} exists")
+        if account.kind is not AccountKind.GUEST and any(
+            a.name == account.name and a.kind is not AccountKind.GUEST for a in self._accounts.values()
+        ):
+            raise ConflictError(f"an account named {account.name!r} exists")
+        self._accounts[account.id] = account
+        if account.kind is not AccountKind.GUEST:
+            self._persist()
+
+    async def account_by_id(self, account_id: str) -> Account | None:
+        self._refresh()
+        return self._accounts.get(account_id)
+
+    async def account_by_name(self, name: str) -> Account | None:
+        self._refresh()
+        for a in self._accounts.values():
+            if a.name == name and a.kind is not AccountKind.GUEST:
+                return a
+        return None
+
+    async def list_accounts(self) -> Sequence[Account]:
+        self._refresh()
+        return sorted(
+            (a for a in self._accounts.values() if a.kind is not AccountKind.GUEST), key=lambda a: a.name
+        )
+
+    async def revoke_account(self, account_id: str, at: float) -> Account:
+        self._refresh()
+        account = self._accounts.get(account_id)
+        if account is None:
+            raise NotFoundError(f"no account {account_id!r}")
+        if account.revoked_at is None:
+            account = replace(account, revoked_at=at)
+            self._accounts[account_id] = account
+            self._sessions = {k: s for k, s in self._sessions.items() if s.account_id != account_id}
+            if account.kind is not AccountKind.GUEST:
+                self._persist()
+        return account
+
+    # -- sessions ------------------------------------------------------------------------------------
+
+    async def create_session(self, session: SessionRecord) -> None:
+        if session.id in self._sessions:
+            raise ConflictError(f"session {session.id!r} exists")
+        self._sessions[session.id] = session
+
+    async def session_by_id(self, session_id: str) -> SessionRecord | None:
+        return self._sessions.get(session_id)
+
+    async def delete_expired_sessions(self, now: float) -> int:
+        expired = [k for k, s in self._sessions.items() if s.expires_at <= now]
+        for k in expired:
+            del self._sessions[k]
+        return len(expired)
+
+    # -- matches -------------------------------------------------------------------------------------
+
+    async def create_match(self, match: MatchRecord) -> None:
+        if match.id in self._matches:
+            raise ConflictError(f"match {match.id!r} exists")
+        self._matches[match.id] = match
+        self._steps[match.id] = []
+
+    async def get_match(self, match_id: str) -> MatchRecord | None:
+        return self._matches.get(match_id)
+
+    async def finish_match(
+        self, match_id: str, status: MatchStatus, ended_at: float, seed_hex: str | None
+    ) -> None:
+        match = self._matches.get(match_id)
+        if match is None:
+            raise NotFoundError(f"no match {match_id!r}")
+        self._matches[match_id] = replace(match, status=status, ended_at=ended_at, seed_hex=seed_hex)
+
+    async def append_step(self, step: StepRecord) -> None:
+        log = self._steps.get(step.match_id)
+        if log is None:
+            raise NotFoundError(f"no match {step.match_id!r}")
+        step = _as_stored(step)
+        if step.step < len(log) and log[step.step] == step:
+            return  # the same write again (a retry after an uncertain outcome)
+        if step.step != len(log):
+            raise ConflictError(f"match {step.match_id}: step {step.step} but the log expects {len(log)}")
+        log.append(step)
+
+    async def steps(self, match_id: str, after: int = -1) -> Sequence[StepRecord]:
+        return tuple(self._steps.get(match_id, ())[after + 1 :])
+
+    async def step_count(self, match_id: str) -> int:
+        return len(self._steps.get(match_id, ()))
+
+    async def record_result(self, result: ResultRecord) -> None:
+        self._results[result.match_id] = result
+
+    async def get_result(self, match_id: str) -> ResultRecord | None:
+        return self._results.get(match_id)

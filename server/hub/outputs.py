@@ -1,0 +1,128 @@
+"""The small interface between the tables/lobby and a protocol adapter.
+
+Tables and the lobby speak engine values (already redacted by :func:`server.engine.views.redact`,
+the only redaction) to a :class:`Participant`; an adapter turns them into its own wire format. Our
+websocket protocol is :mod:`server.hub.session`; an mjai endpoint would be a second adapter
+implementing the same :class:`Participant` and feeding the same inbox messages
+(:mod:`server.hub.table`), with no change to the table.
+
+``deliver`` must never block and never raise: an adapter queues what it gets (bounded) and drops its
+own connection when the queue overflows. That is how a slow client can never stall a table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from client_protocol.errors import ErrorCode
+from client_protocol.messages import MatchEndReason
+from server.engine.actions import Action
+from server.engine.events import Event
+from server.hub.repository import Account, AccountKind
+
+
+@dataclass(frozen=True, slots=True)
+class TablePlayerInfo:
+    name: str
+    kind: AccountKind
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedOut:
+    """Waiting for a table: quick match ``preset``, or a private table."""
+
+    preset: str
+    players_waiting: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatedOut:
+    match_id: str
+    seat: int | None  # None: spectating
+    players: tuple[TablePlayerInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EventsOut:
+    """Events ``first_version``, ``first_version + 1``, ... of the receiver's stream."""
+
+    match_id: str
+    first_version: int
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CatchupOut:
+    """The receiver's whole stream so far (versions 1..len(events)) after a join or resume; the
+    client has everything up to ``since_version``. The adapter sends the missing tail or a snapshot."""
+
+    match_id: str
+    seat: int | None
+    since_version: int
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptOut:
+    match_id: str
+    step: int
+    seat: int
+    version: int
+    legal: frozenset[Action]
+    deadline_ms: int
+    bank_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class AckOut:
+    request_id: int
+    step: int
+    duplicate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorOut:
+    code: ErrorCode
+    message: str
+    request_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultOut:
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    final_points: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEndOut:
+    match_id: str
+    reason: MatchEndReason
+    result: ResultOut | None
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    match_id: str | None
+
+
+Outbound = (
+    QueuedOut | SeatedOut | EventsOut | CatchupOut | PromptOut | AckOut | ErrorOut | MatchEndOut | LeftOut
+)
+
+
+class Participant(Protocol):
+    """One connected client as seen by tables and the lobby (one per connection)."""
+
+    @property
+    def participant_id(self) -> str:
+        """Unique per connection (for logs)."""
+        ...
+
+    @property
+    def account(self) -> Account: ...
+
+    def deliver(self, item: Outbound) -> None:
+        """Queue ``item`` for the client; never blocks, never raises."""
+        ...

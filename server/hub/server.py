@@ -1,0 +1,327 @@
+"""The hub process: the websockets server, its HTTP endpoints, and graceful shutdown.
+
+URLs (all on one port)::
+
+    ws://HOST:PORT/ws            the Jantaku protocol (docs/protocol.md)
+    GET /healthz                 200 "ok"
+    GET /private/new?...         open a private table (Authorization: Bearer TOKEN), JSON answer
+    GET anything else            ``http_fallback`` (the browser client's files), else 404;
+                                 without a fallback, ``/`` is a short text page with these URLs
+
+Browsers must come from an allowed ``Origin`` (same host as the ``Host`` header by default, plus
+``allowed_origins``); clients that send no ``Origin`` (bots, scripts) are accepted.
+
+Shutdown (SIGTERM/SIGINT in ``jantaku serve``): stop accepting connections, refuse new joins, let
+every table finish the message it is handling (its commit included), then close every connection
+with 1012 after its queued messages, waiting at most ``shutdown_grace_s``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http
+import json
+import logging
+import random
+import socket
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from server.engine.rules import Ruleset
+from server.hub.auth import Authenticator, AuthError
+from server.hub.clock import Clock, SystemClock
+from server.hub.connection import ConnectionAdapter
+from server.hub.lobby import Lobby, LobbyError
+from server.hub.repository import Repository
+from server.hub.session import CLOSE_RESTART, ProtocolSession
+from server.hub.settings import ConnectionLimits, HubSettings
+
+log = logging.getLogger(__name__)
+
+WS_PATH = "/ws"
+AdapterFactory = Callable[["Hub", ServerConnection], ConnectionAdapter]
+HttpResponse = tuple[int, list[tuple[str, str]], bytes]
+HttpFallback = Callable[[str], HttpResponse | None]
+"""Answers the GETs the hub does not answer itself (the browser client's static files):
+``(status, headers, body)`` or None for 404. ``jantaku serve`` plugs in ``server.web.static``."""
+_TIMER_PARAMS = ("action_ms", "bank_ms", "min_call_ms", "disconnect_grace_ms", "bot_delay_ms")
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """No Origin (not a browser) is fine; a browser must come from the same host or an allowed one.
+
+    >>> origin_allowed(None, "example.org", ())
+    True
+    >>> origin_allowed("http://example.org:8000", "example.org:8765", ())
+    True
+    >>> origin_allowed("https://evil.test", "example.org:8765", ())
+    False
+    >>> origin_allowed("https://friend.test", "example.org", ("https://friend.test",))
+    True
+    """
+    if origin is None:
+        return True
+    if "*" in allowed or origin in allowed:
+        return True
+    try:
+        origin_host = urlsplit(origin).hostname
+        request_host = urlsplit(f"//{host}").hostname if host else None
+    except ValueError:
+        return False
+    return origin_host is not None and origin_host == request_host
+
+
+class Hub:
+    """Everything one server process runs: auth, lobby, tables, connections."""
+
+    def __init__(
+        self,
+        settings: HubSettings,
+        repo: Repository,
+        *,
+        clock: Clock | None = None,
+        rulesets: Mapping[str, Ruleset] | None = None,
+        seed_source: Callable[[], bytes] | None = None,
+        rng: random.Random | None = None,
+        wall: Callable[[], float] = time.time,
+        http_fallback: HttpFallback | None = None,
+    ) -> None:
+        self.settings = settings
+        self._http_fallback = http_fallback
+        self.repo = repo
+        self._clock = clock or SystemClock()
+        self._auth = Authenticator(repo, session_ttl_s=settings.session_ttl_s, wall=wall)
+        self._lobby = Lobby(
+            repo=repo,
+            clock=self._clock,
+            settings=settings,
+            rulesets=rulesets,
+            seed_source=seed_source,
+            rng=rng,
+        )
+        # One adapter per websocket path: our protocol at /ws; an mjai endpoint would add its own.
+        self.adapters: dict[str, AdapterFactory] = {WS_PATH: ProtocolSession}
+        self._by_account: dict[str, ConnectionAdapter] = {}
+        self._sessions: set[ConnectionAdapter] = set()
+        self._server: Server | None = None
+        self._port: int | None = None
+        self.closing = False
+
+    # -- SessionHost ---------------------------------------------------------------------------------
+
+    @property
+    def auth(self) -> Authenticator:
+        return self._auth
+
+    @property
+    def lobby(self) -> Lobby:
+        return self._lobby
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @property
+    def limits(self) -> ConnectionLimits:
+        return self.settings.limits
+
+    def register(self, session: ConnectionAdapter) -> None:
+        old = self._by_account.get(session.account.id)
+        self._by_account[session.account.id] = session
+        if old is not None and old is not session:
+            old.replaced()
+
+    def unregister(self, session: ConnectionAdapter) -> None:
+        if self._by_account.get(session.account.id) is session:
+            del self._by_account[session.account.id]
+
+    def connection_of(self, account_id: str) -> ConnectionAdapter | None:
+        return self._by_account.get(account_id)
+
+    # -- serving -------------------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        assert self._port is not None, "not started"
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self._display_host()}:{self.port}{WS_PATH}"
+
+    @property
+    def serves_browser_client(self) -> bool:
+        return self._http_fallback is not None
+
+    def urls(self) -> dict[str, str]:
+        base = f"{self._display_host()}:{self.port}"
+        return {
+            "browser": f"http://{base}/",
+            "websocket": f"ws://{base}{WS_PATH}",
+            "health": f"http://{base}/healthz",
+            "private": f"http://{base}/private/new?preset=tenhou&bots=0",
+        }
+
+    def _display_host(self) -> str:
+        host = self.settings.host
+        if host in ("", "0.0.0.0", "::"):
+            return "127.0.0.1"
+        return f"[{host}]" if ":" in host else host
+
+    async def start(self) -> None:
+        limits = self.settings.limits
+        self._server = await serve(
+            self._handle,
+            self.settings.host,
+            self.settings.port,
+            compression=None,
+            max_size=limits.max_message_bytes,
+            max_queue=16,
+            write_limit=limits.write_limit,
+            open_timeout=limits.open_timeout_s,
+            ping_interval=limits.ping_interval_s,
+            ping_timeout=limits.ping_timeout_s,
+            close_timeout=limits.close_timeout_s,
+            process_request=self._process_request,
+            server_header="jantaku",
+        )
+        self._port = int(next(iter(self._server.sockets)).getsockname()[1])
+        log.info("serving on %s", self.url)
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        send_buffer = self.settings.limits.send_buffer_bytes
+        sock = ws.transport.get_extra_info("socket")
+        if send_buffer is not None and sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+        assert ws.request is not None
+        factory = self.adapters[urlsplit(ws.request.path).path]
+        session = factory(self, ws)
+        self._sessions.add(session)
+        try:
+            await session.run()
+        finally:
+            self._sessions.discard(session)
+
+    async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = urlsplit(request.path).path
+        if path == "/healthz":
+            return connection.respond(http.HTTPStatus.OK, "ok\n")
+        if path in self.adapters:
+            origin = request.headers.get("Origin")
+            if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
+                log.info("refused a websocket from origin %r", origin)
+                return connection.respond(http.HTTPStatus.FORBIDDEN, "origin not allowed\n")
+            if self.closing:
+                return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "shutting down\n")
+            return None
+        if path == "/private/new":
+            return await self._create_private(connection, request)
+        if self._http_fallback is not None:
+            found = self._http_fallback(path)
+            if found is not None:
+                status, headers, body = found
+                return Response(status, http.HTTPStatus(status).phrase, Headers(headers), body)
+        if path == "/":
+            lines = [f"Jantaku hub. {name}: {url}" for name, url in self.urls().items() if name != "browser"]
+            return connection.respond(http.HTTPStatus.OK, "\n".join(lines) + "\n")
+        return connection.respond(http.HTTPStatus.NOT_FOUND, "not found\n")
+
+    async def _create_private(self, connection: ServerConnection, request: Request) -> Response:
+        header = request.headers.get("Authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return _json(
+                connection, http.HTTPStatus.UNAUTHORIZED, {"error": "Authorization: Bearer TOKEN needed"}
+            )
+        try:
+            account = await self._auth.account_for_bearer(token.strip())
+        except AuthError as exc:
+            return _json(connection, http.HTTPStatus.UNAUTHORIZED, {"error": exc.message})
+        query = parse_qs(urlsplit(request.path).query)
+
+        def one(name: str, default: str | None = None) -> str | None:
+            values = query.get(name)
+            return values[-1] if values else default
+
+        try:
+            rules_text = one("rules")
+            rules: Any = json.loads(rules_text) if rules_text else None
+            if rules is not None and not isinstance(rules, dict):
+                raise ValueError("rules must be a JSON object")
+            timers = {k: int(v) for k in _TIMER_PARAMS if (v := one(k)) is not None}
+            invite = await self._lobby.create_private(
+                account,
+                preset=one("preset", "tenhou") or "tenhou",
+                rules=rules,
+                bots=int(one("bots", "0") or "0"),
+                bot=one("bot"),
+                timers=timers,
+                spectators=(one("spectators", "true") or "true").lower() not in ("0", "false", "no"),
+            )
+        except LobbyError as exc:
+            status = (
+                http.HTTPStatus.FORBIDDEN if exc.code.value == "forbidden" else http.HTTPStatus.BAD_REQUEST
+            )
+            return _json(connection, status, {"error": exc.message, "code": exc.code.value})
+        except ValueError as exc:
+            return _json(connection, http.HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+        return _json(
+            connection,
+            http.HTTPStatus.OK,
+            {
+                "code": invite.code,
+                "preset": invite.preset,
+                "bots": invite.bots,
+                "players_needed": invite.humans,
+                "expires_in_s": round(invite.expires_at - self._clock.now()),
+                "join": {"type": "join", "target": {"type": "private", "code": invite.code}},
+            },
+        )
+
+    # -- shutdown ------------------------------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """Stop accepting, stop the tables after their current message, close everyone with 1012."""
+        if self.closing:
+            return
+        self.closing = True
+        log.info("shutting down")
+        if self._server is not None:
+            self._server.close(close_connections=False)
+        await self._lobby.shutdown()
+        sessions = list(self._sessions)
+        for session in sessions:
+            session.close(CLOSE_RESTART, "server restarting")
+        grace = self.settings.shutdown_grace_s
+        if sessions:
+            await asyncio.gather(*(s.finish(grace) for s in sessions), return_exceptions=True)
+        if self._server is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(grace):
+                    await self._server.wait_closed()
+        log.info("stopped")
+
+
+def _json(connection: ServerConnection, status: http.HTTPStatus, body: dict[str, Any]) -> Response:
+    response = connection.respond(status, json.dumps(body) + "\n")
+    del response.headers["Content-Type"]
+    response.headers["Content-Type"] = "application/json"
+    return response
+
+
+@contextlib.asynccontextmanager
+async def running_hub(settings: HubSettings, repo: Repository, **options: Any) -> AsyncIterator[Hub]:
+    """Start a hub and shut it down afterwards (tests, embedding)."""
+    hub = Hub(settings, repo, **options)
+    await hub.start()
+    try:
+        yield hub
+    finally:
+        await hub.shutdown()

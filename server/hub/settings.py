@@ -1,0 +1,118 @@
+"""Every knob of the hub, with its default, in one frozen value (``docs/hub.md`` documents each).
+
+>>> TableTimers().action_ms, TableTimers().bank_ms
+(5000, 10000)
+>>> HubSettings().port
+8765
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from client_protocol.messages import MAX_CLIENT_MESSAGE_BYTES
+
+
+class SettingsError(ValueError):
+    """A setting out of its range (the message names the setting and the value)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableTimers:
+    """Time per decision, in milliseconds on the server's clock (configurable per table).
+
+    ``action_ms`` is the per-decision time; once it runs out the seat's ``bank_ms`` (per player and
+    match) is used; when both are gone the table plays the engine's default action. ``min_call_ms``
+    is the uniform minimum call window: after every discard (or added/closed kan) the table waits at
+    least this long before anything that follows is shown, whether or not anyone could call, so how
+    long others take never reveals who could call (0 turns it off). A disconnected seat is played
+    after ``disconnect_grace_ms``; a built-in bot answers after ``bot_delay_ms``.
+    """
+
+    action_ms: int = 5000
+    bank_ms: int = 10000
+    min_call_ms: int = 0
+    disconnect_grace_ms: int = 0
+    bot_delay_ms: int = 0
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3_600_000:
+                raise SettingsError(f"{f.name} must be an integer from 0 to 3600000 ms, got {value!r}")
+
+    def replace(self, **changes: int) -> TableTimers:
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatePolicy:
+    """Spectators see public information only, and each event only once the table has moved
+    ``delay_steps`` steps past it and ``delay_s`` seconds have passed since the seats saw it."""
+
+    delay_steps: int = 0
+    delay_s: float = 5.0
+    allowed: bool = True
+
+    def __post_init__(self) -> None:
+        if self.delay_steps < 0 or self.delay_s < 0:
+            raise SettingsError(f"spectator delays must be >= 0, got {self.delay_steps}, {self.delay_s}")
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    """Robustness limits of one websocket connection."""
+
+    max_message_bytes: int = MAX_CLIENT_MESSAGE_BYTES  # a larger frame closes the connection (1009)
+    hello_timeout_s: float = 5.0  # no hello by then: closed
+    open_timeout_s: float = 10.0  # the HTTP/websocket opening handshake
+    ping_interval_s: float = 6.0  # websocket pings; a dead peer is dropped after interval + timeout
+    ping_timeout_s: float = 6.0
+    close_timeout_s: float = 3.0
+    outbound_queue: int = 512  # messages waiting for a slow reader; full: the connection is dropped
+    write_limit: int = 32 * 1024  # bytes buffered by the transport before the writer waits
+    send_buffer_bytes: int | None = None  # the socket's kernel send buffer (SO_SNDBUF); None: OS default
+    rate_per_s: float = 20.0  # token bucket: sustained messages per second ...
+    rate_burst: int = 40  # ... and burst
+    max_violations: int = 10  # rate-limited or malformed messages tolerated, then closed (1008)
+    snapshot_after: int = 64  # a resume missing more events than this gets a snapshot instead
+
+    def __post_init__(self) -> None:
+        if self.outbound_queue < 2 * self.snapshot_after + 16:
+            raise SettingsError(
+                f"outbound_queue ({self.outbound_queue}) must hold a whole catch-up: "
+                f"at least 2 x snapshot_after ({self.snapshot_after}) + 16"
+            )
+        if self.rate_per_s <= 0 or self.rate_burst < 1 or self.max_violations < 1:
+            raise SettingsError("rate_per_s, rate_burst and max_violations must be positive")
+
+
+@dataclass(frozen=True, slots=True)
+class HubSettings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    data_dir: Path = Path("data")
+    database_url: str | None = None
+    timers: TableTimers = field(default_factory=TableTimers)
+    spectate: SpectatePolicy = field(default_factory=SpectatePolicy)
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    bot_fill_after_s: float = 10.0  # quick match: built-in bots take the empty seats after this wait
+    fill_bot: str = "greedy"  # which built-in bot fills empty seats
+    session_ttl_s: float = 24 * 3600.0  # a session token (welcome) resumes the player this long
+    private_ttl_s: float = 3600.0  # an invite code that never filled its table expires
+    max_private_per_account: int = 3  # open (unfilled) private tables per creator
+    finished_retention_s: float = 120.0  # a finished table still answers resumes this long
+    commit_timeout_s: float = 5.0  # a store write slower than this is answered busy_retry
+    commit_retry_s: float = 1.0  # a timed-out or failed store write for a timer/bot step is retried
+    shutdown_grace_s: float = 5.0  # SIGTERM: time for tables and outbound queues to flush
+    allowed_origins: tuple[str, ...] = ()  # browser Origins allowed besides same-host ("*": any)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise SettingsError(f"port must be 0..65535, got {self.port}")
+        if self.bot_fill_after_s < 0:
+            raise SettingsError(f"bot_fill_after_s must be >= 0, got {self.bot_fill_after_s}")
+        if self.commit_timeout_s <= 0 or self.commit_retry_s <= 0:
+            raise SettingsError("commit_timeout_s and commit_retry_s must be > 0")

@@ -1,0 +1,106 @@
+"""A match's event stream as the table publishes it, and the spectators who follow it late.
+
+:class:`EventStream` holds the omniscient events (version ``v`` is ``events[v - 1]``), the log step
+that produced each and when the seats saw it; ``published`` events have gone to the seats (the rest
+are held back by the minimum call window).
+
+:class:`SpectatorFeed` releases published events to spectators once the table has moved
+``delay_steps`` steps past the step that produced them and ``delay_s`` seconds have passed since
+the seats saw them (``SpectatePolicy``), and everything when the match ends. Redaction is
+``server.engine.views.redact(event, None)``, as for any viewer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.engine import redact_all
+from server.engine.events import Event
+from server.hub.outputs import EventsOut, Outbound, Participant
+from server.hub.settings import SpectatePolicy
+
+
+class EventStream:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.steps: list[int] = []  # the log step that produced each event
+        self.times: list[float] = []  # when each event was published to the seats
+        self.published = 0  # events sent to the seats
+        self.public_step = 0  # the engine step as the seats know it
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    @property
+    def all_published(self) -> bool:
+        return self.published == len(self.events)
+
+    def append(self, events: Sequence[Event], step: int, now: float) -> None:
+        self.events.extend(events)
+        self.steps.extend([step] * len(events))
+        self.times.extend([now] * len(events))
+
+    def publish(self, upto: int, now: float, engine_step: int) -> tuple[Event, ...]:
+        """Mark events ``published + 1 .. upto`` as seen by the seats now; returns them."""
+        first = self.published
+        if upto <= first:
+            return ()
+        for i in range(first, upto):
+            self.times[i] = now
+        self.published = upto
+        if self.all_published:
+            self.public_step = engine_step
+        return tuple(self.events[first:upto])
+
+
+class SpectatorFeed:
+    def __init__(self, match_id: str, policy: SpectatePolicy) -> None:
+        self.match_id = match_id
+        self.policy = policy
+        self.members: dict[Participant, None] = {}
+        self.released = 0  # events released so far (versions 1..released)
+
+    def __contains__(self, participant: Participant) -> bool:
+        return participant in self.members
+
+    def __bool__(self) -> bool:
+        return bool(self.members)
+
+    def add(self, participant: Participant) -> None:
+        self.members[participant] = None
+
+    def remove(self, participant: Participant) -> bool:
+        if participant in self.members:
+            del self.members[participant]
+            return True
+        return False
+
+    def broadcast(self, item: Outbound) -> None:
+        for member in self.members:
+            member.deliver(item)
+
+    def next_release(self, stream: EventStream) -> float | None:
+        """When the next event may go out (None: nothing to release, or waiting for steps)."""
+        i = self.released
+        if i >= stream.published or stream.public_step - stream.steps[i] < self.policy.delay_steps:
+            return None
+        return stream.times[i] + self.policy.delay_s
+
+    def release(self, now: float, stream: EventStream, *, everything: bool = False) -> bool:
+        """Send what the delay allows (all that is published with ``everything``); True if any."""
+        upto = self.released
+        if everything:
+            upto = stream.published
+        else:
+            while upto < stream.published:
+                if stream.public_step - stream.steps[upto] < self.policy.delay_steps:
+                    break
+                if now - stream.times[upto] < self.policy.delay_s:
+                    break
+                upto += 1
+        if upto <= self.released:
+            return False
+        batch = redact_all(tuple(stream.events[self.released : upto]), None)
+        self.broadcast(EventsOut(self.match_id, self.released + 1, batch))
+        self.released = upto
+        return True

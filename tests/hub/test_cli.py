@@ -1,0 +1,113 @@
+"""``jantaku admin ...`` and ``jantaku serve`` (in a real subprocess, stopped with SIGTERM)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from client_protocol.client import Client
+from client_protocol.errors import ConnectionLostError
+from client_protocol.messages import Seated, TokenAuth
+from server.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_admin_creates_lists_and_revokes_accounts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = ["--data-dir", str(tmp_path)]
+    assert main(["admin", "create-bot", "robo", *data]) == 0
+    out = capsys.readouterr().out
+    token = out.strip().splitlines()[-1]
+    assert re.fullmatch(r"b-[0-9a-f]{16}\.[A-Za-z0-9_\-]{43}", token)
+    assert main(["admin", "create-player", "alice", *data]) == 0
+    assert main(["admin", "create-bot", "robo", *data]) == 1  # names are unique
+    capsys.readouterr()
+    assert main(["admin", "list", *data]) == 0
+    listing = capsys.readouterr().out
+    assert "robo" in listing and "alice" in listing and token not in listing
+    assert token not in (tmp_path / "accounts.json").read_text()
+    assert main(["admin", "revoke", "robo", *data]) == 0
+    assert main(["admin", "revoke", "nobody", *data]) == 1
+    assert main(["admin", "list", *data]) == 0
+    assert "revoked" in capsys.readouterr().out
+    doc = json.loads((tmp_path / "accounts.json").read_text())
+    assert {a["name"] for a in doc["accounts"]} == {"robo", "alice"}
+
+
+def test_admin_and_serve_refuse_what_they_cannot_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["admin", "create-bot", "x", "--database-url", "postgresql://db/x"]) == 2
+    assert "not available yet" in capsys.readouterr().err
+    assert main(["admin", "create-bot", "bad name", "--data-dir", str(tmp_path)]) == 1
+    assert main(["admin"]) == 2
+    assert main(["serve", "--action-ms", "-5", "--data-dir", str(tmp_path)]) == 2
+    assert main(["serve", "--port", "99999", "--data-dir", str(tmp_path)]) == 2
+
+
+@pytest.mark.asyncio
+async def test_serve_runs_until_sigterm_and_closes_with_1012(tmp_path: Path) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server.cli",
+        "serve",
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp_path),
+        "--log-level",
+        "WARNING",
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        async with asyncio.timeout(20):
+            line = (await proc.stdout.readline()).decode()
+        url = re.search(r"ws://\S+/ws", line)
+        assert url is not None, line
+        port = int(url.group(0).rsplit(":", 1)[1].split("/")[0])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert (await reader.read()).startswith(b"HTTP/1.1 200")
+        writer.close()
+        # A bot created by `jantaku admin` (another process) while the server runs can play.
+        admin = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "server.cli",
+            "admin",
+            "create-bot",
+            "robo",
+            "--data-dir",
+            str(tmp_path),
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        out, _ = await admin.communicate()
+        assert admin.returncode == 0
+        bot_token = out.decode().strip().splitlines()[-1]
+        async with await Client.connect(url.group(0), TokenAuth(token=bot_token)) as client:
+            await client.join_queue("tenhou+bots")
+            async for message in client:
+                if isinstance(message, Seated):
+                    break
+            proc.send_signal(signal.SIGTERM)
+            with pytest.raises(ConnectionLostError) as lost:
+                while True:
+                    await client.recv()
+            assert lost.value.code == 1012
+        async with asyncio.timeout(20):
+            assert await proc.wait() == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
