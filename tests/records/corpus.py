@@ -1,11 +1,13 @@
 """Where the shared game-record corpus lives, and parameter lists over its files.
 
 The corpus sits next to the checkout (``../shared/corpus``); without it, corpus tests are skipped
-with a reason instead of failing.
+with a reason on a developer's machine, but in CI (``CI=true``, where shared/ is always beside the
+clone) a missing corpus fails the run instead of hiding the conformance tests.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,9 @@ CORPUS = Path(__file__).parents[2].parent / "shared" / "corpus"
 MJLOG_DIR = CORPUS / "tenhou_mjlog"
 TENHOU6_DIR = CORPUS / "tenhou6_json"
 SKIP_REASON = f"the game-record corpus is not at {CORPUS} (it lives next to the checkout)"
+
+if os.environ.get("CI") == "true" and not CORPUS.is_dir():
+    raise RuntimeError(f"CI=true but {SKIP_REASON}: the conformance tests must run in CI")
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=SKIP_REASON)
 
