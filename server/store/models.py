@@ -1,0 +1,233 @@
+"""The schema: typed SQLAlchemy 2.x models (``docs/store.md`` draws it).
+
+Every constraint and index is named by :data:`NAMING_CONVENTION`, so migrations can name what they
+alter on both databases. Ids are strings chosen by the hub (``p-…``, ``m-…``); timestamps are
+timezone-aware UTC (:class:`~server.store.types.UTCDateTime`); JSON documents are ``sa.JSON``.
+
+The migrations in ``migrations/versions/`` must build exactly this schema:
+``tests/store/test_migrations.py`` compares them (the ``alembic check`` of CI) on SQLite and
+PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from server.store.types import UTCDateTime
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# Column presets.
+ID_LENGTH = 64
+entity_id = Annotated[str, mapped_column(String(ID_LENGTH), primary_key=True)]
+sha256_hex = Annotated[str, mapped_column(String(64))]
+short_text = Annotated[str, mapped_column(String(64))]
+timestamp = Annotated[datetime, mapped_column(UTCDateTime())]
+optional_timestamp = Annotated[datetime | None, mapped_column(UTCDateTime())]
+seat_number = Annotated[int, mapped_column(Integer)]
+json_doc = Annotated[Any, mapped_column(JSON)]
+# Python None is SQL NULL (not the JSON document ``null``).
+optional_json_doc = Annotated[Any, mapped_column(JSON(none_as_null=True), nullable=True)]
+
+ACCOUNT_KINDS = ("guest", "player", "bot")
+MATCH_STATUSES = ("running", "completed", "aborted")
+HAND_OUTCOMES = ("won", "drawn")
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class AccountRow(Base):
+    """A guest, registered player or bot. Only sha256 of the API token is stored."""
+
+    __tablename__ = "accounts"
+    __table_args__ = (
+        CheckConstraint(_one_of("kind", ACCOUNT_KINDS), name="kind"),
+        # Players and bots have unique names; guests may share theirs.
+        Index(
+            "uq_accounts_registered_name",
+            "name",
+            unique=True,
+            sqlite_where=text("kind != 'guest'"),
+            postgresql_where=text("kind != 'guest'"),
+        ),
+    )
+
+    id: Mapped[entity_id]
+    name: Mapped[short_text]
+    kind: Mapped[str] = mapped_column(String(16))
+    scopes: Mapped[json_doc]  # sorted list of scope names
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    created_at: Mapped[timestamp]
+    revoked_at: Mapped[optional_timestamp]
+
+
+class SessionRow(Base):
+    """A resumable session (the ``session_token`` of ``welcome``), hashed."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[entity_id]
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    account_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[timestamp]
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+
+
+class MatchRow(Base):
+    """One match: what rules, which commitments, which versions; the seed once it is over."""
+
+    __tablename__ = "matches"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", MATCH_STATUSES), name="status"),
+        # Commit-reveal: the seed is public only once the match can no longer be played.
+        CheckConstraint("seed_hex IS NULL OR status != 'running'", name="seed_revealed_after_end"),
+    )
+
+    id: Mapped[entity_id]
+    # The exact canonical document: ruleset_hash is computed over these bytes, so it is kept as
+    # text, not re-serialised JSON.
+    ruleset_json: Mapped[str] = mapped_column(Text)
+    ruleset_hash: Mapped[str] = mapped_column(String(64), index=True)
+    seed_commitment: Mapped[sha256_hex]
+    seed_hex: Mapped[str | None] = mapped_column(String(256))
+    engine_version: Mapped[str] = mapped_column(String(32))
+    wall_algorithm: Mapped[short_text]
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    source: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+    ended_at: Mapped[optional_timestamp]
+
+    seats: Mapped[list[SeatRow]] = relationship(
+        back_populates="match", order_by="SeatRow.seat", lazy="raise", passive_deletes=True
+    )
+    hands: Mapped[list[HandResultRow]] = relationship(
+        order_by="HandResultRow.hand_index", lazy="raise", viewonly=True
+    )
+    results: Mapped[list[MatchResultRow]] = relationship(
+        order_by="MatchResultRow.seat", lazy="raise", viewonly=True
+    )
+
+
+class SeatRow(Base):
+    """Who sits where in a match (built-in bots have no account)."""
+
+    __tablename__ = "seats"
+    __table_args__ = (CheckConstraint("seat BETWEEN 0 AND 3", name="seat"),)
+
+    match_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[seat_number] = mapped_column(primary_key=True)
+    account_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), ForeignKey("accounts.id"), index=True)
+    name: Mapped[short_text]
+    kind: Mapped[str] = mapped_column(String(16))
+    bot: Mapped[str | None] = mapped_column(String(64))
+
+    match: Mapped[MatchRow] = relationship(back_populates="seats", lazy="raise")
+
+
+class StepRow(Base):
+    """The append-only event log: step ``k`` of a match is the action applied at engine step
+    ``k - 1`` (step 0: the deal) with every event it produced, omniscient."""
+
+    __tablename__ = "steps"
+    __table_args__ = (CheckConstraint("step >= 0", name="step"),)
+
+    match_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    step: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    action: Mapped[optional_json_doc]
+    events: Mapped[json_doc]  # list of event objects, wire vocabulary
+    request_id: Mapped[int | None] = mapped_column(BigInteger)
+    applied_at: Mapped[timestamp]
+
+
+class HandResultRow(Base):
+    """One hand of a match, projected from the step log in the same transaction as the steps
+    (``server.store.projection``): how it started, how it ended, and the revealed wall."""
+
+    __tablename__ = "hand_results"
+    __table_args__ = (CheckConstraint(_one_of("outcome", HAND_OUTCOMES), name="outcome"),)
+
+    match_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    hand_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_wind: Mapped[int]
+    kyoku: Mapped[int]
+    honba: Mapped[int]
+    riichi_sticks: Mapped[int]
+    dealer: Mapped[seat_number]
+    scores_before: Mapped[json_doc]
+    wall_commitment: Mapped[sha256_hex]
+    start_step: Mapped[int]
+    end_step: Mapped[int | None]
+    outcome: Mapped[str | None] = mapped_column(String(16))  # None while the hand is played
+    draw_reason: Mapped[str | None] = mapped_column(String(32))
+    wins: Mapped[json_doc]  # one object per winner: seat, from_seat, yaku, han, fu, points, ...
+    tenpai: Mapped[optional_json_doc]  # drawn hands: tenpai flag per seat
+    nagashi: Mapped[optional_json_doc]  # drawn hands: seats paid nagashi mangan
+    deltas: Mapped[optional_json_doc]
+    scores_after: Mapped[optional_json_doc]
+    wall_salt: Mapped[str | None] = mapped_column(String(128))
+    wall: Mapped[optional_json_doc]  # the revealed wall, mpsz tile names
+
+
+class MatchResultRow(Base):
+    """Final standings, one row per seat."""
+
+    __tablename__ = "match_results"
+
+    match_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[seat_number] = mapped_column(primary_key=True)
+    score: Mapped[int]
+    rank: Mapped[int]
+    final_points: Mapped[float] = mapped_column(Float)
+
+
+class AuditRow(Base):
+    """Admin audit log: who did what, to which match, when. Kept when a match is deleted."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+    actor_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), ForeignKey("accounts.id"))
+    actor: Mapped[short_text]  # the account name, or "cli:<os user>" for local commands
+    action: Mapped[short_text]  # "game.read", "game.export", "account.revoke", ...
+    match_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), index=True)
+    detail: Mapped[json_doc]

@@ -1,0 +1,579 @@
+"""The SQL implementation of the hub's :class:`~server.hub.repository.Repository`.
+
+>>> import asyncio, tempfile
+>>> async def demo(path: str) -> int:
+...     async with await SqlRepository.open(sqlite_url(path)) as repo:
+...         return await repo.step_count("m-none")
+>>> with tempfile.TemporaryDirectory() as d:
+...     asyncio.run(demo(d + "/j.sqlite3"))
+0
+
+Steps go through the group-commit writer (:mod:`server.store.writer`); everything else is one
+short transaction per call. Besides the Protocol, the repository answers what crash recovery and
+the admin pages need: :meth:`~SqlRepository.unfinished_matches`, :meth:`~SqlRepository.list_matches`,
+:meth:`~SqlRepository.hand_results`, :meth:`~SqlRepository.record_audit` /
+:meth:`~SqlRepository.audit_entries`.
+
+Timestamps are unix seconds at the Protocol and aware UTC datetimes in the database, kept to the
+microsecond (so a value read back may differ from the one written below a microsecond).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Self
+
+from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from server.hub.repository import (
+    JSON,
+    Account,
+    AccountKind,
+    ConflictError,
+    MatchRecord,
+    MatchStatus,
+    NotFoundError,
+    ResultRecord,
+    Scope,
+    SeatRecord,
+    SessionRecord,
+    StepRecord,
+)
+from server.store.db import create_engine, sqlite_url, verify_engine, write_connection, write_gate
+from server.store.migrate import require_current_schema, upgrade
+from server.store.models import (
+    AccountRow,
+    AuditRow,
+    HandResultRow,
+    MatchResultRow,
+    MatchRow,
+    SeatRow,
+    SessionRow,
+    StepRow,
+)
+from server.store.projection import replay_ops
+from server.store.types import from_unix, from_unix_opt, to_unix, to_unix_opt
+from server.store.writer import (
+    DEFAULT_COMMIT_TIMEOUT_S,
+    DEFAULT_MAX_BATCH,
+    DEFAULT_MAX_PENDING,
+    GroupCommitWriter,
+    apply_hand_ops,
+)
+
+__all__ = ["AuditEntry", "HandResult", "SqlRepository", "sqlite_url"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """One hand of a match (``hand_results``); ``outcome`` is None while it is being played."""
+
+    match_id: str
+    hand_index: int
+    round_wind: int
+    kyoku: int
+    honba: int
+    riichi_sticks: int
+    dealer: int
+    scores_before: tuple[int, ...]
+    wall_commitment: str
+    start_step: int
+    end_step: int | None
+    outcome: str | None  # "won" | "drawn"
+    draw_reason: str | None
+    wins: tuple[JSON, ...]  # per winner: seat, from_seat, win_tile, yaku, han, fu, points, ...
+    deltas: tuple[int, ...] | None
+    scores_after: tuple[int, ...] | None
+    tenpai: tuple[bool, ...] | None
+    nagashi: tuple[int, ...] | None
+    wall_salt: str | None
+    wall: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """Who did what to which match, when (``id`` is assigned by the database)."""
+
+    at: float
+    actor: str  # account name, or "cli:<os user>"
+    action: str  # "game.read", "game.export", "account.revoke", ...
+    actor_id: str | None = None
+    match_id: str | None = None
+    detail: JSON = None  # a JSON object
+    id: int | None = None
+
+
+def _tuple(value: Any) -> tuple[Any, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _account(row: Row[Any]) -> Account:
+    return Account(
+        id=row.id,
+        name=row.name,
+        kind=AccountKind(row.kind),
+        scopes=frozenset(Scope(s) for s in row.scopes),
+        created_at=to_unix(row.created_at),
+        token_hash=row.token_hash,
+        revoked_at=to_unix_opt(row.revoked_at),
+    )
+
+
+def _account_values(a: Account) -> dict[str, Any]:
+    return {
+        "id": a.id,
+        "name": a.name,
+        "kind": a.kind.value,
+        "scopes": sorted(s.value for s in a.scopes),
+        "token_hash": a.token_hash,
+        "created_at": from_unix(a.created_at),
+        "revoked_at": from_unix_opt(a.revoked_at),
+    }
+
+
+def _session(row: Row[Any]) -> SessionRecord:
+    return SessionRecord(
+        id=row.id,
+        token_hash=row.token_hash,
+        account_id=row.account_id,
+        created_at=to_unix(row.created_at),
+        expires_at=to_unix(row.expires_at),
+    )
+
+
+def _match(row: Row[Any], seats: Sequence[Row[Any]]) -> MatchRecord:
+    return MatchRecord(
+        id=row.id,
+        ruleset_json=row.ruleset_json,
+        ruleset_hash=row.ruleset_hash,
+        seed_commitment=row.seed_commitment,
+        engine_version=row.engine_version,
+        wall_algorithm=row.wall_algorithm,
+        seats=tuple(
+            SeatRecord(seat=s.seat, name=s.name, kind=AccountKind(s.kind), account_id=s.account_id, bot=s.bot)
+            for s in seats
+        ),
+        status=MatchStatus(row.status),
+        created_at=to_unix(row.created_at),
+        ended_at=to_unix_opt(row.ended_at),
+        seed_hex=row.seed_hex,
+        source=row.source,
+    )
+
+
+def _step(row: Row[Any]) -> StepRecord:
+    return StepRecord(
+        match_id=row.match_id,
+        step=row.step,
+        seat=row.seat,
+        action=row.action,
+        events=tuple(row.events),
+        request_id=row.request_id,
+        applied_at=to_unix(row.applied_at),
+    )
+
+
+def _hand(row: Row[Any]) -> HandResult:
+    return HandResult(
+        match_id=row.match_id,
+        hand_index=row.hand_index,
+        round_wind=row.round_wind,
+        kyoku=row.kyoku,
+        honba=row.honba,
+        riichi_sticks=row.riichi_sticks,
+        dealer=row.dealer,
+        scores_before=tuple(row.scores_before),
+        wall_commitment=row.wall_commitment,
+        start_step=row.start_step,
+        end_step=row.end_step,
+        outcome=row.outcome,
+        draw_reason=row.draw_reason,
+        wins=tuple(row.wins),
+        deltas=_tuple(row.deltas),
+        scores_after=_tuple(row.scores_after),
+        tenpai=_tuple(row.tenpai),
+        nagashi=_tuple(row.nagashi),
+        wall_salt=row.wall_salt,
+        wall=_tuple(row.wall),
+    )
+
+
+class SqlRepository:
+    """Implements :class:`~server.hub.repository.Repository` on SQLite or PostgreSQL.
+
+    Make one with :meth:`open` (engine, pragma check, migrations) or from an engine you own; call
+    :meth:`close` (or use ``async with``) to commit what is queued and release the connections.
+    """
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        own_engine: bool = False,
+        commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
+        max_batch: int = DEFAULT_MAX_BATCH,
+        max_pending: int = DEFAULT_MAX_PENDING,
+    ) -> None:
+        self.engine = engine
+        self._own_engine = own_engine
+        self._gate = write_gate(engine)
+        self.writer = GroupCommitWriter(
+            engine,
+            max_batch=max_batch,
+            max_pending=max_pending,
+            commit_timeout_s=commit_timeout_s,
+            gate=self._gate,
+        )
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        migrate: bool = True,
+        search_path: str | None = None,
+        commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
+        max_batch: int = DEFAULT_MAX_BATCH,
+        max_pending: int = DEFAULT_MAX_PENDING,
+    ) -> Self:
+        """Connect to ``url``, verify it (SQLite pragmas), bring the schema to the latest revision
+        (or, with ``migrate=False``, require it to be there already) and return the repository."""
+        engine = create_engine(url, search_path=search_path)
+        try:
+            await verify_engine(engine)
+            if migrate:
+                await upgrade(engine)
+            else:
+                await require_current_schema(engine)
+        except BaseException:
+            await engine.dispose()
+            raise
+        return cls(
+            engine,
+            own_engine=True,
+            commit_timeout_s=commit_timeout_s,
+            max_batch=max_batch,
+            max_pending=max_pending,
+        )
+
+    async def close(self) -> None:
+        await self.writer.close()
+        if self._own_engine:
+            await self.engine.dispose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    # -- accounts ------------------------------------------------------------------------------------
+
+    async def create_account(self, account: Account) -> None:
+        async with write_connection(self.engine, self._gate) as conn:
+            if (await conn.execute(select(AccountRow.id).where(AccountRow.id == account.id))).first():
+                raise ConflictError(f"account id {account.id!r} exists")
+            if account.kind is not AccountKind.GUEST:
+                same_name = select(AccountRow.id).where(
+                    AccountRow.name == account.name, AccountRow.kind != AccountKind.GUEST.value
+                )
+                if (await conn.execute(same_name)).first():
+                    raise ConflictError(f"an account named {account.name!r} exists")
+            try:
+                await conn.execute(insert(AccountRow).values(_account_values(account)))
+            except IntegrityError as exc:
+                raise ConflictError(f"account {account.id!r} ({account.name!r}): {exc.orig}") from exc
+
+    async def account_by_id(self, account_id: str) -> Account | None:
+        row = await self._first(select(AccountRow).where(AccountRow.id == account_id))
+        return None if row is None else _account(row)
+
+    async def account_by_name(self, name: str) -> Account | None:
+        row = await self._first(
+            select(AccountRow).where(AccountRow.name == name, AccountRow.kind != AccountKind.GUEST.value)
+        )
+        return None if row is None else _account(row)
+
+    async def list_accounts(self) -> Sequence[Account]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(AccountRow)
+                .where(AccountRow.kind != AccountKind.GUEST.value)
+                .order_by(AccountRow.name, AccountRow.id)
+            )
+            return [_account(r) for r in rows]
+
+    async def revoke_account(self, account_id: str, at: float) -> Account:
+        async with write_connection(self.engine, self._gate) as conn:
+            await conn.execute(
+                update(AccountRow)
+                .where(AccountRow.id == account_id, AccountRow.revoked_at.is_(None))
+                .values(revoked_at=from_unix(at))
+            )
+            row = (await conn.execute(select(AccountRow).where(AccountRow.id == account_id))).first()
+            if row is None:
+                raise NotFoundError(f"no account {account_id!r}")
+            await conn.execute(delete(SessionRow).where(SessionRow.account_id == account_id))
+            return _account(row)
+
+    # -- sessions ------------------------------------------------------------------------------------
+
+    async def create_session(self, session: SessionRecord) -> None:
+        values = {
+            "id": session.id,
+            "token_hash": session.token_hash,
+            "account_id": session.account_id,
+            "created_at": from_unix(session.created_at),
+            "expires_at": from_unix(session.expires_at),
+        }
+        try:
+            async with write_connection(self.engine, self._gate) as conn:
+                await conn.execute(insert(SessionRow).values(values))
+        except IntegrityError as exc:
+            raise ConflictError(f"session {session.id!r}: {exc.orig}") from exc
+
+    async def session_by_id(self, session_id: str) -> SessionRecord | None:
+        row = await self._first(select(SessionRow).where(SessionRow.id == session_id))
+        return None if row is None else _session(row)
+
+    async def delete_expired_sessions(self, now: float) -> int:
+        async with write_connection(self.engine, self._gate) as conn:
+            result = await conn.execute(delete(SessionRow).where(SessionRow.expires_at <= from_unix(now)))
+            return int(result.rowcount)
+
+    # -- matches -------------------------------------------------------------------------------------
+
+    async def create_match(self, match: MatchRecord) -> None:
+        values = {
+            "id": match.id,
+            "ruleset_json": match.ruleset_json,
+            "ruleset_hash": match.ruleset_hash,
+            "seed_commitment": match.seed_commitment,
+            "seed_hex": match.seed_hex,
+            "engine_version": match.engine_version,
+            "wall_algorithm": match.wall_algorithm,
+            "status": match.status.value,
+            "source": match.source,
+            "created_at": from_unix(match.created_at),
+            "ended_at": from_unix_opt(match.ended_at),
+        }
+        seats = [
+            {
+                "match_id": match.id,
+                "seat": s.seat,
+                "account_id": s.account_id,
+                "name": s.name,
+                "kind": s.kind.value,
+                "bot": s.bot,
+            }
+            for s in match.seats
+        ]
+        try:
+            async with write_connection(self.engine, self._gate) as conn:
+                if (await conn.execute(select(MatchRow.id).where(MatchRow.id == match.id))).first():
+                    raise ConflictError(f"match {match.id!r} exists")
+                await conn.execute(insert(MatchRow).values(values))
+                if seats:
+                    await conn.execute(insert(SeatRow), seats)
+        except IntegrityError as exc:
+            raise ConflictError(f"match {match.id!r}: {exc.orig}") from exc
+
+    async def get_match(self, match_id: str) -> MatchRecord | None:
+        matches = await self._matches(select(MatchRow).where(MatchRow.id == match_id))
+        return matches[0] if matches else None
+
+    async def finish_match(
+        self, match_id: str, status: MatchStatus, ended_at: float, seed_hex: str | None
+    ) -> None:
+        async with write_connection(self.engine, self._gate) as conn:
+            result = await conn.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id)
+                .values(status=status.value, ended_at=from_unix(ended_at), seed_hex=seed_hex)
+            )
+            if result.rowcount == 0:
+                raise NotFoundError(f"no match {match_id!r}")
+
+    async def append_step(self, step: StepRecord) -> None:
+        """Group-committed (see :mod:`server.store.writer`): returns once the step is durable.
+
+        Raises NotFoundError (no such match), StepConflictError (a different record at that step,
+        or not the next step), InvalidRecordError, or StoreUnavailableError / StoreBusyError (the
+        outcome is unknown: retry the same record)."""
+        await self.writer.append(step)
+
+    async def steps(self, match_id: str, after: int = -1) -> Sequence[StepRecord]:
+        """Read-your-writes: waits for this match's appends still in the writer first."""
+        await self.writer.settled(match_id)
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(StepRow)
+                .where(StepRow.match_id == match_id, StepRow.step > after)
+                .order_by(StepRow.step)
+            )
+            return tuple(_step(r) for r in rows)
+
+    async def step_count(self, match_id: str) -> int:
+        """Read-your-writes, like :meth:`steps`: an append whose caller gave up (timed out or was
+        cancelled) is settled first, so the count says whether it landed."""
+        await self.writer.settled(match_id)
+        async with self.engine.connect() as conn:
+            count = await conn.scalar(select(func.count()).where(StepRow.match_id == match_id))
+            return int(count or 0)
+
+    async def record_result(self, result: ResultRecord) -> None:
+        rows = [
+            {"match_id": result.match_id, "seat": seat, "score": score, "rank": rank, "final_points": pts}
+            for seat, (score, rank, pts) in enumerate(
+                zip(result.scores, result.ranks, result.final_points, strict=True)
+            )
+        ]
+        try:
+            async with write_connection(self.engine, self._gate) as conn:
+                await conn.execute(delete(MatchResultRow).where(MatchResultRow.match_id == result.match_id))
+                if rows:
+                    await conn.execute(insert(MatchResultRow), rows)
+        except IntegrityError as exc:
+            raise NotFoundError(f"no match {result.match_id!r}") from exc
+
+    async def get_result(self, match_id: str) -> ResultRecord | None:
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(MatchResultRow)
+                    .where(MatchResultRow.match_id == match_id)
+                    .order_by(MatchResultRow.seat)
+                )
+            ).all()
+        if not rows:
+            return None
+        return ResultRecord(
+            match_id=match_id,
+            scores=tuple(r.score for r in rows),
+            ranks=tuple(r.rank for r in rows),
+            final_points=tuple(r.final_points for r in rows),
+        )
+
+    # -- beyond the hub's Protocol: recovery and review ------------------------------------------
+
+    async def unfinished_matches(self) -> Sequence[MatchRecord]:
+        """Matches still ``running`` (to resume after a crash), oldest first."""
+        return await self._matches(
+            select(MatchRow)
+            .where(MatchRow.status == MatchStatus.RUNNING.value)
+            .order_by(MatchRow.created_at, MatchRow.id)
+        )
+
+    async def list_matches(
+        self,
+        *,
+        status: MatchStatus | None = None,
+        account_id: str | None = None,
+        ruleset_hash: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> Sequence[MatchRecord]:
+        """Matches, newest first, filtered by status, a seated account, ruleset, creation time."""
+        query = select(MatchRow)
+        if status is not None:
+            query = query.where(MatchRow.status == status.value)
+        if account_id is not None:
+            seated = select(SeatRow.match_id).where(SeatRow.account_id == account_id)
+            query = query.where(MatchRow.id.in_(seated))
+        if ruleset_hash is not None:
+            query = query.where(MatchRow.ruleset_hash == ruleset_hash)
+        if since is not None:
+            query = query.where(MatchRow.created_at >= from_unix(since))
+        if until is not None:
+            query = query.where(MatchRow.created_at < from_unix(until))
+        query = query.order_by(MatchRow.created_at.desc(), MatchRow.id.desc()).limit(limit).offset(offset)
+        return await self._matches(query)
+
+    async def hand_results(self, match_id: str) -> Sequence[HandResult]:
+        """Every hand of the match, in order (projected from its steps)."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(HandResultRow)
+                .where(HandResultRow.match_id == match_id)
+                .order_by(HandResultRow.hand_index)
+            )
+            return [_hand(r) for r in rows]
+
+    async def rebuild_hand_results(self, match_id: str) -> int:
+        """Recompute the match's hand results from its stored steps; returns the number of hands."""
+        log = [(s.step, s.events) for s in await self.steps(match_id)]
+        ops = replay_ops(match_id, log)
+        async with write_connection(self.engine, self._gate) as conn:
+            await conn.execute(delete(HandResultRow).where(HandResultRow.match_id == match_id))
+            if ops:
+                await apply_hand_ops(conn, match_id, ops)
+            count = await conn.scalar(select(func.count()).where(HandResultRow.match_id == match_id))
+        return int(count or 0)
+
+    async def record_audit(self, entry: AuditEntry) -> int:
+        """Append to the admin audit log; returns the entry's id."""
+        values = {
+            "at": from_unix(entry.at),
+            "actor_id": entry.actor_id,
+            "actor": entry.actor,
+            "action": entry.action,
+            "match_id": entry.match_id,
+            "detail": entry.detail if entry.detail is not None else {},
+        }
+        async with write_connection(self.engine, self._gate) as conn:
+            result = await conn.execute(insert(AuditRow).values(values).returning(AuditRow.id))
+            return int(result.scalar_one())
+
+    async def audit_entries(
+        self, *, match_id: str | None = None, actor_id: str | None = None, limit: int = 100
+    ) -> Sequence[AuditEntry]:
+        """The most recent audit entries first."""
+        query = select(AuditRow)
+        if match_id is not None:
+            query = query.where(AuditRow.match_id == match_id)
+        if actor_id is not None:
+            query = query.where(AuditRow.actor_id == actor_id)
+        query = query.order_by(AuditRow.id.desc()).limit(limit)
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(query)
+            return [
+                AuditEntry(
+                    id=r.id,
+                    at=to_unix(r.at),
+                    actor=r.actor,
+                    action=r.action,
+                    actor_id=r.actor_id,
+                    match_id=r.match_id,
+                    detail=r.detail,
+                )
+                for r in rows
+            ]
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    async def _first(self, query: Any) -> Row[Any] | None:
+        async with self.engine.connect() as conn:
+            row: Row[Any] | None = (await conn.execute(query)).first()
+            return row
+
+    async def _matches(self, query: Any) -> list[MatchRecord]:
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+            if not rows:
+                return []
+            ids = [r.id for r in rows]
+            seat_rows = await conn.execute(
+                select(SeatRow).where(SeatRow.match_id.in_(ids)).order_by(SeatRow.match_id, SeatRow.seat)
+            )
+            seats: dict[str, list[Row[Any]]] = {}
+            for s in seat_rows:
+                seats.setdefault(s.match_id, []).append(s)
+        return [_match(r, seats.get(r.id, [])) for r in rows]

@@ -1,0 +1,460 @@
+"""Group commit: one writer task stores the steps of every table, many per transaction.
+
+Commit before broadcast means every step waits for a durable commit; with one fsync per step the
+database, not the engine, would bound how many tables a server can run. So
+:meth:`GroupCommitWriter.append` only queues the step and waits; the writer task takes everything
+queued (up to ``max_batch``), stores it in ONE transaction and resolves each caller's future only
+after that transaction has committed. While one batch commits the next one fills up, so batches
+grow with the load and an idle server still commits a lone step at once (no artificial delay).
+
+Per batch, in one transaction: read each match's last stored step, classify every step (the next
+one: insert; already stored and identical: nothing to do, the retry succeeds; anything else:
+:class:`StepConflictError`; unknown match: :class:`NotFoundError`), insert the new steps with one
+``executemany``, and apply the per-hand projection (``server.store.projection``).
+
+Failures never block the event loop (all I/O is awaited) and never leave a caller hanging:
+
+* the caller waits at most ``commit_timeout`` seconds, then gets :class:`StoreUnavailableError` (the
+  step may still commit later; retrying it is safe since appends are idempotent);
+* while a commit has been running for longer than ``commit_timeout`` (the database stalls), new
+  appends fail at once with :class:`StoreUnavailableError`, and with :class:`StoreBusyError` when
+  ``max_pending`` steps are already waiting;
+* a batch that fails because of the database (down, locked, disk full) fails every caller in it
+  with :class:`StoreUnavailableError`; a batch that fails because of one record (it cannot be encoded,
+  or a constraint trips) is retried one step per transaction, so only that caller gets the error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+    StatementError,
+)
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from server.hub.repository import NotFoundError, RepositoryError, StepRecord
+from server.store.db import write_connection
+from server.store.errors import (
+    InvalidRecordError,
+    StepConflictError,
+    StoreBusyError,
+    StoreUnavailableError,
+)
+from server.store.models import HandResultRow, MatchRow, StepRow
+from server.store.projection import HandEnd, HandOp, HandStart, hand_ops
+from server.store.types import from_unix, same_instant
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_BATCH = 1000
+DEFAULT_MAX_PENDING = 20_000
+DEFAULT_COMMIT_TIMEOUT_S = 5.0
+
+
+def normalized_json(value: Any) -> Any:
+    """``value`` as it comes back from a JSON column (tuples become lists, ...)."""
+    return json.loads(json.dumps(value))
+
+
+def step_row(record: StepRecord) -> dict[str, Any]:
+    return {
+        "match_id": record.match_id,
+        "step": record.step,
+        "seat": record.seat,
+        "action": record.action,
+        "events": list(record.events),
+        "request_id": record.request_id,
+        "applied_at": from_unix(record.applied_at),
+    }
+
+
+def same_step(a: StepRecord, b: StepRecord) -> bool:
+    """Whether two records of the same (match, step) say the same thing (a retry, not a conflict)."""
+    return (
+        a.match_id == b.match_id
+        and a.step == b.step
+        and a.seat == b.seat
+        and a.request_id == b.request_id
+        and same_instant(a.applied_at, b.applied_at)
+        and normalized_json(a.action) == normalized_json(b.action)
+        and normalized_json(list(a.events)) == normalized_json(list(b.events))
+    )
+
+
+@dataclass(slots=True)
+class _Pending:
+    record: StepRecord
+    future: asyncio.Future[None]
+
+
+@dataclass(slots=True)
+class WriterStats:
+    """Counters for tests, benchmarks and metrics."""
+
+    batches: int = 0
+    steps_committed: int = 0  # newly stored (retries of stored steps not counted)
+    retries_absorbed: int = 0  # appends of an identical, already stored step
+    rejected: int = 0  # conflicts and unknown matches
+    failed_batches: int = 0
+    largest_batch: int = 0
+    batch_sizes: list[int] = field(default_factory=list)  # the most recent ones (bounded)
+
+    def record_batch(self, size: int) -> None:
+        self.batches += 1
+        self.largest_batch = max(self.largest_batch, size)
+        self.batch_sizes.append(size)
+        if len(self.batch_sizes) > 10_000:
+            del self.batch_sizes[:5_000]
+
+
+class GroupCommitWriter:
+    """The single writer of the step log (one per repository, started lazily on the running loop)."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        max_batch: int = DEFAULT_MAX_BATCH,
+        max_pending: int = DEFAULT_MAX_PENDING,
+        commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
+        gate: asyncio.Lock | None = None,
+    ) -> None:
+        if max_batch < 1 or max_pending < 1 or commit_timeout_s <= 0:
+            raise ValueError("max_batch, max_pending and commit_timeout_s must be positive")
+        self._engine = engine
+        self._gate = gate
+        self.max_batch = max_batch
+        self.max_pending = max_pending
+        self.commit_timeout_s = commit_timeout_s
+        self._queue: deque[_Pending] = deque()
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+        self._busy_since: float | None = None  # monotonic start of the commit in flight
+        self._unsettled: dict[str, set[asyncio.Future[None]]] = {}  # per match: appends not settled
+        self.stats = WriterStats()
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def stalled_for(self) -> float:
+        """Seconds the commit in flight has been running (0 when idle)."""
+        return 0.0 if self._busy_since is None else time.monotonic() - self._busy_since
+
+    async def append(self, record: StepRecord) -> None:
+        """Store ``record``; returns once it is committed (or was already stored identically)."""
+        if self._closed:
+            raise StoreUnavailableError("the store is closed")
+        stalled = self.stalled_for()
+        if stalled > self.commit_timeout_s:
+            raise StoreUnavailableError(f"database stalled: a commit has been running for {stalled:.1f}s")
+        if len(self._queue) >= self.max_pending:
+            raise StoreBusyError(f"{len(self._queue)} steps are already waiting for the database")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # A caller that timed out never looks at its future again: mark the outcome retrieved.
+        future.add_done_callback(_consume)
+        match_id = record.match_id
+        self._unsettled.setdefault(match_id, set()).add(future)
+        future.add_done_callback(lambda f: self._forget(match_id, f))
+        self._queue.append(_Pending(record, future))
+        self._wakeup.set()
+        self._ensure_task()
+        try:
+            await asyncio.wait_for(asyncio.shield(future), self.commit_timeout_s)
+        except TimeoutError:
+            raise StoreUnavailableError(
+                f"match {record.match_id} step {record.step}: not committed within "
+                f"{self.commit_timeout_s:g}s (it may still be; retrying is safe)"
+            ) from None
+
+    def _forget(self, match_id: str, future: asyncio.Future[None]) -> None:
+        futures = self._unsettled.get(match_id)
+        if futures is not None:
+            futures.discard(future)
+            if not futures:
+                del self._unsettled[match_id]
+
+    async def settled(self, match_id: str) -> None:
+        """Wait until every append of ``match_id`` made so far has its outcome (committed or not).
+
+        Reads go through this barrier so that they see the writes made before them, even the
+        ones whose caller stopped waiting (a cancelled or timed-out append may still commit)."""
+        futures = self._unsettled.get(match_id)
+        if not futures:
+            return
+        _, pending = await asyncio.wait(set(futures), timeout=self.commit_timeout_s)
+        if pending:
+            raise StoreUnavailableError(
+                f"match {match_id}: {len(pending)} step(s) still waiting for the database"
+            )
+
+    def _ensure_task(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="store-group-commit")
+
+    async def close(self, timeout_s: float = 10.0) -> None:
+        """Stop taking appends, commit what is queued (waiting at most ``timeout_s``), stop."""
+        self._closed = True
+        self._wakeup.set()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout_s)
+            except TimeoutError:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        while self._queue:
+            closed = StoreUnavailableError("the store closed before this commit")
+            _settle(self._queue.popleft().future, closed)
+
+    async def _run(self) -> None:
+        while True:
+            if not self._queue:
+                if self._closed:
+                    return
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            batch = [self._queue.popleft() for _ in range(min(len(self._queue), self.max_batch))]
+            self._busy_since = time.monotonic()
+            try:
+                outcomes = await self._commit_isolating([p.record for p in batch])
+            except asyncio.CancelledError:
+                for p in batch:
+                    _settle(p.future, StoreUnavailableError("the store closed during this commit"))
+                raise
+            finally:
+                self._busy_since = None
+            for p, outcome in zip(batch, outcomes, strict=True):
+                _settle(p.future, outcome)
+
+    async def _commit_isolating(self, records: Sequence[StepRecord]) -> list[BaseException | None]:
+        """Commit the records; if one of them breaks the batch, commit them one by one."""
+        try:
+            return await self._commit(records)
+        except (StatementError, TypeError, ValueError) as exc:  # StatementError: all DBAPI errors too
+            if _is_unavailable(exc):
+                return self._failed(records, exc)
+            self.stats.failed_batches += 1
+            if len(records) == 1:
+                return [_record_error(records[0], exc)]
+            log.warning("a batch of %d steps failed on one record (%s); isolating it", len(records), exc)
+            out: list[BaseException | None] = []
+            for r in records:
+                out.extend(await self._commit_isolating([r]))
+            return out
+        except (SQLAlchemyError, OSError, TimeoutError) as exc:
+            return self._failed(records, exc)
+        except Exception as exc:  # a driver error outside SQLAlchemy's tree (never expected)
+            log.exception("unexpected error committing %d steps", len(records))
+            return self._failed(records, exc)
+
+    def _failed(self, records: Sequence[StepRecord], exc: BaseException) -> list[BaseException | None]:
+        self.stats.failed_batches += 1
+        log.error("commit of %d steps failed: %s", len(records), _describe(exc))
+        out: list[BaseException | None] = []
+        for _ in records:
+            error = StoreUnavailableError(f"database error: {_describe(exc)}")
+            error.__cause__ = exc
+            out.append(error)
+        return out
+
+    async def _commit(self, records: Sequence[StepRecord]) -> list[BaseException | None]:
+        outcomes: list[BaseException | None] = [None] * len(records)
+        async with write_connection(self._engine, self._gate) as conn:
+            expected = await _next_steps(conn, {r.match_id for r in records})
+            in_batch: dict[tuple[str, int], StepRecord] = {}
+            to_insert: list[StepRecord] = []
+            duplicates = 0
+            for i, r in enumerate(records):
+                nxt = expected.get(r.match_id)
+                if nxt is None:
+                    outcomes[i] = NotFoundError(f"no match {r.match_id!r}")
+                elif r.step == nxt:
+                    expected[r.match_id] = nxt + 1
+                    in_batch[(r.match_id, r.step)] = r
+                    to_insert.append(r)
+                elif 0 <= r.step < nxt:
+                    stored = in_batch.get((r.match_id, r.step)) or await _stored_step(conn, r)
+                    if stored is not None and same_step(stored, r):
+                        duplicates += 1
+                    else:
+                        outcomes[i] = StepConflictError(
+                            r.match_id, r.step, "a different step is already stored there"
+                        )
+                else:
+                    outcomes[i] = StepConflictError(r.match_id, r.step, f"the log expects step {nxt}")
+            if to_insert:
+                await conn.execute(insert(StepRow), [step_row(r) for r in to_insert])
+                projections = [
+                    (r.match_id, ops) for r in to_insert if (ops := hand_ops(r.match_id, r.step, r.events))
+                ]
+                if projections:
+                    await _project(conn, projections)
+        self.stats.record_batch(len(records))
+        self.stats.steps_committed += len(to_insert)
+        self.stats.retries_absorbed += duplicates
+        self.stats.rejected += sum(1 for o in outcomes if o is not None)
+        return outcomes
+
+
+async def _next_steps(conn: AsyncConnection, match_ids: set[str]) -> dict[str, int]:
+    """For each existing match among ``match_ids``, the next step its log expects."""
+    last = (
+        select(StepRow.step)
+        .where(StepRow.match_id == MatchRow.id)
+        .order_by(StepRow.step.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    rows = await conn.execute(select(MatchRow.id, last).where(MatchRow.id.in_(sorted(match_ids))))
+    return {match_id: (-1 if step is None else step) + 1 for match_id, step in rows}
+
+
+async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | None:
+    row = (
+        await conn.execute(
+            select(
+                StepRow.seat, StepRow.action, StepRow.events, StepRow.request_id, StepRow.applied_at
+            ).where(StepRow.match_id == r.match_id, StepRow.step == r.step)
+        )
+    ).one_or_none()
+    if row is None:
+        return None
+    return StepRecord(
+        match_id=r.match_id,
+        step=r.step,
+        seat=row.seat,
+        action=row.action,
+        events=tuple(row.events),
+        request_id=row.request_id,
+        applied_at=row.applied_at.timestamp(),
+    )
+
+
+async def _project(conn: AsyncConnection, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+    """Apply the projection ops of a batch in one savepoint; if that fails, match by match."""
+    try:
+        async with conn.begin_nested():
+            await _apply(conn, projections)
+        return
+    except (DataError, IntegrityError, StatementError) as exc:
+        if _is_unavailable(exc):
+            raise
+    for match_id, ops in projections:
+        await apply_hand_ops(conn, match_id, ops)
+
+
+async def apply_hand_ops(conn: AsyncConnection, match_id: str, ops: Sequence[HandOp]) -> None:
+    """Apply one match's projection ops inside a savepoint: a projection problem is logged, never
+    fatal to the steps (the log is the truth; the projection can be rebuilt from it)."""
+    try:
+        async with conn.begin_nested():
+            await _apply(conn, [(match_id, ops)])
+    except (DataError, IntegrityError, StatementError) as exc:
+        if _is_unavailable(exc):
+            raise
+        log.warning("match %s: hand results not projected: %s", match_id, _describe(exc))
+
+
+_END_TARGET = (HandResultRow.match_id == bindparam("b_match_id")) & (
+    HandResultRow.hand_index == bindparam("b_hand_index")
+)
+
+
+async def _apply(conn: AsyncConnection, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+    """Apply ops with few statements: round ``j`` takes the ``j``-th op of every match (so each
+    match's ops keep their order), as one multi-row INSERT and one UPDATE per set of columns."""
+    per_match: dict[str, list[HandOp]] = {}
+    for match_id, ops in projections:
+        per_match.setdefault(match_id, []).extend(ops)
+    for j in range(max((len(ops) for ops in per_match.values()), default=0)):
+        this_round = [(m, ops[j]) for m, ops in per_match.items() if j < len(ops)]
+        ends = [(m, op) for m, op in this_round if isinstance(op, HandEnd)]
+        starts = [op.values for _, op in this_round if isinstance(op, HandStart)]
+        if ends:
+            await _end_hands(conn, ends)
+        if starts:
+            await conn.execute(insert(HandResultRow), starts)
+
+
+async def _end_hands(conn: AsyncConnection, ends: Sequence[tuple[str, HandEnd]]) -> None:
+    unresolved = sorted({m for m, op in ends if op.hand_index is None})
+    latest: dict[str, int] = {}
+    if unresolved:
+        rows = await conn.execute(
+            select(HandResultRow.match_id, func.max(HandResultRow.hand_index))
+            .where(HandResultRow.match_id.in_(unresolved))
+            .group_by(HandResultRow.match_id)
+        )
+        latest = {m: i for m, i in rows}
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for m, op in ends:
+        index = op.hand_index if op.hand_index is not None else latest.get(m)
+        if index is None:
+            continue  # no hand was started: nothing to end
+        values = op.values()
+        groups.setdefault(tuple(sorted(values)), []).append(
+            {"b_match_id": m, "b_hand_index": index, **values}
+        )
+    for keys, rows_ in groups.items():
+        statement = update(HandResultRow).where(_END_TARGET).values({k: bindparam(k) for k in keys})
+        await conn.execute(statement, rows_)
+
+
+def _is_unavailable(exc: BaseException) -> bool:
+    """Whether a statement error is really the database failing (not the record being bad)."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    orig = getattr(exc, "orig", None)
+    return isinstance(orig, OSError | ConnectionError | TimeoutError)
+
+
+def _record_error(r: StepRecord, exc: BaseException) -> BaseException:
+    if isinstance(exc, IntegrityError):
+        reason = f"rejected by the database: {exc.orig}"
+        error: RepositoryError = StepConflictError(r.match_id, r.step, reason)
+    else:
+        error = InvalidRecordError(f"match {r.match_id} step {r.step} cannot be stored: {_describe(exc)}")
+    error.__cause__ = exc
+    return error
+
+
+def _describe(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None)
+    text = str(orig if orig is not None else exc).strip().splitlines()
+    return f"{type(orig or exc).__name__}: {text[0] if text else ''}"
+
+
+def _settle(future: asyncio.Future[None], outcome: BaseException | None) -> None:
+    if future.done():
+        return
+    if outcome is None:
+        future.set_result(None)
+    else:
+        future.set_exception(outcome)
+
+
+def _consume(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()
