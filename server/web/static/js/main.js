@@ -1,0 +1,27 @@
+// Entry point of index.html: connect to the hub and start the page.
+import { App } from "./app.js";
+import { Connection, websocketURL } from "./protocol.js";
+
+const storage = (() => {
+  try {
+    const s = globalThis.localStorage;
+    s.setItem("jantaku.probe", "1");
+    s.removeItem("jantaku.probe");
+    return s;
+  } catch {
+    return undefined; // private mode without storage: play on, but a reload starts afresh
+  }
+})();
+
+let app = null;
+const connection = new Connection({
+  url: websocketURL(globalThis.location),
+  storage,
+  onMessage: (message) => app.handle(message),
+  onWelcome: (welcome) => app.onWelcome(welcome),
+  onStatus: (status, detail) => app.onStatus(status, detail),
+});
+app = new App({ doc: document, connection, storage });
+globalThis.jantaku = app; // for debugging and end-to-end tests
+app.render();
+connection.start();

@@ -1,0 +1,99 @@
+"""The browser client's JavaScript, run under node: the view fold (checked event by event against
+client_protocol.tracker on whole matches), tiles, actions and the connection logic.
+
+Skipped, with the reason, when ``node`` (18 or newer) is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from client_protocol.codec import decode_server
+from client_protocol.messages import EventMessage
+from client_protocol.tracker import MatchTracker
+from server.engine.rules import PRESETS
+from tests.web.scenarios import MATCH_ID, full_match, wire_stream
+
+JS_TESTS = Path(__file__).resolve().parent / "js"
+NODE = shutil.which("node")
+
+
+def _node_major() -> int:
+    assert NODE is not None
+    out = subprocess.run([NODE, "--version"], capture_output=True, text=True, check=True).stdout
+    return int(out.strip().lstrip("v").split(".")[0])
+
+
+pytestmark = pytest.mark.skipif(
+    NODE is None or _node_major() < 18,
+    reason="node 18+ is not installed: the browser client's JS tests need it (apt-get install nodejs)",
+)
+
+
+def _stream_fixture(messages: list[dict[str, Any]], seat: int | None, every: int) -> dict[str, Any]:
+    """The messages and the Python tracker's view after every ``every``-th event (and the last)."""
+    tracker = MatchTracker(MATCH_ID, seat)
+    views: dict[str, Any] = {}
+    for i, message in enumerate(messages):
+        decoded = decode_server(json.dumps(message))
+        assert isinstance(decoded, EventMessage)
+        tracker.apply(decoded)
+        if i % every == 0 or i == len(messages) - 1:
+            views[str(decoded.version)] = msgspec.to_builtins(tracker.view())
+    return {"match_id": MATCH_ID, "seat": seat, "messages": messages, "views": views}
+
+
+def _snapshot_fixture(messages: list[dict[str, Any]], seat: int | None, cut: int) -> dict[str, Any]:
+    tracker = MatchTracker(MATCH_ID, seat)
+    for message in messages[:cut]:
+        decoded = decode_server(json.dumps(message))
+        assert isinstance(decoded, EventMessage)
+        tracker.apply(decoded)
+    snapshot = msgspec.to_builtins(tracker.snapshot())
+    for message in messages[cut:]:
+        decoded = decode_server(json.dumps(message))
+        assert isinstance(decoded, EventMessage)
+        tracker.apply(decoded)
+    return {"snapshot": snapshot, "messages": messages[cut:], "final": msgspec.to_builtins(tracker.view())}
+
+
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    east = PRESETS["tenhou"].with_options(game_length="east")
+    streams: list[dict[str, Any]] = []
+    snapshots: list[dict[str, Any]] = []
+    for seed, ruleset in ((b"jantaku-web-js-1", east), (b"jantaku-web-js-2", PRESETS["mahjongsoul"])):
+        events = full_match(seed, ruleset)
+        for viewer in (0, 1, 2, 3, None):
+            messages = wire_stream(events, viewer)
+            streams.append(_stream_fixture(messages, viewer, every=1 if viewer in (0, None) else 7))
+            snapshots.append(_snapshot_fixture(messages, viewer, cut=len(messages) // 2))
+    path = tmp_path_factory.mktemp("web") / "fixtures.json"
+    path.write_text(json.dumps({"streams": streams, "snapshots": snapshots}))
+    return path
+
+
+def test_node_suite(fixtures: Path) -> None:
+    assert NODE is not None
+    files = sorted(str(p) for p in JS_TESTS.glob("*.test.mjs"))
+    assert len(files) >= 4
+    result = subprocess.run(
+        [NODE, "--test", *files],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "JANTAKU_WEB_FIXTURES": str(fixtures)},
+    )
+    summary = [line for line in result.stdout.splitlines() if line.startswith(("# pass", "# fail", "# skip"))]
+    assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-4000:]
+    assert "# fail 0" in summary, summary
+    assert "# skipped 0" in result.stdout, "the fixture-based tests must run here"
