@@ -16,6 +16,7 @@ install: $(STAMP)
 
 ## make test: install everything needed, then ruff, mypy --strict and the whole pytest suite
 test: $(STAMP)
+	@scripts/ensure-browser.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

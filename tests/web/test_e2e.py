@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None and os.environ.get("CI") == "true":
+    raise RuntimeError("CI=true but Chromium is missing: make test installs it (scripts/ensure-browser.sh)")
 
 HAVE_PLAYWRIGHT = importlib.util.find_spec("playwright") is not None
 Page = Any  # playwright.sync_api.Page, when installed

@@ -25,6 +25,8 @@ import pytest
 from tests.web.harness.serve import serving
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None and os.environ.get("CI") == "true":
+    raise RuntimeError("CI=true but Chromium is missing: make test installs it (scripts/ensure-browser.sh)")
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium)"
