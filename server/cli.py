@@ -17,7 +17,13 @@ Handler = Callable[[argparse.Namespace], int]
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 # Modules that contribute subcommands, each exposing ``register(subparsers)``.
-COMMAND_MODULES = ("server.bots.cli", "server.records.cli", "server.hub.cli", "server.store.cli")
+COMMAND_MODULES = (
+    "server.bots.cli",
+    "server.records.cli",
+    "server.hub.cli",
+    "server.store.cli",
+    "server.web.api.cli",  # after server.hub.cli: adds to its ``jantaku admin``
+)
 
 
 def _registrars() -> list[Registrar]:

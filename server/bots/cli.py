@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from server.bots import BOTS
+from server.bots import BOTS, connect_cli
 from server.bots.selfplay import play_events
 from server.engine.errors import RulesError
 from server.engine.events import HandDrawn, HandWon, MatchEnded
@@ -18,6 +18,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--players", default="greedy,greedy,greedy,greedy", help="four of: " + ",".join(BOTS))
     p.add_argument("--seed", default="jantaku", help="match seed (text)")
     p.set_defaults(handler=run_play)
+    connect_cli.register(sub)  # jantaku bot connect
 
 
 def run_play(args: argparse.Namespace) -> int:

@@ -11,7 +11,9 @@
 * :mod:`server.hub.clock`       the injectable clock (``SystemClock``, ``ManualClock``)
 * :mod:`server.hub.auth`        guests, players, bots: tokens and sessions
 * :mod:`server.hub.repository`  the persistence port; :mod:`server.hub.memory` its in-memory implementation
-* :mod:`server.hub.server`      ``Hub``: the websockets server, HTTP endpoints, shutdown
+  (the SQL one is ``server.store.repository.SqlRepository``)
+* :mod:`server.hub.recovery`    crash recovery: replay a stored match from its seed, check it, rebuild it
+* :mod:`server.hub.server`      ``Hub``: recovery at start, the websockets server, HTTP endpoints, shutdown
 * :mod:`server.hub.cli`         ``jantaku serve`` and ``jantaku admin``
 * :mod:`server.hub.wire`        engine values <-> wire messages of :mod:`client_protocol`
 """

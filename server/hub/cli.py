@@ -1,41 +1,54 @@
 """``jantaku serve`` and ``jantaku admin ...`` (accounts).
 
-Until the SQL store lands, ``--database-url`` accepts only ``memory:`` (everything in memory, for
-throw-away servers); without it, matches live in memory and player/bot accounts in
-``DATA_DIR/accounts.json`` (see ``docs/hub.md``).
+Both keep everything in the database of ``server.store`` (``docs/store.md``): the embedded SQLite
+file ``DATA_DIR/jantaku.sqlite3`` by default (created by running the migrations), PostgreSQL with
+``--database-url`` / ``DATABASE_URL``. ``--database-url memory:`` keeps everything in memory
+instead (throw-away servers, tests). A ``DATA_DIR/accounts.json`` left by an older server (players
+and bots, token hashes) is imported into the database once, then renamed ``accounts.json.imported``.
+
+Each command runs one event loop (``asyncio.run``) and opens the repository inside it, so its
+connections and its group-commit writer live on the loop that uses them; ``serve`` closes it at
+shutdown, after the tables stopped, so every queued step is committed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import logging
 import signal
 import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from server.bots import BOTS
 from server.hub.auth import Authenticator
-from server.hub.memory import InMemoryRepository
-from server.hub.repository import AccountKind, NotFoundError, RepositoryError
+from server.hub.memory import AccountFile, InMemoryRepository
+from server.hub.repository import AccountKind, ConflictError, NotFoundError, Repository, RepositoryError
 from server.hub.server import HttpFallback, Hub
 from server.hub.settings import ConnectionLimits, HubSettings, SettingsError, SpectatePolicy, TableTimers
+from server.store.cli import add_database_options
+from server.store.db import display_url, resolve_url
+from server.store.errors import StoreConfigError
+from server.store.repository import SqlRepository
+from server.web.api.hubserve import ReviewServer, review_api
+from server.web.api.hubserve import review_port as review_port_option
+
+log = logging.getLogger(__name__)
 
 DEFAULTS = HubSettings()
 MEMORY_URL = "memory:"
+ACCOUNTS_FILE = "accounts.json"
+T = TypeVar("T")
 
 
 def _store_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--data-dir", type=Path, default=DEFAULTS.data_dir, help="data directory (default: ./data)"
-    )
-    p.add_argument(
-        "--database-url",
-        default=None,
-        help="store URL; until the SQL store lands only 'memory:' (nothing kept on disk) is accepted",
-    )
+    add_database_options(p)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,6 +56,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="run the hub: websocket tables, lobby, /healthz")
     p.add_argument("--host", default=DEFAULTS.host, help=f"interface (default {DEFAULTS.host})")
     p.add_argument("--port", type=int, default=DEFAULTS.port, help=f"port (default {DEFAULTS.port}; 0: any)")
+    p.add_argument(
+        "--http-port",
+        type=int,
+        default=None,
+        help="admin review API and pages (docs/admin.md); default: --port + 1 (any if --port is 0); -1: off",
+    )
     _store_options(p)
     p.add_argument("--action-ms", type=int, default=t.action_ms, help="time per decision (ms)")
     p.add_argument("--bank-ms", type=int, default=t.bank_ms, help="time bank per player and match (ms)")
@@ -109,18 +128,77 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     admin.set_defaults(handler=admin_help)
 
 
-def _open_repo(args: argparse.Namespace) -> InMemoryRepository | None:
-    url = args.database_url
-    if url is None:
-        return InMemoryRepository(accounts_path=Path(args.data_dir) / "accounts.json")
+# -- the repository -----------------------------------------------------------------------------------
+
+
+def repository_url(data_dir: Path | str, database_url: str | None) -> str:
+    """``memory:``, or the database URL (``--database-url``, ``DATABASE_URL``, the SQLite default).
+    Raises StoreConfigError for a URL the store does not support."""
+    if database_url == MEMORY_URL:
+        return MEMORY_URL
+    return resolve_url(data_dir=data_dir, database_url=database_url)
+
+
+@contextlib.asynccontextmanager
+async def open_repository(
+    data_dir: Path | str, database_url: str | None, *, commit_timeout_s: float = DEFAULTS.commit_timeout_s
+) -> AsyncIterator[Repository]:
+    """The repository of these options, opened on the running loop (migrating the database to the
+    latest schema; a fresh data directory gets its SQLite file) and closed at the end (committing
+    what is queued). Imports a leftover ``DATA_DIR/accounts.json`` once."""
+    url = repository_url(data_dir, database_url)
     if url == MEMORY_URL:
-        return InMemoryRepository()
-    print(
-        f"error: --database-url {url!r}: the SQL store is not available yet; omit it (accounts are kept "
-        f"in {Path(args.data_dir) / 'accounts.json'}) or use {MEMORY_URL!r}",
-        file=sys.stderr,
-    )
-    return None
+        yield InMemoryRepository()
+        return
+    repo = await SqlRepository.open(url, commit_timeout_s=commit_timeout_s)
+    try:
+        await import_accounts_file(repo, Path(data_dir) / ACCOUNTS_FILE)
+        yield repo
+    finally:
+        await repo.close()
+
+
+async def import_accounts_file(repo: Repository, path: Path) -> int:
+    """Import the players and bots of an ``accounts.json`` (the store before the database) into
+    ``repo``, once: the file is then renamed ``accounts.json.imported``. Accounts already there (same
+    id) are skipped; a different account with the same name is kept out, with a warning. Returns
+    how many were imported."""
+    if not path.is_file():
+        return 0
+    imported = 0
+    for account in AccountFile(path).load():
+        if await repo.account_by_id(account.id) is not None:
+            continue
+        try:
+            await repo.create_account(account)
+            imported += 1
+        except ConflictError as exc:
+            log.warning("%s: account %s not imported: %s", path, account.id, exc)
+    done = path.with_name(path.name + ".imported")
+    path.replace(done)
+    log.warning("imported %d accounts from %s into the database (the file is now %s)", imported, path, done)
+    return imported
+
+
+def _run_with_repo(args: argparse.Namespace, fn: Callable[[Repository], Awaitable[T]]) -> T | int:
+    """Run ``fn(repo)`` in one event loop; a store that cannot be opened is an error exit (2 for a
+    configuration problem, 1 when the database cannot be used)."""
+
+    async def main() -> T:
+        async with open_repository(args.data_dir, args.database_url) as repo:
+            return await fn(repo)
+
+    try:
+        return asyncio.run(main())
+    except StoreConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (SQLAlchemyError, OSError) as exc:
+        print(f"error: the database cannot be used: {exc}", file=sys.stderr)
+        return 1
+
+
+# -- serve --------------------------------------------------------------------------------------------
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -148,14 +226,23 @@ def run_serve(args: argparse.Namespace) -> int:
             fill_bot=args.fill_bot,
             allowed_origins=tuple(args.allow_origin),
         )
+        review = review_port_option(settings.port, args.http_port)
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    repo = _open_repo(args)
-    if repo is None:
+    try:
+        url = repository_url(settings.data_dir, settings.database_url)
+    except StoreConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(_serve(settings, repo))
+        asyncio.run(_serve(settings, review_port=review, review_required=args.http_port is not None))
+    except StoreConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except SQLAlchemyError as exc:
+        print(f"error: database {display_url(url)}: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"error: cannot listen on {settings.host}:{settings.port}: {exc}", file=sys.stderr)
         return 1
@@ -171,17 +258,52 @@ def _browser_client() -> HttpFallback | None:
     return cast(HttpFallback, module.static_response)
 
 
-async def _serve(settings: HubSettings, repo: InMemoryRepository) -> None:
+async def _serve(
+    settings: HubSettings, *, review_port: int | None = None, review_required: bool = False
+) -> None:
+    async with open_repository(
+        settings.data_dir, settings.database_url, commit_timeout_s=settings.commit_timeout_s
+    ) as repo:
+        url = repository_url(settings.data_dir, settings.database_url)
+        log.info("store: %s", display_url(url) if url != MEMORY_URL else "in memory (nothing is kept)")
+        await serve_forever(settings, repo, review_port=review_port, review_required=review_required)
+
+
+async def serve_forever(
+    settings: HubSettings, repo: Repository, *, review_port: int | None = None, review_required: bool = False
+) -> None:
+    """Run a hub on ``repo`` until SIGTERM or SIGINT, then shut it down (the caller closes ``repo``).
+    With ``review_port``, the admin review API runs beside it (``server.web.api``, docs/admin.md)."""
     hub = Hub(settings, repo, http_fallback=_browser_client())
     await hub.start()
+    try:
+        async with review_api(repo, settings.host, review_port, required=review_required) as review:
+            await _announce_and_wait(hub, review)
+    finally:
+        await hub.shutdown()
+
+
+async def _announce_and_wait(hub: Hub, review: ReviewServer | None = None) -> None:
     urls = hub.urls()
     print(f"Jantaku hub running. Connect clients to {urls['websocket']}", flush=True)
     if hub.serves_browser_client:
         print(f"  play in a browser: {urls['browser']}", flush=True)
     print(f"  health check: {urls['health']}", flush=True)
+    print(f"  mjai bots: {urls['mjai']} (jantaku bot connect; docs/mjai.md)", flush=True)
+    if review is not None and review.url is not None:
+        print(f"  admin review: {review.url}/admin/ (API {review.url}/api/; docs/admin.md)", flush=True)
+    elif review is not None and review.note is not None:
+        print(f"  {review.note}", flush=True)
     print(
         "  protocol: docs/protocol.md; operations: docs/hub.md. Ctrl-C (SIGINT) or SIGTERM stops.", flush=True
     )
+    recovered = hub.recovery
+    if recovered.resumed or recovered.diverged or recovered.unrecoverable:
+        print(
+            f"  recovered {len(recovered.resumed)} matches; {len(recovered.diverged)} diverged (flagged, "
+            f"not resumed), {len(recovered.unrecoverable)} could not be resumed",
+            flush=True,
+        )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -191,42 +313,45 @@ async def _serve(settings: HubSettings, repo: InMemoryRepository) -> None:
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
-        await hub.shutdown()
+
+
+# -- admin ------------------------------------------------------------------------------------------
 
 
 def run_create(args: argparse.Namespace) -> int:
-    repo = _open_repo(args)
-    if repo is None:
-        return 2
     kind: AccountKind = args.kind
-    try:
-        account, token = asyncio.run(Authenticator(repo, session_ttl_s=0).create_account(args.name, kind))
-    except (ValueError, RepositoryError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"created {kind.value} {account.name!r} (id {account.id}). Its token, shown only this once:")
-    print(token)
-    return 0
+
+    async def create(repo: Repository) -> int:
+        try:
+            account, token = await Authenticator(repo, session_ttl_s=0).create_account(args.name, kind)
+        except (ValueError, RepositoryError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"created {kind.value} {account.name!r} (id {account.id}). Its token, shown only this once:")
+        print(token)
+        return 0
+
+    return _run_with_repo(args, create)
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    repo = _open_repo(args)
-    if repo is None:
-        return 2
-    try:
-        account = asyncio.run(Authenticator(repo, session_ttl_s=0).revoke(args.name))
-    except NotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"revoked {account.kind.value} {account.name!r} (id {account.id})")
-    return 0
+    async def revoke(repo: Repository) -> int:
+        try:
+            account = await Authenticator(repo, session_ttl_s=0).revoke(args.name)
+        except NotFoundError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"revoked {account.kind.value} {account.name!r} (id {account.id})")
+        return 0
+
+    return _run_with_repo(args, revoke)
 
 
 def run_list(args: argparse.Namespace) -> int:
-    repo = _open_repo(args)
-    if repo is None:
-        return 2
-    for a in asyncio.run(repo.list_accounts()):
-        state = "revoked" if a.revoked_at is not None else "active"
-        print(f"{a.kind.value:6} {a.name:32} {a.id:20} {state}")
-    return 0
+    async def listing(repo: Repository) -> int:
+        for a in await repo.list_accounts():
+            state = "revoked" if a.revoked_at is not None else "active"
+            print(f"{a.kind.value:6} {a.name:32} {a.id:20} {state}")
+        return 0
+
+    return _run_with_repo(args, listing)

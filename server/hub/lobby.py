@@ -8,6 +8,8 @@ and the registry of live tables (who holds which seat).
   ``docs/hub.md``) with a preset, rule overrides, per-table timers and a number of bots; players
   join with ``{"type": "private", "code": CODE}``; the table starts when the humans are all there.
 * Spectating: ``{"type": "spectate", "match_id": ...}``: public information only, delayed.
+* Crash recovery: :meth:`Lobby.recover`, at start, rebuilds every match the store says is still
+  running (see :mod:`server.hub.recovery`) and registers its seats, so players reconnect to it.
 
 Seats are drawn at random. A player waits in at most one queue or private table at a time.
 """
@@ -18,6 +20,7 @@ import asyncio
 import logging
 import random
 import secrets
+import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +32,8 @@ from server.engine.rules import PRESETS, Ruleset
 from server.hub.clock import Cancellable, Clock
 from server.hub.inbox import Attach, SeatSpec
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
-from server.hub.repository import Account, AccountKind, Repository, Scope
+from server.hub.recovery import RecoveredMatch, ReplayDivergedError, UnrecoverableError, rebuild
+from server.hub.repository import Account, AccountKind, MatchRecord, MatchStatus, Repository, Scope
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
 
@@ -70,6 +74,15 @@ class PrivateTable:
     @property
     def humans(self) -> int:
         return 4 - self.bots
+
+
+@dataclass(slots=True)
+class RecoveryReport:
+    """What :meth:`Lobby.recover` did with each match the store had as running."""
+
+    resumed: list[str] = field(default_factory=list)
+    diverged: list[str] = field(default_factory=list)  # flagged: replaying the log gave other events
+    unrecoverable: list[str] = field(default_factory=list)  # aborted: nothing to replay from
 
 
 def new_invite_code() -> str:
@@ -369,21 +382,14 @@ class Lobby:
                 seats.append(SeatSpec(name=account.name, kind=account.kind, account_id=account.id))
                 participants[seat] = entry.participant
         match_id = f"m-{secrets.token_hex(6)}"
-        table = TableActor(
-            match_id=match_id,
+        table = self._new_table(
+            match_id,
             ruleset=ruleset,
             seed=self._seed_source(),
             seats=seats,
-            repo=self._repo,
-            clock=self._clock,
             timers=timers,
             spectate=spectate or self.settings.spectate,
-            commit_timeout_s=self.settings.commit_timeout_s,
-            commit_retry_s=self.settings.commit_retry_s,
-            retention_s=self.settings.finished_retention_s,
             source=source,
-            on_end=self._table_ended,
-            on_retire=self._table_retired,
         )
         self.tables[match_id] = table
         for seat, p in participants.items():
@@ -399,6 +405,117 @@ class Lobby:
             return None
         log.info("table %s started (%s; %d players, %d bots)", match_id, source, len(humans), n_bots)
         return table
+
+    def _new_table(
+        self,
+        match_id: str,
+        *,
+        ruleset: Ruleset,
+        seed: bytes,
+        seats: list[SeatSpec],
+        timers: TableTimers,
+        spectate: SpectatePolicy,
+        source: str,
+    ) -> TableActor:
+        return TableActor(
+            match_id=match_id,
+            ruleset=ruleset,
+            seed=seed,
+            seats=seats,
+            repo=self._repo,
+            clock=self._clock,
+            timers=timers,
+            spectate=spectate,
+            commit_timeout_s=self.settings.commit_timeout_s,
+            commit_retry_s=self.settings.commit_retry_s,
+            retention_s=self.settings.finished_retention_s,
+            source=source,
+            on_end=self._table_ended,
+            on_retire=self._table_retired,
+        )
+
+    # -- crash recovery ------------------------------------------------------------------------------
+
+    async def recover(self) -> RecoveryReport:
+        """Resume every match the store has as running (call once, before serving).
+
+        Each is replayed from its seed through the engine and checked against its stored events
+        (:func:`server.hub.recovery.rebuild`). A match whose replay differs is flagged, never
+        resumed: marked ``aborted`` with ``status_reason`` ``"diverged: ..."`` and logged as an
+        error; one that cannot be replayed at all (no seed stored) is aborted too. The others get a
+        table again: the same seats (accounts from the stored seats, built-in bots re-created), the
+        timers restarted; their players reconnect and ``resume``.
+        """
+        report = RecoveryReport()
+        for match in await self._repo.unfinished_matches():
+            if match.id in self.tables:
+                continue
+            try:
+                recovery = await self._repo.recovery_record(match.id)
+                steps = await self._repo.steps(match.id)
+                recovered = rebuild(
+                    match,
+                    recovery,
+                    steps,
+                    default_timers=self.settings.timers,
+                    default_spectate=self.settings.spectate,
+                )
+            except ReplayDivergedError as exc:
+                log.error(
+                    "MATCH %s DIVERGED: replaying its stored log does not give its stored events (%s); "
+                    "flagged and NOT resumed",
+                    match.id,
+                    exc,
+                )
+                await self._give_up(match, exc.reason)
+                report.diverged.append(match.id)
+                continue
+            except UnrecoverableError as exc:
+                log.error("match %s cannot be resumed: %s; marked aborted", match.id, exc)
+                await self._give_up(match, f"unrecoverable: {exc}")
+                report.unrecoverable.append(match.id)
+                continue
+            await self._resume(recovered)
+            report.resumed.append(match.id)
+        if report.resumed or report.diverged or report.unrecoverable:
+            log.info(
+                "recovery: %d matches resumed, %d diverged (flagged), %d unrecoverable",
+                len(report.resumed),
+                len(report.diverged),
+                len(report.unrecoverable),
+            )
+        return report
+
+    async def _give_up(self, match: MatchRecord, reason: str) -> None:
+        await self._repo.finish_match(match.id, MatchStatus.ABORTED, time.time(), None, reason)
+
+    async def _resume(self, recovered: RecoveredMatch) -> None:
+        match = recovered.match
+        seats = [
+            SeatSpec(name=s.name, kind=s.kind, account_id=s.account_id, bot=s.bot)
+            for s in sorted(match.seats, key=lambda s: s.seat)
+        ]
+        table = self._new_table(
+            match.id,
+            ruleset=recovered.ruleset,
+            seed=recovered.seed,
+            seats=seats,
+            timers=recovered.timers,
+            spectate=recovered.spectate,
+            source=match.source,
+        )
+        self.tables[match.id] = table
+        for seat, spec in enumerate(seats):
+            if spec.account_id is not None:
+                self._seats.setdefault(spec.account_id, {})[match.id] = seat
+        try:
+            await table.resume(recovered.transitions, recovered.steps)
+        except Exception:
+            # The store refused the deal of an empty log: leave the match running for the next start.
+            log.exception("could not resume table %s", match.id)
+            self._table_retired(table)
+            raise
+        log.info("table %s resumed at step %d (%s)", match.id, recovered.transitions[-1].step, match.source)
 
     def _table_ended(self, table: TableActor) -> None:
         for seat in table.seats:

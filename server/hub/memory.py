@@ -1,11 +1,11 @@
-"""The in-memory :class:`~server.hub.repository.Repository`, until the SQL store lands.
+"""The in-memory :class:`~server.hub.repository.Repository` (tests, ``--database-url memory:``).
 
-Matches, the step log, sessions and guests live in memory and are lost when the process exits.
-Player and bot accounts must outlive the process (``jantaku admin create-bot`` runs in another
-process than ``jantaku serve``), so when ``accounts_path`` is given they are kept in a small JSON
-file (``DATA_DIR/accounts.json``, mode 0600, written atomically). The server re-reads it when it
-changed, so a bot created or revoked while the server runs is seen at its next hello. This file is
-TEMPORARY: the SQL store replaces it (see ``docs/hub.md``).
+Everything lives in memory and is lost when the process exits; ``jantaku serve`` uses the SQL store
+(``server.store``) otherwise. Before the SQL store, player and bot accounts were kept in a JSON file
+(``DATA_DIR/accounts.json``, token hashes only); :class:`AccountFile` still reads it, so that
+``jantaku serve`` / ``jantaku admin`` import such a file into the database once
+(:func:`server.hub.cli.import_accounts_file`), and ``accounts_path`` still keeps an in-memory
+repository's players and bots in one (shared by processes, re-read when it changed).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from server.hub.repository import (
     MatchRecord,
     MatchStatus,
     NotFoundError,
+    RecoveryRecord,
     ResultRecord,
     Scope,
     SessionRecord,
@@ -124,6 +125,7 @@ class InMemoryRepository:
         self._matches: dict[str, MatchRecord] = {}
         self._steps: dict[str, list[StepRecord]] = {}
         self._results: dict[str, ResultRecord] = {}
+        self._recovery: dict[str, RecoveryRecord] = {}
         self._refresh()
 
     # -- accounts ------------------------------------------------------------------------------------
@@ -199,22 +201,42 @@ class InMemoryRepository:
 
     # -- matches -------------------------------------------------------------------------------------
 
-    async def create_match(self, match: MatchRecord) -> None:
+    async def create_match(self, match: MatchRecord, recovery: RecoveryRecord | None = None) -> None:
         if match.id in self._matches:
             raise ConflictError(f"match {match.id!r} exists")
+        if recovery is not None and recovery.match_id != match.id:
+            raise ValueError(f"the recovery record of {recovery.match_id!r} given for {match.id!r}")
         self._matches[match.id] = match
         self._steps[match.id] = []
+        if recovery is not None:
+            self._recovery[match.id] = replace(recovery, table=json.loads(json.dumps(recovery.table)))
 
     async def get_match(self, match_id: str) -> MatchRecord | None:
         return self._matches.get(match_id)
 
     async def finish_match(
-        self, match_id: str, status: MatchStatus, ended_at: float, seed_hex: str | None
+        self,
+        match_id: str,
+        status: MatchStatus,
+        ended_at: float,
+        seed_hex: str | None,
+        reason: str | None = None,
     ) -> None:
         match = self._matches.get(match_id)
         if match is None:
             raise NotFoundError(f"no match {match_id!r}")
-        self._matches[match_id] = replace(match, status=status, ended_at=ended_at, seed_hex=seed_hex)
+        if status is MatchStatus.RUNNING and seed_hex is not None:
+            raise ValueError("the seed of a running match stays secret")
+        self._matches[match_id] = replace(
+            match, status=status, ended_at=ended_at, seed_hex=seed_hex, status_reason=reason
+        )
+
+    async def unfinished_matches(self) -> Sequence[MatchRecord]:
+        running = (m for m in self._matches.values() if m.status is MatchStatus.RUNNING)
+        return sorted(running, key=lambda m: (m.created_at, m.id))
+
+    async def recovery_record(self, match_id: str) -> RecoveryRecord | None:
+        return self._recovery.get(match_id)
 
     async def append_step(self, step: StepRecord) -> None:
         log = self._steps.get(step.match_id)

@@ -1,8 +1,8 @@
 """What the hub persists, behind one small async interface (:class:`Repository`).
 
-The hub only ever talks to this Protocol. :mod:`server.hub.memory` implements it in memory (with
-player and bot accounts in a JSON file); the SQL store (``server.store``) will implement the same
-Protocol, so nothing in the hub changes when it lands.
+The hub only ever talks to this Protocol. ``server.store.repository.SqlRepository`` implements it on
+SQLite or PostgreSQL (what ``jantaku serve`` uses); :mod:`server.hub.memory` implements it in memory
+(tests, ``--database-url memory:``).
 
 Records are frozen values; JSON-shaped fields hold only JSON types (the SQL store keeps them in JSON
 columns):
@@ -20,6 +20,9 @@ columns):
   gives it: arrays as lists (``msgspec.to_builtins`` tuples come back as lists), so compare JSON
   with JSON.
 * :class:`ResultRecord`: the final standings.
+* :class:`RecoveryRecord`: what a restarted server needs to resume a running match: the SECRET
+  seed and the table's settings. Kept apart from :class:`MatchRecord` (no match listing or export
+  ever carries it): the seed is public only once the match is over (``MatchRecord.seed_hex``).
 
 Exception tree::
 
@@ -73,6 +76,7 @@ class Scope(StrEnum):
     PLAY = "play"  # queue for quick matches, take a seat at a private table
     SPECTATE = "spectate"
     CREATE_PRIVATE = "create_private"  # open private tables with an invite code
+    ADMIN = "admin"  # the review API: every game, replays, walls, exports (``jantaku admin create-admin``)
 
 
 DEFAULT_SCOPES: dict[AccountKind, frozenset[Scope]] = {
@@ -109,7 +113,7 @@ class SessionRecord:
 class MatchStatus(StrEnum):
     RUNNING = "running"
     COMPLETED = "completed"
-    ABORTED = "aborted"
+    ABORTED = "aborted"  # also: not resumable after a restart (``MatchRecord.status_reason`` says why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +123,9 @@ class SeatRecord:
     kind: AccountKind
     account_id: str | None  # None for a built-in bot
     bot: str | None = None  # the built-in bot's name
+
+
+DIVERGED_PREFIX = "diverged:"  # the status_reason of a match whose replay did not match its log
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +142,24 @@ class MatchRecord:
     ended_at: float | None = None
     seed_hex: str | None = None  # revealed when the match is over
     source: str = ""  # "queue:tenhou", "private:CODE", ...
+    # Why it ended when that is not obvious: "diverged: ..." (the replay of its log did not give
+    # the stored events), "unrecoverable: ...", "table failed", ...; None for a normal end.
+    status_reason: str | None = None
+
+    @property
+    def diverged(self) -> bool:
+        """Flagged at a restart: replaying its stored actions did not regenerate its stored events."""
+        return self.status_reason is not None and self.status_reason.startswith(DIVERGED_PREFIX)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryRecord:
+    """What crash recovery needs besides the match and its log. SECRET while the match runs: the
+    seed decides every wall. Never sent to clients or shown in listings."""
+
+    match_id: str
+    seed_hex: str
+    table: JSON = None  # the table's settings: {"timers": {...}, "spectate": {...}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,13 +211,30 @@ class Repository(Protocol):
     async def delete_expired_sessions(self, now: float) -> int: ...
 
     # matches and the step log
-    async def create_match(self, match: MatchRecord) -> None: ...
+    async def create_match(self, match: MatchRecord, recovery: RecoveryRecord | None = None) -> None:
+        """Store the match, its seats and (in the same transaction) its recovery record."""
+        ...
 
     async def get_match(self, match_id: str) -> MatchRecord | None: ...
 
     async def finish_match(
-        self, match_id: str, status: MatchStatus, ended_at: float, seed_hex: str | None
-    ) -> None: ...
+        self,
+        match_id: str,
+        status: MatchStatus,
+        ended_at: float,
+        seed_hex: str | None,
+        reason: str | None = None,
+    ) -> None:
+        """Set the final status (and ``status_reason``); reveal the seed (None keeps it secret)."""
+        ...
+
+    async def unfinished_matches(self) -> Sequence[MatchRecord]:
+        """Matches still running (to resume after a restart), oldest first."""
+        ...
+
+    async def recovery_record(self, match_id: str) -> RecoveryRecord | None:
+        """The secret seed and table settings of a match (crash recovery only)."""
+        ...
 
     async def append_step(self, step: StepRecord) -> None:
         """Append step ``step.step``; it must be the next one (ConflictError otherwise, unless the

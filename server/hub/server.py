@@ -3,6 +3,7 @@
 URLs (all on one port)::
 
     ws://HOST:PORT/ws            the Jantaku protocol (docs/protocol.md)
+    ws://HOST:PORT/mjai          mjai bots (docs/mjai.md)
     GET /healthz                 200 "ok"
     GET /private/new?...         open a private table (Authorization: Bearer TOKEN), JSON answer
     GET anything else            ``http_fallback`` (the browser client's files), else 404;
@@ -10,6 +11,8 @@ URLs (all on one port)::
 
 Browsers must come from an allowed ``Origin`` (same host as the ``Host`` header by default, plus
 ``allowed_origins``); clients that send no ``Origin`` (bots, scripts) are accepted.
+
+Start: the matches the store has as running are resumed first (crash recovery, ``Lobby.recover``).
 
 Shutdown (SIGTERM/SIGINT in ``jantaku serve``): stop accepting connections, refuse new joins, let
 every table finish the message it is handling (its commit included), then close every connection
@@ -27,7 +30,7 @@ import random
 import socket
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -38,10 +41,13 @@ from server.engine.rules import Ruleset
 from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import ConnectionAdapter
-from server.hub.lobby import Lobby, LobbyError
+from server.hub.lobby import Lobby, LobbyError, RecoveryReport
+from server.hub.mjai import MJAI_PATH, MjaiSession
 from server.hub.repository import Repository
 from server.hub.session import CLOSE_RESTART, ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
+from server.hub.stats import LatencyStats, TimedConnection
+from server.hub.stats import enabled as stats_enabled
 
 log = logging.getLogger(__name__)
 
@@ -106,12 +112,15 @@ class Hub:
             seed_source=seed_source,
             rng=rng,
         )
-        # One adapter per websocket path: our protocol at /ws; an mjai endpoint would add its own.
-        self.adapters: dict[str, AdapterFactory] = {WS_PATH: ProtocolSession}
+        # One adapter per websocket path: our protocol at /ws, mjai at /mjai (docs/mjai.md).
+        self.adapters: dict[str, AdapterFactory] = {WS_PATH: ProtocolSession, MJAI_PATH: MjaiSession}
+        # Benchmarks: JANTAKU_HUB_STATS=1 times each action and answers GET /stats (server/hub/stats.py).
+        self.stats = LatencyStats() if stats_enabled() else None
         self._by_account: dict[str, ConnectionAdapter] = {}
         self._sessions: set[ConnectionAdapter] = set()
         self._server: Server | None = None
         self._port: int | None = None
+        self.recovery = RecoveryReport()  # what start() resumed or flagged
         self.closing = False
 
     # -- SessionHost ---------------------------------------------------------------------------------
@@ -167,6 +176,7 @@ class Hub:
             "websocket": f"ws://{base}{WS_PATH}",
             "health": f"http://{base}/healthz",
             "private": f"http://{base}/private/new?preset=tenhou&bots=0",
+            "mjai": f"ws://{base}{MJAI_PATH}",
         }
 
     def _display_host(self) -> str:
@@ -176,6 +186,8 @@ class Hub:
         return f"[{host}]" if ":" in host else host
 
     async def start(self) -> None:
+        """Resume the matches the store has as running (crash recovery), then listen."""
+        self.recovery = await self._lobby.recover()
         limits = self.settings.limits
         self._server = await serve(
             self._handle,
@@ -201,18 +213,31 @@ class Hub:
         if send_buffer is not None and sock is not None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         assert ws.request is not None
-        factory = self.adapters[urlsplit(ws.request.path).path]
+        path = urlsplit(ws.request.path).path
+        factory = self.adapters[path]
+        stats = self.stats
+        if stats is not None and path == WS_PATH:
+            ws = cast(ServerConnection, TimedConnection(ws, stats))
         session = factory(self, ws)
         self._sessions.add(session)
+        if stats is not None:
+            stats.opened()
         try:
             await session.run()
         finally:
             self._sessions.discard(session)
+            if stats is not None:
+                stats.closed()
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
         if path == "/healthz":
             return connection.respond(http.HTTPStatus.OK, "ok\n")
+        if path == "/stats" and self.stats is not None:
+            summary = self.stats.summary()
+            if "reset=1" in (urlsplit(request.path).query or ""):
+                self.stats.reset()
+            return _json(connection, http.HTTPStatus.OK, summary)
         if path in self.adapters:
             origin = request.headers.get("Origin")
             if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
@@ -293,6 +318,8 @@ class Hub:
             return
         self.closing = True
         log.info("shutting down")
+        if self.stats is not None:
+            log.info("stats: %s", json.dumps(self.stats.summary()))
         if self._server is not None:
             self._server.close(close_connections=False)
         await self._lobby.shutdown()

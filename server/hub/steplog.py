@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +14,8 @@ from server.engine.events import Event
 from server.engine.rules import Ruleset
 from server.engine.wall import WALL_ALGORITHM, seed_commitment
 from server.hub.inbox import SeatSpec
-from server.hub.repository import MatchRecord, MatchStatus, SeatRecord, StepRecord
+from server.hub.repository import JSON, MatchRecord, MatchStatus, SeatRecord, StepRecord
+from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.wire import event_to_wire
 
 
@@ -61,3 +63,8 @@ def step_record(
         request_id=request_id,
         applied_at=applied_at,
     )
+
+
+def table_settings_json(timers: TableTimers, spectate: SpectatePolicy) -> JSON:
+    """A table's settings as its :class:`~server.hub.repository.RecoveryRecord` keeps them."""
+    return {"timers": dataclasses.asdict(timers), "spectate": dataclasses.asdict(spectate)}

@@ -74,13 +74,14 @@ from server.hub.outputs import (
 )
 from server.hub.repository import (
     MatchStatus,
+    RecoveryRecord,
     Repository,
     ResultRecord,
     StepRecord,
 )
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.spectators import EventStream, SpectatorFeed
-from server.hub.steplog import match_record, step_record
+from server.hub.steplog import match_record, step_record, table_settings_json
 from server.hub.timing import OpenPrompt, TimeKeeper
 
 log = logging.getLogger(__name__)
@@ -160,6 +161,7 @@ class TableActor:
         self._retire_at: float | None = None
         self._stopped = False
         self.finished = False
+        self.resumed = False  # rebuilt from the store after a restart
         self.outcome: MatchEndOut | None = None
         self.ended = asyncio.Event()  # set when the match is over (completed or aborted)
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
@@ -225,7 +227,14 @@ class TableActor:
             created_at=self._wall_clock(),
             source=self.source,
         )
-        await self._with_timeout(self._repo.create_match(match))
+        # The seed is stored (secret until the end) so that a restarted server can replay the match;
+        # a match dealt from injected walls (tests) cannot be replayed from its seed.
+        recovery = (
+            RecoveryRecord(self.match_id, self._seed.hex(), table_settings_json(self.timers, self.spectate))
+            if self._walls is None
+            else None
+        )
+        await self._with_timeout(self._repo.create_match(match, recovery))
         genesis = step_record(
             self.match_id, t, seat=None, action=None, request_id=None, applied_at=self._wall_clock()
         )
@@ -233,6 +242,43 @@ class TableActor:
         await self._adopt(t, actor=None, ack=None)
         for seat, participant in participants.items():
             self._attach(Attach(participant, seat, 0, announce=True))
+        self._launch()
+
+    async def resume(self, transitions: Sequence[Transition], steps: Sequence[StepRecord]) -> None:
+        """Adopt a match rebuilt from its stored log after a restart (crash recovery) and start the
+        actor; nobody is attached (players come back with ``resume``).
+
+        ``transitions`` are the engine's replay of ``steps``, already checked against them
+        (:func:`server.hub.recovery.replay_log`); an empty log (the server stopped right after
+        storing the match) gets its deal stored first. Every stored event counts as seen: the
+        table publishes them all at once, then prompts whoever must decide, with fresh timers (the
+        action time and a full bank: time spent before the restart is not known). A request id
+        stored with a step is remembered, so a client re-sending it after reconnecting gets its
+        ``ack`` (``duplicate``) instead of a second move. Raises when the store refuses the deal.
+        """
+        if not transitions:
+            raise ValueError("nothing to resume")
+        self.resumed = True
+        if not steps:
+            genesis = step_record(
+                self.match_id,
+                transitions[0],
+                seat=None,
+                action=None,
+                request_id=None,
+                applied_at=self._wall_clock(),
+            )
+            await self._with_timeout(self._repo.append_step(genesis))
+        for i, t in enumerate(transitions):
+            record = steps[i] if i < len(steps) else None
+            actor = record.seat if record is not None else None
+            if record is not None and actor is not None and record.request_id is not None:
+                prompt = self._prompts.get(actor)
+                self._applied[(actor, record.request_id)] = prompt.step if prompt else t.step - 1
+            await self._adopt(t, actor=actor, ack=None, replaying=True)
+        self._launch()
+
+    def _launch(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
         self.submit(Tick())  # the first decision may be a bot's, due at once
 
@@ -249,9 +295,9 @@ class TableActor:
                 self._rearm()
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
             log.exception("table %s failed; the match is aborted", self.match_id)
-            await self._crash()
+            await self._crash(exc)
         finally:
             self._cancel_timer()
             while not self._inbox.empty():
@@ -503,7 +549,14 @@ class TableActor:
 
     # -- adopting a committed transition ------------------------------------------------------------
 
-    async def _adopt(self, t: Transition, *, actor: int | None, ack: tuple[Participant, int] | None) -> None:
+    async def _adopt(
+        self,
+        t: Transition,
+        *,
+        actor: int | None,
+        ack: tuple[Participant, int] | None,
+        replaying: bool = False,
+    ) -> None:
         now = self._clock.now()
         previous = self._prompts
         prompt = previous.get(actor) if actor is not None else None
@@ -526,7 +579,7 @@ class TableActor:
         else:  # an answer in a call window: the other seats' prompts stay as they are
             self._prompts = {s: p for s, p in previous.items() if s in pending and s != actor}
 
-        min_call = self.timers.min_call_ms
+        min_call = 0 if replaying else self.timers.min_call_ms  # a replayed step was seen already
         if self._hold_until is None:
             cut = _callable_cut(t.events) if min_call > 0 else None
             if cut is None:
@@ -654,22 +707,25 @@ class TableActor:
         status: MatchStatus,
         *,
         seed_hex: str | None = None,
+        why: str | None = None,
     ) -> None:
         self.finished = True
         self._prompts.clear()
         self._hold_until = None
         self.outcome = MatchEndOut(self.match_id, reason, result)
-        if reason is MatchEndReason.COMPLETED:
-            self._feed.release(self._clock.now(), self._stream, everything=True)
-        self._broadcast(self.outcome)
+        # The status first, then match_end: a client that saw the end finds the match over in the
+        # store (if this write fails, a restart finishes a completed match again from its log).
         try:
             await self._with_timeout(
-                self._repo.finish_match(self.match_id, status, self._wall_clock(), seed_hex)
+                self._repo.finish_match(self.match_id, status, self._wall_clock(), seed_hex, why)
             )
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: storing the match status failed", self.match_id)
+        if reason is MatchEndReason.COMPLETED:
+            self._feed.release(self._clock.now(), self._stream, everything=True)
+        self._broadcast(self.outcome)
         self._retire_at = self._clock.now() + self._retention_s
         self.ended.set()
         if self._on_end is not None:
@@ -681,13 +737,14 @@ class TableActor:
                 conn.deliver(item)
         self._feed.broadcast(item)
 
-    async def _crash(self) -> None:
+    async def _crash(self, exc: Exception) -> None:
         """The actor failed: tell everyone, record the abort, stop."""
         self._stopped = True
         if self.finished:
             return
         self._broadcast(ErrorOut(ErrorCode.INTERNAL, f"table {self.match_id} failed; the match is aborted"))
         try:
-            await self._end(MatchEndReason.ABORTED, None, MatchStatus.ABORTED)
+            why = f"table failed: {type(exc).__name__}: {exc}"[:500]
+            await self._end(MatchEndReason.ABORTED, None, MatchStatus.ABORTED, why=why)
         except Exception:
             log.exception("table %s: failed while aborting", self.match_id)

@@ -30,28 +30,43 @@ Event order, as Mortal's own table (``libriichi`` ``arena/board.rs``) produces i
 
 Hidden tiles are ``"?"`` in a player's view (:func:`export_mjai` with ``viewer``): which tiles a
 seat may see is decided by :func:`server.engine.views.redact`, nothing else.
+
+:class:`MjaiStream` writes the same lines live, batch by batch, from one receiver's redacted events
+(the hub's mjai endpoint, ``server.hub.mjai``); ``start_game`` then carries the receiver's seat as
+``id``, as mjai.app does.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from server.engine.events import DrawReason, Event, RoundStarted, TileDrawn
+from server.engine.events import (
+    DrawReason,
+    Event,
+    MatchEnded,
+    MatchStarted,
+    RoundStarted,
+    TileDrawn,
+)
 from server.engine.melds import MeldType
-from server.engine.rules import GameLength
+from server.engine.rules import GameLength, Ruleset
+from server.engine.tiles import Tile
 from server.engine.views import Viewer, redact
-from server.records.from_events import record_from_events
+from server.records.from_events import HIDDEN_TILE, LiveHand, record_from_events
 from server.records.model import (
     CallStep,
     DiscardStep,
     DoraStep,
+    DrawResult,
     DrawStep,
     GameRecord,
     HandRecord,
     RiichiAcceptedStep,
     Step,
+    Win,
 )
 from server.records.tiles import mjai_from_face
 
@@ -105,51 +120,168 @@ def _hide(lines: list[dict[str, Any]], redacted: Sequence[Event]) -> list[dict[s
 
 def mjai_events(record: GameRecord) -> list[dict[str, Any]]:
     """The record as mjai event objects, in Mortal's order (see the module docstring)."""
-    ruleset = record.ruleset()
-    out: list[dict[str, Any]] = [
-        {
-            "type": "start_game",
-            "names": list(record.names),
-            "kyoku_first": 4 if ruleset.game_length is GameLength.EAST else 0,
-            "aka_flag": any(ruleset.red_fives),
-            "ruleset": ruleset.to_dict(),
-        }
-    ]
+    out: list[dict[str, Any]] = [_start_game(record.ruleset(), record.names)]
     for hand in record.hands:
         out.extend(_hand_events(hand))
     if record.complete:
-        end: dict[str, Any] = {"type": "end_game"}
-        if record.final_scores is not None:
-            end["scores"] = list(record.final_scores)
-        out.append(end)
+        out.append(_end_game(record.final_scores))
     return out
 
 
+def _start_game(ruleset: Ruleset, names: Sequence[str]) -> dict[str, Any]:
+    return {
+        "type": "start_game",
+        "names": list(names),
+        "kyoku_first": 4 if ruleset.game_length is GameLength.EAST else 0,
+        "aka_flag": any(ruleset.red_fives),
+        "ruleset": ruleset.to_dict(),
+    }
+
+
+def _end_game(scores: Sequence[int] | None) -> dict[str, Any]:
+    end: dict[str, Any] = {"type": "end_game"}
+    if scores is not None:
+        end["scores"] = list(scores)
+    return end
+
+
+class MjaiStream:
+    """One receiver's mjai lines of a live match, written as its (redacted) events arrive.
+
+    ``feed`` takes the next events of the receiver's stream (``MatchStarted`` first, each redacted
+    by :func:`server.engine.views.redact` for ``seat``) and returns the mjai event objects that
+    follow: batch after batch, the same lines in the same order as :func:`export_mjai` with
+    ``viewer=seat`` writes for the whole log (plus ``id`` in ``start_game``). The lines from the
+    last draw on are rewritten at every batch, so that Mortal's reorderings (see the module
+    docstring) come out as in a whole log. Only a batch cut inside one engine transition (the hub
+    never cuts where a decision is due) can make a line come early; the lines still missing then
+    follow in their order.
+    """
+
+    def __init__(self, *, seat: int | None, names: Sequence[str]) -> None:
+        self.seat = seat
+        self.names = tuple(names)
+        self._hand: LiveHand | None = None
+        self._stable: list[dict[str, Any]] = []  # lines of the hand's steps before ``_cut``: final
+        self._cut = 0
+        self._scores: list[int] = []  # the running scores after the stable steps
+        self._shown: list[dict[str, Any]] = []  # lines of the current hand the receiver has
+        self._dirty = False  # events of the current hand came since the last flush
+
+    def feed(self, events: Sequence[Event]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for event in events:
+            if isinstance(event, MatchStarted):
+                start = _start_game(Ruleset.from_json(event.ruleset_json), self.names)
+                if self.seat is not None:
+                    start = {"type": "start_game", "id": self.seat, **start}
+                out.append(start)
+            elif isinstance(event, RoundStarted):
+                self._flush(out)
+                self._hand = LiveHand(event)
+                opening = self._hand.opening()
+                self._stable, self._cut = [_start_kyoku(opening)], 0
+                self._scores = list(opening.start_scores)
+                self._shown, self._dirty = [], True
+            elif isinstance(event, MatchEnded):
+                self._flush(out)
+                self._hand = None
+                out.append(_end_game(event.scores))
+            elif self._hand is not None:
+                self._dirty = True
+                if self._hand.add(event):
+                    self._flush(out)
+                    self._hand = None
+        self._flush(out)
+        return out
+
+    def shown(self, line: dict[str, Any]) -> None:
+        """The receiver was given ``line`` ahead of the events (the hub echoes a bot's ``reach``
+        before its discard): it is not given again when the events bring it."""
+        self._shown.append(line)
+
+    def _lines(self, hand: LiveHand) -> list[dict[str, Any]]:
+        steps = hand.steps
+        cut = len(steps)
+        while cut > self._cut and not isinstance(steps[cut - 1], DrawStep):
+            cut -= 1
+        if cut > self._cut:  # the steps up to the last draw are final
+            self._stable.extend(_step_events(mortal_order(steps[self._cut : cut]), self._scores))
+            self._cut = cut
+        tail = _step_events(mortal_order([*steps[cut:], *hand.held]), list(self._scores))
+        return [*self._stable, *tail, *_result_events(hand.wins, hand.draw, complete=hand.complete)]
+
+    def _flush(self, out: list[dict[str, Any]]) -> None:
+        if self._hand is None or not self._dirty:
+            return
+        self._dirty = False
+        lines = self._lines(self._hand)
+        shown = self._shown
+        if lines[: len(shown)] == shown:
+            out.extend(lines[len(shown) :])
+            self._shown = lines
+            return
+        # Some line came early (or was echoed and never confirmed): give what is missing, in order.
+        have = Counter(_key(line) for line in shown)
+        for line in lines:
+            key = _key(line)
+            if have[key] > 0:
+                have[key] -= 1
+            else:
+                out.append(line)
+        leftovers = []
+        for line in shown:
+            key = _key(line)
+            if have[key] > 0:
+                have[key] -= 1
+                leftovers.append(line)
+        self._shown = lines + leftovers
+
+
+def _key(line: dict[str, Any]) -> str:
+    return json.dumps(line, sort_keys=True)
+
+
+def _pai(tile: Tile) -> str:
+    return HIDDEN if tile == HIDDEN_TILE else mjai_from_face(tile)
+
+
 def _tiles(tiles: Sequence[int]) -> list[str]:
-    return [mjai_from_face(t) for t in tiles]
+    return [_pai(t) for t in tiles]
 
 
 def _hand_events(hand: HandRecord) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [
-        {
-            "type": "start_kyoku",
-            "bakaze": WINDS[hand.round_wind % 4],
-            "dora_marker": mjai_from_face(hand.dora_indicators[0]),
-            "kyoku": hand.kyoku + 1,
-            "honba": hand.honba,
-            "kyotaku": hand.riichi_sticks,
-            "oya": hand.dealer,
-            "scores": list(hand.start_scores),
-            "tehais": [_tiles(h) for h in hand.dealt],
-        }
-    ]
     scores = list(hand.start_scores)
-    for step in mortal_order(hand.steps):
+    return [
+        _start_kyoku(hand),
+        *_step_events(mortal_order(hand.steps), scores),
+        *_result_events(hand.wins, hand.draw, complete=hand.complete),
+    ]
+
+
+def _start_kyoku(hand: HandRecord) -> dict[str, Any]:
+    return {
+        "type": "start_kyoku",
+        "bakaze": WINDS[hand.round_wind % 4],
+        "dora_marker": mjai_from_face(hand.dora_indicators[0]),
+        "kyoku": hand.kyoku + 1,
+        "honba": hand.honba,
+        "kyotaku": hand.riichi_sticks,
+        "oya": hand.dealer,
+        "scores": list(hand.start_scores),
+        "tehais": [_tiles(h) for h in hand.dealt],
+    }
+
+
+def _step_events(items: Sequence[Step | tuple[str, int]], scores: list[int]) -> list[dict[str, Any]]:
+    """The lines of steps in Mortal's order; ``scores`` (the running scores) follow the deposits."""
+    out: list[dict[str, Any]] = []
+    for step in items:
         match step:
             case ("reach", seat):
                 out.append({"type": "reach", "actor": seat})
             case DrawStep(seat, tile, _):
-                out.append({"type": "tsumo", "actor": seat, "pai": mjai_from_face(tile)})
+                out.append({"type": "tsumo", "actor": seat, "pai": _pai(tile)})
             case DiscardStep(seat, tile, tsumogiri, _):
                 out.append(
                     {"type": "dahai", "actor": seat, "pai": mjai_from_face(tile), "tsumogiri": tsumogiri}
@@ -164,7 +296,12 @@ def _hand_events(hand: HandRecord) -> list[dict[str, Any]]:
                 out.append(
                     {"type": "reach_accepted", "actor": seat, "deltas": deltas, "scores": list(scores)}
                 )
-    for win in hand.wins:
+    return out
+
+
+def _result_events(wins: Sequence[Win], draw: DrawResult | None, *, complete: bool) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for win in wins:
         ura = _tiles(win.ura_indicators)
         out.append(
             {
@@ -178,14 +315,13 @@ def _hand_events(hand: HandRecord) -> list[dict[str, Any]]:
         )
         if win.pao_seat is not None:
             out[-1]["pao"] = win.pao_seat
-    if hand.draw is not None:
-        draw = hand.draw
+    if draw is not None:
         reason = "nagashi_mangan" if draw.nagashi else str(draw.reason)
         event: dict[str, Any] = {"type": "ryukyoku", "deltas": list(draw.deltas), "reason": reason}
         if draw.reason is DrawReason.EXHAUSTIVE and draw.tenpai is not None:
             event["tenpais"] = [s in draw.tenpai for s in range(4)]
         out.append(event)
-    if hand.complete:
+    if complete:
         out.append({"type": "end_kyoku"})
     return out
 

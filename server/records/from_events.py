@@ -53,6 +53,10 @@ from server.records.yaku import TENHOU_YAKU, TenhouYaku
 
 WIND_WORDS = ("east", "south", "west", "north")
 
+HIDDEN_TILE: Tile = -1
+"""Stands for a tile the viewer may not see in a hand built by :class:`LiveHand` from one seat's
+redacted events (another seat's dealt tiles and draws); never a face."""
+
 _BY_ENGINE_NAME: dict[str, TenhouYaku] = {
     "rinshan": TENHOU_YAKU[4],
     "sanshoku": TENHOU_YAKU[25],
@@ -148,12 +152,59 @@ def record_from_events(events: Sequence[Event], *, names: Sequence[str] | None =
     )
 
 
-def _hand_event(hand: _Hand, event: Event) -> bool:
+class LiveHand:
+    """One hand built event by event from a single receiver's live stream (its ``RoundStarted`` and
+    what follows, redacted for it by :func:`server.engine.views.redact`); the tiles it may not see
+    are :data:`HIDDEN_TILE`. Steps are placed as :func:`record_from_events` places them: ``steps``
+    only grows at its end, except that a dora reveal right after a discard goes before that
+    discard, so the steps up to the last draw never change; reveals still ``held`` come after
+    ``steps`` (or after a call that comes first)."""
+
+    def __init__(self, start: RoundStarted) -> None:
+        self.start = start
+        self._hand = _Hand(start, dora=[start.dora_indicator])
+        self.over = False  # RoundEnded came
+
+    def add(self, event: Event) -> bool:
+        """Add the next event; ``True`` once the hand is over."""
+        if not self.over and _hand_event(self._hand, event, hidden_ok=True):
+            self.over = True
+        return self.over
+
+    @property
+    def steps(self) -> list[Step]:
+        """The steps so far (the builder's own list: do not change it)."""
+        return self._hand.steps
+
+    @property
+    def held(self) -> list[DoraStep]:
+        return [DoraStep(t) for t in self._hand.held_dora]
+
+    @property
+    def wins(self) -> list[Win]:
+        return self._hand.wins
+
+    @property
+    def draw(self) -> DrawResult | None:
+        return self._hand.draw
+
+    @property
+    def complete(self) -> bool:
+        return self.over and (bool(self._hand.wins) or self._hand.draw is not None)
+
+    def opening(self) -> HandRecord:
+        """The hand as dealt (no steps yet): what ``start_kyoku`` shows."""
+        return _close(_Hand(self.start, dora=[self.start.dora_indicator]), complete=False)
+
+
+def _hand_event(hand: _Hand, event: Event, *, hidden_ok: bool = False) -> bool:
     """Add one event to the hand; ``True`` when the hand is over (``RoundEnded``)."""
     match event:
         case TileDrawn(seat, tile, rinshan):
             if tile is None:
-                raise RecordError("events: a drawn tile is hidden; records need the omniscient log")
+                if not hidden_ok:
+                    raise RecordError("events: a drawn tile is hidden; records need the omniscient log")
+                tile = HIDDEN_TILE
             hand.add(DrawStep(seat, tile, rinshan))
         case TileDiscarded(seat, tile, tsumogiri, riichi):
             hand.add(DiscardStep(seat, tile, tsumogiri, riichi))
@@ -228,7 +279,7 @@ def _draw(event: HandDrawn) -> DrawResult:
 def _close(hand: _Hand, *, complete: bool) -> HandRecord:
     hand.flush()
     start = hand.start
-    dealt = tuple(tuple(h) for h in start.hands if h is not None)
+    dealt = tuple(tuple(h) if h is not None else (HIDDEN_TILE,) * 13 for h in start.hands)
     ura = max((w.ura_indicators for w in hand.wins), key=len, default=())
     return HandRecord(
         round_wind=start.round_wind,

@@ -126,6 +126,8 @@ class MatchRow(Base):
     source: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
     ended_at: Mapped[optional_timestamp]
+    # Why it ended when that is not obvious ("diverged: ...", "unrecoverable: ...", "table failed").
+    status_reason: Mapped[str | None] = mapped_column(Text)
 
     seats: Mapped[list[SeatRow]] = relationship(
         back_populates="match", order_by="SeatRow.seat", lazy="raise", passive_deletes=True
@@ -136,6 +138,20 @@ class MatchRow(Base):
     results: Mapped[list[MatchResultRow]] = relationship(
         order_by="MatchResultRow.seat", lazy="raise", viewonly=True
     )
+
+
+class MatchRecoveryRow(Base):
+    """What a restarted server needs to resume a running match: the SECRET seed (every wall follows
+    from it) and the table's settings. A table of its own so that nothing reading ``matches`` can
+    reveal the seed before ``matches.seed_hex`` does, at the end."""
+
+    __tablename__ = "match_recovery"
+
+    match_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    seed_hex: Mapped[str] = mapped_column(String(256))
+    table_settings: Mapped[optional_json_doc]  # {"timers": {...}, "spectate": {...}}
 
 
 class SeatRow(Base):

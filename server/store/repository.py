@@ -9,8 +9,9 @@
 0
 
 Steps go through the group-commit writer (:mod:`server.store.writer`); everything else is one
-short transaction per call. Besides the Protocol, the repository answers what crash recovery and
-the admin pages need: :meth:`~SqlRepository.unfinished_matches`, :meth:`~SqlRepository.list_matches`,
+short transaction per call. Besides the Protocol (which includes crash recovery's
+:meth:`~SqlRepository.unfinished_matches` and :meth:`~SqlRepository.recovery_record`), the
+repository answers what the admin pages need: :meth:`~SqlRepository.list_matches`,
 :meth:`~SqlRepository.hand_results`, :meth:`~SqlRepository.record_audit` /
 :meth:`~SqlRepository.audit_entries`.
 
@@ -37,6 +38,7 @@ from server.hub.repository import (
     MatchRecord,
     MatchStatus,
     NotFoundError,
+    RecoveryRecord,
     ResultRecord,
     Scope,
     SeatRecord,
@@ -49,6 +51,7 @@ from server.store.models import (
     AccountRow,
     AuditRow,
     HandResultRow,
+    MatchRecoveryRow,
     MatchResultRow,
     MatchRow,
     SeatRow,
@@ -162,6 +165,7 @@ def _match(row: Row[Any], seats: Sequence[Row[Any]]) -> MatchRecord:
         ended_at=to_unix_opt(row.ended_at),
         seed_hex=row.seed_hex,
         source=row.source,
+        status_reason=row.status_reason,
     )
 
 
@@ -349,7 +353,10 @@ class SqlRepository:
 
     # -- matches -------------------------------------------------------------------------------------
 
-    async def create_match(self, match: MatchRecord) -> None:
+    async def create_match(self, match: MatchRecord, recovery: RecoveryRecord | None = None) -> None:
+        """The match, its seats and its recovery record (the secret seed), in one transaction."""
+        if recovery is not None and recovery.match_id != match.id:
+            raise ValueError(f"the recovery record of {recovery.match_id!r} given for {match.id!r}")
         values = {
             "id": match.id,
             "ruleset_json": match.ruleset_json,
@@ -362,6 +369,7 @@ class SqlRepository:
             "source": match.source,
             "created_at": from_unix(match.created_at),
             "ended_at": from_unix_opt(match.ended_at),
+            "status_reason": match.status_reason,
         }
         seats = [
             {
@@ -381,6 +389,12 @@ class SqlRepository:
                 await conn.execute(insert(MatchRow).values(values))
                 if seats:
                     await conn.execute(insert(SeatRow), seats)
+                if recovery is not None:
+                    await conn.execute(
+                        insert(MatchRecoveryRow).values(
+                            match_id=match.id, seed_hex=recovery.seed_hex, table_settings=recovery.table
+                        )
+                    )
         except IntegrityError as exc:
             raise ConflictError(f"match {match.id!r}: {exc.orig}") from exc
 
@@ -389,13 +403,23 @@ class SqlRepository:
         return matches[0] if matches else None
 
     async def finish_match(
-        self, match_id: str, status: MatchStatus, ended_at: float, seed_hex: str | None
+        self,
+        match_id: str,
+        status: MatchStatus,
+        ended_at: float,
+        seed_hex: str | None,
+        reason: str | None = None,
     ) -> None:
         async with write_connection(self.engine, self._gate) as conn:
             result = await conn.execute(
                 update(MatchRow)
                 .where(MatchRow.id == match_id)
-                .values(status=status.value, ended_at=from_unix(ended_at), seed_hex=seed_hex)
+                .values(
+                    status=status.value,
+                    ended_at=from_unix(ended_at),
+                    seed_hex=seed_hex,
+                    status_reason=reason,
+                )
             )
             if result.rowcount == 0:
                 raise NotFoundError(f"no match {match_id!r}")
@@ -469,6 +493,13 @@ class SqlRepository:
             .where(MatchRow.status == MatchStatus.RUNNING.value)
             .order_by(MatchRow.created_at, MatchRow.id)
         )
+
+    async def recovery_record(self, match_id: str) -> RecoveryRecord | None:
+        """The secret seed and table settings of a match (crash recovery only: never show it)."""
+        row = await self._first(select(MatchRecoveryRow).where(MatchRecoveryRow.match_id == match_id))
+        if row is None:
+            return None
+        return RecoveryRecord(match_id=row.match_id, seed_hex=row.seed_hex, table=row.table_settings)
 
     async def list_matches(
         self,

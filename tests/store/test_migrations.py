@@ -26,6 +26,7 @@ TABLES = {
     "accounts",
     "sessions",
     "matches",
+    "match_recovery",
     "seats",
     "steps",
     "hand_results",

@@ -1,0 +1,461 @@
+"""Hub load benchmark: T tables of 4 network bots against a ``jantaku serve`` process, over loopback.
+
+    python bench/hub.py [--tables 60] [--pace 0] [--seconds 20] [--idle 2000] [--database-url memory:]
+
+Three processes: this one (the orchestrator), ``jantaku serve`` (started with
+``JANTAKU_HUB_STATS=1``, which times every action on the server: see ``server/hub/stats.py``) and a
+separate load process (this file with ``--load``) holding every bot connection, so that the server
+has its core to itself as far as the machine allows. Everything is on 127.0.0.1, bounded in count
+and time.
+
+1. **Idle connections**: the load process opens ``--idle`` connections that say hello (as guests)
+   and then do nothing; the server's RSS (``/proc/PID/status``) before and after gives the memory
+   per idle connection.
+2. **Tables**: ``4 x --tables`` connections join the quick-match queue (no built-in bots: every
+   seat is a network bot, our protocol at ``/ws``) and play whole matches, joining again when one
+   ends. ``--pace 0`` answers every prompt at once (bot speed); ``--pace 1`` waits 0.5-1.5 s
+   (uniform) before each answer, about one action per second per table (human pace). After the
+   tables are seated and ``--warmup`` seconds, the server's figures are read over ``--seconds``:
+   applied actions per second, action-to-broadcast latency p50/p99 (server side), the CPU the
+   server process used (of one core) and its RSS.
+
+Nothing here is asserted by the test suite; the figures go to docs/benchmarks.md ("Hub").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+REPO = Path(__file__).resolve().parents[1]
+SERVER_ENTRY = ["-m", "server.cli"]  # how the server is started (--server-script: an experiment's)
+CONNECT_BATCH = 100  # connections opened at once (the server's listen backlog is 100)
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+# -- the load process ------------------------------------------------------------------------------
+#
+# The bots use a minimal websocket client of their own (RFC 6455 text frames over an asyncio
+# Protocol) rather than the websockets library, and skip decoding ``event`` frames, so that one load
+# process can keep thousands of connections busy and the server stays the bottleneck.
+
+
+@dataclass
+class LoadCounters:
+    welcomed: int = 0
+    seated: int = 0
+    acts: int = 0
+    acks: int = 0
+    errors: int = 0
+    matches_ended: int = 0
+    frames: int = 0
+    closed: int = 0
+    latencies: list[float] = field(default_factory=list)  # client side: act sent -> ack received
+
+
+def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """Win when possible, else pass, else discard the drawn tile (keeps the bots cheap)."""
+    for a in legal:
+        if a["type"] in ("tsumo", "ron"):
+            return a
+    for a in legal:
+        if a["type"] == "pass":
+            return a
+    for a in legal:
+        if a["type"] == "discard" and a.get("tsumogiri"):
+            return a
+    return legal[0]
+
+
+def client_frame(payload: bytes, opcode: int = 0x1) -> bytes:
+    """One masked client frame (the mask is all zeros, so the payload goes as is)."""
+    n = len(payload)
+    if n < 126:
+        head = bytes((0x80 | opcode, 0x80 | n))
+    elif n < 1 << 16:
+        head = bytes((0x80 | opcode, 0x80 | 126)) + n.to_bytes(2, "big")
+    else:
+        head = bytes((0x80 | opcode, 0x80 | 127)) + n.to_bytes(8, "big")
+    return head + b"\x00\x00\x00\x00" + payload
+
+
+JOIN = _encode({"type": "join", "target": {"type": "queue", "preset": "tenhou"}})
+
+
+class BotClient(asyncio.Protocol):
+    """One bot connection: hello as a guest, then (``play``) queue, answer prompts, queue again."""
+
+    def __init__(
+        self, host: str, port: int, name: str, counters: LoadCounters, *, play: bool, pace: float, seed: int
+    ) -> None:
+        self._handshake = (
+            f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+        self._hello = _encode({"type": "hello", "protocol": 1, "auth": {"type": "guest", "name": name}})
+        self.counters = counters
+        self.play = play
+        self.pace = pace
+        self.rng = random.Random(seed)
+        self.stopping = False
+        self.transport: asyncio.Transport | None = None
+        self._upgraded = False
+        self._buffer = bytearray()
+        self._request_id = 0
+        self._sent: dict[int, float] = {}
+        self._seated = False
+        self.welcomed = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        transport.write(self._handshake)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.counters.closed += 1
+        if not self.welcomed.done():
+            self.welcomed.set_exception(ConnectionError(f"closed before welcome: {exc}"))
+
+    def send(self, payload: bytes, opcode: int = 0x1) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(client_frame(payload, opcode))
+
+    def data_received(self, data: bytes) -> None:
+        buf = self._buffer
+        buf += data
+        if not self._upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if b" 101 " not in buf[: buf.find(b"\r\n")]:
+                raise RuntimeError(f"no websocket upgrade: {bytes(buf[:200])!r}")
+            del buf[: end + 4]
+            self._upgraded = True
+            self.send(self._hello)
+        pos = 0
+        while len(buf) - pos >= 2:
+            opcode, n = buf[pos] & 0x0F, buf[pos + 1] & 0x7F
+            head = 2
+            if n == 126:
+                if len(buf) - pos < 4:
+                    break
+                n, head = int.from_bytes(buf[pos + 2 : pos + 4], "big"), 4
+            elif n == 127:
+                if len(buf) - pos < 10:
+                    break
+                n, head = int.from_bytes(buf[pos + 2 : pos + 10], "big"), 10
+            if len(buf) - pos < head + n:
+                break
+            payload = bytes(buf[pos + head : pos + head + n])
+            pos += head + n
+            if opcode == 0x1:
+                self.on_text(payload)
+            elif opcode == 0x9:
+                self.send(payload, 0xA)  # pong
+            elif opcode == 0x8 and self.transport is not None:
+                self.transport.close()
+        del buf[:pos]
+
+    def on_text(self, payload: bytes) -> None:
+        c = self.counters
+        c.frames += 1
+        if payload.startswith(b'{"type":"event"'):
+            return
+        message = _decode(payload)
+        kind = message["type"]
+        if kind == "prompt":
+            if self.stopping:
+                return
+            if self.pace > 0:
+                delay = self.pace * (0.5 + self.rng.random())
+                asyncio.get_running_loop().call_later(delay, self.act, message)
+            else:
+                self.act(message)
+        elif kind == "ack":
+            c.acks += 1
+            at = self._sent.pop(message["request_id"], None)
+            if at is not None:
+                c.latencies.append(time.perf_counter() - at)
+        elif kind == "welcome":
+            c.welcomed += 1
+            self.welcomed.set_result(None)
+            if self.play:
+                self.send(JOIN)
+        elif kind == "seated" and not self._seated:
+            self._seated = True
+            c.seated += 1
+        elif kind == "error":
+            c.errors += 1
+        elif kind == "match_end":
+            c.matches_ended += 1
+            if not self.stopping:
+                self.send(JOIN)
+
+    def act(self, prompt: dict[str, Any]) -> None:
+        if self.stopping:
+            return
+        self._request_id += 1
+        action = choose(prompt["legal_actions"])
+        self._sent[self._request_id] = time.perf_counter()
+        self.send(
+            _encode({"type": "act", "request_id": self._request_id, "step": prompt["step"], "action": action})
+        )
+        self.counters.acts += 1
+
+
+async def run_load(args: argparse.Namespace) -> None:
+    """The load process: report progress on stdout as JSON lines, stop when stdin closes."""
+    parts = urlsplit(args.url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    counters = LoadCounters()
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    play = args.load == "play"
+    total = args.idle if args.load == "idle" else 4 * args.tables
+    rng = random.Random(args.seed)
+    clients: list[BotClient] = []
+    for start in range(0, total, CONNECT_BATCH):
+        batch = []
+        for i in range(start, min(total, start + CONNECT_BATCH)):
+            client = BotClient(
+                host, port, f"b{i}", counters, play=play, pace=args.pace, seed=rng.randrange(2**32)
+            )
+            batch.append(client)
+            await loop.create_connection(lambda c=client: c, host, port)
+        await asyncio.gather(*(c.welcomed for c in batch))
+        clients += batch
+    print(json.dumps({"connected": len(clients)}), flush=True)
+    if play:
+        while counters.seated < len(clients):
+            await asyncio.sleep(0.1)
+        print(json.dumps({"seated": counters.seated}), flush=True)
+    await reader.read()  # the orchestrator closes our stdin to stop us
+    for client in clients:
+        client.stopping = True
+        if client.transport is not None:
+            client.transport.close()
+    lat = sorted(counters.latencies)
+    report = {
+        "acts": counters.acts,
+        "acks": counters.acks,
+        "errors": counters.errors,
+        "matches_ended": counters.matches_ended,
+        "frames": counters.frames,
+        "client_p50_ms": round(lat[len(lat) // 2] * 1000, 2) if lat else None,
+        "client_p99_ms": round(lat[int(len(lat) * 0.99)] * 1000, 2) if lat else None,
+    }
+    print(json.dumps(report), flush=True)
+
+
+# -- the orchestrator ------------------------------------------------------------------------------
+
+
+def cpu_times(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds a process has used (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def cpu_seconds(pid: int) -> float:
+    return sum(cpu_times(pid))
+
+
+def machine_idle() -> tuple[float, float]:
+    """(idle, total) CPU seconds of the whole machine so far (``/proc/stat``)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    return (values[3] + values[4]) / tick, sum(values[:8]) / tick
+
+
+class Server:
+    """``jantaku serve`` in a subprocess, with its figures."""
+
+    def __init__(self, database_url: str | None, action_ms: int) -> None:
+        self.data_dir = tempfile.mkdtemp(prefix="jantaku-bench-")
+        argv = [sys.executable, *SERVER_ENTRY, "serve", "--host", "127.0.0.1", "--port", "0"]
+        argv += ["--data-dir", self.data_dir, "--bot-fill-after", "3600", "--log-level", "WARNING"]
+        argv += ["--action-ms", str(action_ms), "--bank-ms", str(action_ms)]
+        if database_url:
+            argv += ["--database-url", database_url]
+        env = {**os.environ, "JANTAKU_HUB_STATS": "1"}
+        self.proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        port = None
+        for line in self.proc.stdout:
+            found = re.search(r"ws://127\.0\.0\.1:(\d+)/ws", line)
+            if found:
+                port = int(found.group(1))
+                break
+        if port is None:
+            raise RuntimeError("jantaku serve did not start")
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def stats(self, reset: bool = False) -> dict[str, Any]:
+        query = "?reset=1" if reset else ""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats{query}", timeout=30) as r:
+            data: dict[str, Any] = json.load(r)
+        return data
+
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def start_load(server: Server, *extra: str) -> subprocess.Popen[str]:
+    argv = [sys.executable, str(Path(__file__).resolve()), "--url", server.url, *extra]
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def read_json(proc: subprocess.Popen[str], key: str, timeout: float) -> dict[str, Any]:
+    """The load process's next JSON line that has ``key``."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the load process ended (code {proc.wait()}) before {key!r}")
+        data: dict[str, Any] = json.loads(line)
+        if key in data:
+            return data
+    raise TimeoutError(f"no {key!r} from the load process in {timeout} s")
+
+
+def finish_load(proc: subprocess.Popen[str]) -> dict[str, Any]:
+    assert proc.stdin is not None
+    proc.stdin.close()
+    report = read_json(proc, "acts", 60)
+    proc.wait(timeout=30)
+    return report
+
+
+def measure_idle(server: Server, count: int) -> dict[str, Any]:
+    time.sleep(1.0)
+    before = server.rss_kib()
+    load = start_load(server, "--load", "idle", "--idle", str(count))
+    read_json(load, "connected", 300)
+    time.sleep(2.0)
+    after = server.rss_kib()
+    connections = server.stats()["connections"]
+    cpu0, t0 = cpu_seconds(server.proc.pid), time.monotonic()
+    time.sleep(12.0)  # two websocket ping intervals
+    cpu1, t1 = cpu_seconds(server.proc.pid), time.monotonic()
+    finish_load(load)
+    return {
+        "idle_connections": connections,
+        "rss_before_kib": before,
+        "rss_after_kib": after,
+        "kib_per_idle_connection": round((after - before) / max(1, connections), 2),
+        "server_cpu_percent_while_idle": round(100 * (cpu1 - cpu0) / (t1 - t0), 1),
+    }
+
+
+def measure_tables(server: Server, tables: int, pace: float, warmup: float, seconds: float) -> dict[str, Any]:
+    rss0 = server.rss_kib()
+    load = start_load(server, "--load", "play", "--tables", str(tables), "--pace", str(pace))
+    read_json(load, "seated", 600)
+    time.sleep(warmup)
+    server.stats(reset=True)
+    pid = server.proc.pid
+    cpu0, load0, idle0, t0 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
+    time.sleep(seconds)
+    stats = server.stats()
+    cpu1, load1, idle1, t1 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
+    rss1 = server.rss_kib()
+    client = finish_load(load)
+    busy = 1 - (idle1[0] - idle0[0]) / max(1e-9, idle1[1] - idle0[1])
+    return {
+        **stats,
+        "server_cpu_percent_of_one_core": round(100 * (sum(cpu1) - sum(cpu0)) / (t1 - t0), 1),
+        "server_system_cpu_percent": round(100 * (cpu1[1] - cpu0[1]) / (t1 - t0), 1),
+        "server_cpu_us_per_action": round(1e6 * (sum(cpu1) - sum(cpu0)) / max(1, stats["actions"]), 1),
+        "load_process_cpu_percent": round(100 * (load1 - load0) / (t1 - t0), 1),
+        "machine_busy_percent": round(100 * busy, 1),
+        "rss_kib": rss1,
+        "kib_per_active_connection": round((rss1 - rss0) / max(1, stats["connections"]), 2),
+        "client": client,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=60)
+    parser.add_argument("--pace", type=float, default=0.0, help="seconds per answer (0: bot speed; 1: human)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured window")
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--idle", type=int, default=2000, help="idle connections to weigh (0: skip)")
+    parser.add_argument(
+        "--database-url", default="memory:", help="the server's store ('' = its default SQLite)"
+    )
+    parser.add_argument("--action-ms", type=int, default=10000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
+    # the load process
+    parser.add_argument("--load", choices=["idle", "play"], help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--server-script", help=argparse.SUPPRESS)  # run this instead of server.cli
+    args = parser.parse_args()
+    if args.load:
+        asyncio.run(run_load(args))
+        return 0
+    if args.server_script:
+        SERVER_ENTRY[:] = [args.server_script]
+    if args.tables > 1500 or args.idle > 8000 or args.seconds > 600:
+        parser.error("bounded: at most 1500 tables, 8000 idle connections, 600 s")
+    server = Server(args.database_url or None, args.action_ms)
+    result: dict[str, Any] = {
+        "tables": args.tables,
+        "pace_s": args.pace,
+        "database_url": args.database_url or "sqlite (default)",
+        "loadavg_before": os.getloadavg(),
+    }
+    try:
+        if args.idle:
+            result["idle"] = measure_idle(server, args.idle)
+        if args.tables:
+            result["tables_run"] = measure_tables(server, args.tables, args.pace, args.warmup, args.seconds)
+    finally:
+        server.stop()
+    result["loadavg_after"] = os.getloadavg()
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

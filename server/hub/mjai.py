@@ -1,0 +1,670 @@
+"""The mjai endpoint (``/mjai``): bots that speak mjai play at our tables (``docs/mjai.md``).
+
+One :class:`MjaiSession` per connection, a second protocol adapter next to our own
+(:class:`~server.hub.session.ProtocolSession`): it implements
+:class:`~server.hub.outputs.Participant` and sends the tables the same inbox messages, so tables and
+the lobby do not know which protocol a seat speaks.
+
+The conversation, one JSON object per text frame:
+
+* the bot says ``{"type": "hello", "token": TOKEN, "queue": "tenhou"}`` (or ``"private": CODE``);
+  the server answers ``welcome``, then ``queued`` while it waits, then ``seated``. An account
+  that holds a seat in a match still running is put back in it instead (``seated`` with
+  ``"resumed": true``) and gets the whole game again from ``start_game``;
+* the server sends the game as mjai events, exactly the lines :mod:`server.records.export_mjai`
+  writes for that seat (Mortal's schema and order, others' tiles ``"?"``; ``start_game`` carries
+  the seat as ``id``), converted live by :class:`~server.records.export_mjai.MjaiStream`;
+* when the bot must decide, ``request`` follows the events (``request_id``, ``possible_actions`` in
+  mjai form, ``deadline_ms``, ``bank_ms``); the bot answers with ONE mjai action (``dahai``,
+  ``reach``, ``chi``, ``pon``, ``daiminkan``, ``ankan``, ``kakan``, ``hora``, ``ryukyoku``,
+  ``none``), optionally carrying the ``request_id`` it answers. ``reach`` is answered with the
+  ``reach`` event and a second request for the discard; ``reach`` + ``dahai`` become our one
+  ``Riichi`` action;
+* an answer that is not valid (not JSON, not a legal action, a wrong ``actor``) gets
+  ``{"type": "error", ...}`` naming the default action the server then plays for the bot (pass
+  when passing is legal, else tsumogiri); an answer when nothing is asked, or to a request that is
+  over, gets an error and changes nothing;
+* after ``end_game`` the server sends ``match_end`` and closes the connection (1000): one
+  connection plays one game.
+
+The seat always comes from the authenticated session: the table knows the seat of this connection;
+nothing the bot sends names a seat (an ``actor`` other than its own is refused).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from client_protocol.errors import ErrorCode
+from server.engine.actions import (
+    Action,
+    Ankan,
+    Chi,
+    Daiminkan,
+    Discard,
+    Kakan,
+    KyuushuKyuuhai,
+    Pass,
+    Pon,
+    Riichi,
+    Ron,
+    Tsumo,
+)
+from server.engine.tiles import Tile, kind, sort_key
+from server.hub.auth import AuthError
+from server.hub.clock import with_deadline
+from server.hub.connection import Outbox, TokenBucket
+from server.hub.inbox import ActRequest, Detach
+from server.hub.outputs import (
+    AckOut,
+    CatchupOut,
+    ErrorOut,
+    EventsOut,
+    LeftOut,
+    MatchEndOut,
+    Outbound,
+    PromptOut,
+    QueuedOut,
+    SeatedOut,
+)
+from server.hub.repository import Account
+from server.hub.session import CLOSE_INTERNAL, CLOSE_NORMAL, CLOSE_POLICY, SessionHost
+from server.records.export_mjai import MjaiStream
+from server.records.tiles import face_from_mjai, mjai_from_face
+
+log = logging.getLogger(__name__)
+
+MJAI_PATH = "/mjai"
+PROTOCOL = "jantaku-mjai/1"
+DEFAULT_QUEUE = "tenhou"
+BUSY_RESUBMIT_S = 1.0
+MJAI_EVENT_TYPES = frozenset(
+    {
+        "start_game",
+        "start_kyoku",
+        "tsumo",
+        "dahai",
+        "chi",
+        "pon",
+        "daiminkan",
+        "kakan",
+        "ankan",
+        "dora",
+        "reach",
+        "reach_accepted",
+        "hora",
+        "ryukyoku",
+        "end_kyoku",
+        "end_game",
+    }
+)
+"""The mjai events the server sends; every other ``type`` it sends (``welcome``, ``queued``,
+``seated``, ``request``, ``error``, ``match_end``) is this endpoint's own and is not for the bot."""
+
+_encode = msgspec.json.Encoder().encode
+
+
+class InvalidReplyError(Exception):
+    """The bot's answer cannot be played; the message says why."""
+
+
+@dataclass(slots=True)
+class _Request:
+    """What the bot was asked: a table prompt, or the discard after its ``reach``."""
+
+    id: int
+    prompt: PromptOut
+    after_reach: bool
+    sent_at: float
+
+
+def default_for(legal: frozenset[Action], *, after_reach: bool = False) -> Action:
+    """The action played for an invalid answer: the engine's default (pass when passing is legal,
+    else tsumogiri, else the last discard); after ``reach``, the riichi discard of the same tile."""
+    if Pass() in legal:
+        return Pass()
+    wanted: type[Discard] | type[Riichi] = Riichi if after_reach else Discard
+    discards = sorted(
+        (a for a in legal if isinstance(a, wanted)), key=lambda a: (a.tsumogiri, sort_key(a.tile))
+    )
+    if discards:
+        return discards[-1]
+    return sorted(legal, key=repr)[0]
+
+
+class MjaiSession:
+    """One websocket connection speaking mjai (a :class:`~server.hub.outputs.Participant`)."""
+
+    def __init__(self, host: SessionHost, ws: ServerConnection) -> None:
+        self._host = host
+        self._ws = ws
+        self._limits = host.limits
+        self.session_id = f"j-{secrets.token_hex(6)}"
+        self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
+        self._bucket = TokenBucket(self._limits.rate_per_s, self._limits.rate_burst, host.clock.now)
+        self._violations = 0
+        self._account: Account | None = None
+        self._match_id: str | None = None
+        self._seat: int | None = None
+        self._version = 0  # the last event version of the match received from the table
+        self._stream: MjaiStream | None = None
+        self._request: _Request | None = None
+        self._next_request_id = 0
+        self._submitted: tuple[int, Action] | None = None  # (request id = step, action) not yet acked
+        self._last_claimable: tuple[int, str] | None = None  # (actor, pai) others may call or ron
+        self._drawn: str | None = None  # our last tsumo
+        self._pons: list[list[str]] = []  # our pons of this hand (mjai tiles), for kakan
+        self._replaced = False
+        self._gone = False
+
+    # -- Participant ---------------------------------------------------------------------------------
+
+    @property
+    def participant_id(self) -> str:
+        return self.session_id
+
+    @property
+    def account(self) -> Account:
+        assert self._account is not None, "no account before hello"
+        return self._account
+
+    def deliver(self, item: Outbound) -> None:
+        try:
+            self._deliver(item)
+        except Exception:
+            log.exception("%s: cannot deliver %s", self.session_id, type(item).__name__)
+            self._outbox.drop("internal error while sending")
+
+    def _deliver(self, item: Outbound) -> None:
+        match item:
+            case QueuedOut(preset=preset, players_waiting=n):
+                self._send({"type": "queued", "preset": preset, "players_waiting": n})
+            case SeatedOut(match_id=match_id, seat=seat, players=players):
+                if self._leave_if_gone(match_id) or seat is None:
+                    return
+                self._follow(match_id, seat, tuple(p.name for p in players))
+                self._send_seated(resumed=False)
+            case CatchupOut(match_id=match_id, seat=seat, events=events):
+                if self._leave_if_gone(match_id) or seat is None:
+                    return
+                if self._match_id != match_id:  # a resume: no ``seated`` came before
+                    table = self._host.lobby.table(match_id)
+                    names = tuple(p.name for p in table.players) if table is not None else ("",) * 4
+                    self._follow(match_id, seat, names)
+                    self._send_seated(resumed=True)
+                self._events(1, events)
+            case EventsOut(match_id=match_id, first_version=first, events=events):
+                if match_id == self._match_id:
+                    self._events(first, events)
+            case PromptOut(match_id=match_id):
+                if match_id == self._match_id and item.seat == self._seat:
+                    self._ask(item, after_reach=False)
+            case AckOut(request_id=rid):
+                if self._submitted is not None and self._submitted[0] == rid:
+                    self._submitted = None
+            case ErrorOut():
+                self._table_error(item)
+            case MatchEndOut(match_id=match_id, reason=reason, result=result):
+                if match_id != self._match_id:
+                    return
+                self._send(
+                    {
+                        "type": "match_end",
+                        "match_id": match_id,
+                        "reason": reason.value,
+                        "result": None
+                        if result is None
+                        else {
+                            "scores": list(result.scores),
+                            "ranks": list(result.ranks),
+                            "final_points": list(result.final_points),
+                        },
+                    }
+                )
+                self._match_id, self._seat, self._request = None, None, None
+                self._outbox.close(CLOSE_NORMAL, "game over")
+            case LeftOut():
+                pass
+
+    def _leave_if_gone(self, match_id: str) -> bool:
+        """Seated while the connection is closing: hand the seat back at once."""
+        if not self._gone:
+            return False
+        table = self._host.lobby.table(match_id)
+        if table is not None:
+            table.submit(Detach(self))
+        return True
+
+    def _follow(self, match_id: str, seat: int, names: tuple[str, ...]) -> None:
+        self._match_id, self._seat = match_id, seat
+        self._stream = MjaiStream(seat=seat, names=names)
+        self._version = 0
+        self._request = None
+        self._submitted = None
+
+    def _send_seated(self, *, resumed: bool) -> None:
+        assert self._stream is not None
+        self._send(
+            {
+                "type": "seated",
+                "match_id": self._match_id,
+                "seat": self._seat,
+                "names": list(self._stream.names),
+                "resumed": resumed,
+            }
+        )
+
+    def _events(self, first: int, events: tuple[Any, ...]) -> None:
+        """Events ``first``, ``first + 1``, ... of our stream: convert and send what is new."""
+        skip = self._version + 1 - first
+        if skip > 0:
+            events = events[skip:]
+        if not events or self._stream is None:
+            return
+        self._version = first + max(skip, 0) + len(events) - 1
+        for line in self._stream.feed(events):
+            self._note(line)
+            self._send(line)
+
+    def _note(self, line: dict[str, Any]) -> None:
+        """Remember what possible_actions need: the last claimable tile, our draw, our pons."""
+        kind_ = line["type"]
+        if kind_ == "start_kyoku":
+            self._pons, self._drawn, self._last_claimable = [], None, None
+        elif kind_ == "tsumo" and line["actor"] == self._seat:
+            self._drawn = line["pai"]
+        elif kind_ in ("dahai", "kakan"):
+            self._last_claimable = (line["actor"], line["pai"])
+        elif kind_ == "ankan":
+            self._last_claimable = (line["actor"], line["consumed"][0])
+        elif kind_ == "pon" and line["actor"] == self._seat:
+            self._pons.append([line["pai"], *line["consumed"]])
+
+    # -- requests and answers ------------------------------------------------------------------------
+
+    def _ask(self, prompt: PromptOut, *, after_reach: bool) -> None:
+        self._next_request_id += 1
+        now = self._host.clock.now()
+        sent_at = now if not after_reach or self._request is None else self._request.sent_at
+        request = _Request(self._next_request_id, prompt, after_reach, sent_at)
+        self._request = request
+        used = int((now - sent_at) * 1000)
+        deadline = max(0, prompt.deadline_ms - used)
+        bank = prompt.bank_ms - max(0, used - prompt.deadline_ms)
+        self._send(
+            {
+                "type": "request",
+                "request_id": request.id,
+                "possible_actions": self._possible(prompt.legal, after_reach=after_reach),
+                "deadline_ms": deadline,
+                "bank_ms": max(0, bank),
+            }
+        )
+
+    def _possible(self, legal: frozenset[Action], *, after_reach: bool) -> list[dict[str, Any]]:
+        seat = self._seat
+        out: list[dict[str, Any]] = []
+        reach = False
+        claim_actor, claim_pai = self._last_claimable or (seat, "?")
+        for a in sorted(legal, key=_action_order):
+            match a:
+                case Riichi(tile, tsumogiri) if after_reach:
+                    out.append(
+                        {"type": "dahai", "actor": seat, "pai": mjai_from_face(tile), "tsumogiri": tsumogiri}
+                    )
+                case Riichi():
+                    reach = True
+                case Discard(tile, tsumogiri) if not after_reach:
+                    out.append(
+                        {"type": "dahai", "actor": seat, "pai": mjai_from_face(tile), "tsumogiri": tsumogiri}
+                    )
+                case Chi(consumed) | Pon(consumed) | Daiminkan(consumed) if not after_reach:
+                    out.append(
+                        {
+                            "type": a.TYPE,
+                            "actor": seat,
+                            "target": claim_actor,
+                            "pai": claim_pai,
+                            "consumed": [mjai_from_face(t) for t in consumed],
+                        }
+                    )
+                case Ankan(consumed) if not after_reach:
+                    out.append(
+                        {"type": "ankan", "actor": seat, "consumed": [mjai_from_face(t) for t in consumed]}
+                    )
+                case Kakan(tile) if not after_reach:
+                    pon = next((p for p in self._pons if _kind_of(p[0]) == kind(tile)), [])
+                    out.append({"type": "kakan", "actor": seat, "pai": mjai_from_face(tile), "consumed": pon})
+                case Tsumo() if not after_reach:
+                    out.append({"type": "hora", "actor": seat, "target": seat, "pai": self._drawn or "?"})
+                case Ron() if not after_reach:
+                    out.append({"type": "hora", "actor": seat, "target": claim_actor, "pai": claim_pai})
+                case KyuushuKyuuhai() if not after_reach:
+                    out.append({"type": "ryukyoku", "actor": seat})
+                case Pass() if not after_reach:
+                    out.append({"type": "none"})
+        if reach:
+            out.insert(0, {"type": "reach", "actor": seat})
+        return out
+
+    def _on_reply(self, frame: str | bytes) -> None:
+        data: Any = None
+        problem: str | None = None
+        if isinstance(frame, bytes):
+            problem = "binary frames are not part of the protocol; send JSON text"
+        else:
+            try:
+                data = json.loads(frame)
+            except ValueError:
+                problem = f"not JSON: {_quote(frame)}"
+            else:
+                if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+                    problem = f"an answer is a JSON object with a 'type': {_quote(frame)}"
+        rid = data.get("request_id") if isinstance(data, dict) else None
+        request = self._request
+        answering = request is not None and (rid is None or rid == request.id)
+        if not answering and not self._bucket.take():
+            self._error(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+            self._violation()
+            return
+        if isinstance(data, dict) and data.get("type") == "ping":
+            self._send({"type": "pong"})
+            return
+        if request is None:
+            if problem is not None:
+                self._error(ErrorCode.MALFORMED, problem)
+            else:
+                self._error(ErrorCode.NOT_YOUR_TURN, "nothing is asked of you now; answer a request")
+            self._violation()
+            return
+        if rid is not None and rid != request.id:
+            self._error(ErrorCode.STALE_STEP, f"request {rid} is over; the current one is {request.id}", rid)
+            return
+        try:
+            if problem is not None:
+                raise InvalidReplyError(problem)
+            assert isinstance(data, dict)
+            action = self._to_action(data, request)
+        except InvalidReplyError as exc:
+            action = default_for(request.prompt.legal, after_reach=request.after_reach)
+            self._error(
+                ErrorCode.ILLEGAL_ACTION,
+                f"{exc}; the server plays the default action for you",
+                request.id,
+                applied=self._mjai_action(action),
+            )
+        if action is None:  # reach: its event, then the request for the discard
+            line = {"type": "reach", "actor": self._seat}
+            assert self._stream is not None
+            self._stream.shown(line)
+            self._send(line)
+            self._ask(request.prompt, after_reach=True)
+            return
+        self._submit(request.prompt, action)
+
+    def _to_action(self, data: dict[str, Any], request: _Request) -> Action | None:
+        """The engine action an mjai answer means (None: ``reach``); raises InvalidReplyError."""
+        legal = request.prompt.legal
+        kind_ = data["type"]
+        actor = data.get("actor", self._seat)
+        if kind_ != "none" and actor != self._seat:
+            raise InvalidReplyError(f"'actor' {actor!r} is not your seat {self._seat}")
+        if request.after_reach and kind_ != "dahai":
+            raise InvalidReplyError(f"after reach, discard (dahai); got {kind_!r}")
+        match kind_:
+            case "dahai":
+                tile = _tile(data, "pai")
+                tsumogiri = data.get("tsumogiri")
+                wanted: type[Discard] | type[Riichi] = Riichi if request.after_reach else Discard
+                options = [a for a in legal if isinstance(a, wanted) and a.tile == tile]
+                if not options:
+                    raise InvalidReplyError(f"dahai {data.get('pai')!r} is not a legal discard now")
+                options.sort(
+                    key=lambda a: a.tsumogiri != (tsumogiri if isinstance(tsumogiri, bool) else True)
+                )
+                return options[0]
+            case "reach":
+                if not any(isinstance(a, Riichi) for a in legal):
+                    raise InvalidReplyError("reach is not possible now")
+                return None
+            case "chi" | "pon" | "daiminkan" | "ankan":
+                consumed = sorted(_tiles(data, "consumed"))
+                for a in legal:
+                    if (
+                        isinstance(a, Chi | Pon | Daiminkan | Ankan)
+                        and kind_ == a.TYPE
+                        and sorted(a.consumed) == consumed
+                    ):
+                        return a
+                raise InvalidReplyError(f"{kind_} with consumed {data.get('consumed')!r} is not possible now")
+            case "kakan":
+                tile = _tile(data, "pai")
+                if Kakan(tile) in legal:
+                    return Kakan(tile)
+                raise InvalidReplyError(f"kakan {data.get('pai')!r} is not possible now")
+            case "hora":
+                for a in (Tsumo(), Ron()):
+                    if a in legal:
+                        return a
+                raise InvalidReplyError("hora is not possible now")
+            case "ryukyoku":
+                if KyuushuKyuuhai() in legal:
+                    return KyuushuKyuuhai()
+                raise InvalidReplyError("ryukyoku (kyuushu kyuuhai) is not possible now")
+            case "none":
+                if Pass() in legal:
+                    return Pass()
+                raise InvalidReplyError("'none' is not possible: it is your turn to discard")
+            case _:
+                raise InvalidReplyError(f"unknown action type {kind_!r}")
+
+    def _mjai_action(self, action: Action) -> dict[str, Any]:
+        after_reach = isinstance(action, Riichi)
+        for line in self._possible(frozenset({action}), after_reach=after_reach):
+            return line
+        return {"type": action.TYPE}
+
+    def _submit(self, prompt: PromptOut, action: Action) -> None:
+        self._request = None
+        table = self._host.lobby.table(prompt.match_id)
+        if table is None:
+            self._error(ErrorCode.NOT_YOUR_TURN, f"match {prompt.match_id} is over")
+            return
+        # The prompt's step is the request id the table sees: one decision per step and seat, so an
+        # answer sent twice (a retry, a reconnection) is applied once.
+        self._submitted = (prompt.step, action)
+        table.submit(ActRequest(self, prompt.step, prompt.step, action))
+
+    def _table_error(self, item: ErrorOut) -> None:
+        submitted = self._submitted
+        if submitted is not None and item.request_id == submitted[0]:
+            self._submitted = None
+            if item.code is ErrorCode.BUSY_RETRY and self._match_id is not None:
+                match_id, step, action = self._match_id, submitted[0], submitted[1]
+
+                def again() -> None:
+                    table = self._host.lobby.table(match_id)
+                    if table is not None and self._outbox.open:
+                        self._submitted = (step, action)
+                        table.submit(ActRequest(self, step, step, action))
+
+                self._host.clock.call_at(self._host.clock.now() + BUSY_RESUBMIT_S, again)
+                return
+        self._error(item.code, item.message)
+        if self._match_id is None and item.code is not ErrorCode.RATE_LIMITED:
+            self._outbox.close(CLOSE_POLICY, "could not join")  # the queue or table was refused
+
+    # -- output --------------------------------------------------------------------------------------
+
+    def _send(self, message: dict[str, Any]) -> bool:
+        return self._outbox.put(_encode(message))
+
+    def _error(
+        self,
+        code: ErrorCode,
+        message: str,
+        request_id: int | None = None,
+        *,
+        applied: dict[str, Any] | None = None,
+    ) -> None:
+        error: dict[str, Any] = {"type": "error", "code": code.value, "message": message}
+        if request_id is not None:
+            error["request_id"] = request_id
+        if applied is not None:
+            error["applied"] = applied
+        self._send(error)
+
+    def _violation(self) -> None:
+        self._violations += 1
+        if self._violations >= self._limits.max_violations:
+            log.info("%s: closed after %d violations", self.session_id, self._violations)
+            self._outbox.close(CLOSE_POLICY, "too many bad or excessive messages")
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    def close(self, code: int, reason: str) -> None:
+        self._outbox.close(code, reason)
+
+    def replaced(self) -> None:
+        self._replaced = True
+        self.close(CLOSE_NORMAL, "replaced by a newer connection of the same player")
+
+    async def finish(self, timeout: float) -> None:
+        await self._outbox.finish(timeout)
+
+    async def run(self) -> None:
+        try:
+            if await self._hello():
+                async for frame in self._ws:
+                    if not self._outbox.open or self._replaced:
+                        break
+                    self._on_reply(frame)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("%s: connection handler failed", self.session_id)
+            self._outbox.close(CLOSE_INTERNAL, "internal error")
+        finally:
+            self._cleanup()
+            await self._outbox.finish(self._limits.close_timeout_s + 1.0)
+
+    def _cleanup(self) -> None:
+        self._gone = True
+        if self._account is None:
+            return
+        lobby = self._host.lobby
+        lobby.forget(self)
+        if self._match_id is not None:
+            table = lobby.table(self._match_id)
+            if table is not None:
+                table.submit(Detach(self))
+        self._host.unregister(self)
+
+    async def _hello(self) -> bool:
+        clock = self._host.clock
+        deadline = clock.now() + self._limits.hello_timeout_s
+        try:
+            frame = await with_deadline(clock, self._ws.recv(), deadline, "hello")
+        except TimeoutError:
+            return self._refuse(ErrorCode.UNAUTHENTICATED, "no hello in time")
+        try:
+            hello = json.loads(frame)
+        except ValueError:
+            return self._refuse(ErrorCode.MALFORMED, f"the first message must be hello; got {_quote(frame)}")
+        if not isinstance(hello, dict) or hello.get("type") != "hello":
+            return self._refuse(
+                ErrorCode.UNAUTHENTICATED, 'say {"type": "hello", "token": ..., "queue": ...} first'
+            )
+        token, queue, private = hello.get("token"), hello.get("queue"), hello.get("private")
+        if not isinstance(token, str) or not token:
+            return self._refuse(ErrorCode.UNAUTHENTICATED, "hello needs the bot's API token in 'token'")
+        if not isinstance(queue, str | None) or not isinstance(private, str | None):
+            return self._refuse(ErrorCode.MALFORMED, "'queue' and 'private' are strings")
+        try:
+            account = await self._host.auth.account_for_bearer(token)
+        except AuthError as exc:
+            return self._refuse(exc.code, exc.message)
+        self._account = account
+        self._host.register(self)
+        log.info("%s: mjai hello from %s (%s)", self.session_id, account.id, account.kind.value)
+        self._send(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL,
+                "session_id": self.session_id,
+                "player": {"id": account.id, "name": account.name, "kind": account.kind.value},
+            }
+        )
+        lobby = self._host.lobby
+        for match_id, _seat in lobby.live_seats(account.id):
+            table = lobby.table(match_id)
+            if table is not None and not table.finished:
+                await lobby.resume(self, match_id, 0, None)
+                return True
+        if private is not None:
+            await lobby.join_private(self, private, None)
+        else:
+            await lobby.join_queue(self, queue or DEFAULT_QUEUE, None)
+        return True
+
+    def _refuse(self, code: ErrorCode, message: str) -> bool:
+        self._error(code, message)
+        self._outbox.close(CLOSE_POLICY, "hello refused")
+        return False
+
+
+def _action_order(action: Action) -> tuple[int, str]:
+    return (_ORDER.index(type(action)), repr(action))
+
+
+_ORDER: list[type[Any]] = [
+    Discard,
+    Riichi,
+    Chi,
+    Pon,
+    Daiminkan,
+    Ankan,
+    Kakan,
+    Tsumo,
+    Ron,
+    KyuushuKyuuhai,
+    Pass,
+]
+
+
+def _kind_of(pai: str) -> int:
+    face = face_from_mjai(pai)
+    return -1 if face is None else kind(face)
+
+
+def _tile(data: dict[str, Any], field: str) -> Tile:
+    face = face_from_mjai(data.get(field))  # type: ignore[arg-type]
+    if face is None:
+        raise InvalidReplyError(f"{field!r} must be an mjai tile ('5m', '5mr', 'E'); got {data.get(field)!r}")
+    return face
+
+
+def _tiles(data: dict[str, Any], field: str) -> list[Tile]:
+    raw = data.get(field)
+    if not isinstance(raw, list):
+        raise InvalidReplyError(f"{field!r} must be a list of mjai tiles; got {raw!r}")
+    out = []
+    for name in raw:
+        face = face_from_mjai(name)
+        if face is None:
+            raise InvalidReplyError(f"{field!r}: {name!r} is not an mjai tile")
+        out.append(face)
+    return out
+
+
+def _quote(frame: str | bytes, limit: int = 80) -> str:
+    text = frame if isinstance(frame, str) else repr(frame)
+    return repr(text if len(text) <= limit else text[:limit] + "...")

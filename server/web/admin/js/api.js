@@ -1,0 +1,85 @@
+// The review API from the admin pages: the token lives in sessionStorage (this tab only, gone when
+// it closes) and goes in the Authorization header of every request; never in a URL.
+
+const TOKEN_KEY = "jantaku.admin.token";
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function getToken(storage = globalThis.sessionStorage) {
+  return storage?.getItem(TOKEN_KEY) ?? "";
+}
+
+export function setToken(token, storage = globalThis.sessionStorage) {
+  if (token) storage.setItem(TOKEN_KEY, token.trim());
+  else storage.removeItem(TOKEN_KEY);
+}
+
+async function request(path, { accept = "application/json" } = {}) {
+  const headers = { Accept: accept };
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, { headers, cache: "no-store", credentials: "omit" });
+  } catch (err) {
+    throw new ApiError(0, "network", `cannot reach the server: ${err.message}`);
+  }
+  if (!response.ok) {
+    let code = "http_" + response.status;
+    let message = response.statusText || `HTTP ${response.status}`;
+    try {
+      const body = await response.json();
+      code = body.error?.code ?? code;
+      message = body.error?.message ?? message;
+    } catch {
+      // not JSON: keep the status text
+    }
+    throw new ApiError(response.status, code, message);
+  }
+  return response;
+}
+
+export async function getJson(path) {
+  return (await request(path)).json();
+}
+
+// Query string from an object, leaving out empty values.
+export function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  }
+  const text = q.toString();
+  return text ? `?${text}` : "";
+}
+
+// Download an export: fetched with the token, saved through a temporary blob URL.
+export async function download(path, filename) {
+  const response = await request(path, { accept: "*/*" });
+  const blob = await response.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export const api = {
+  me: () => getJson("/api/me"),
+  games: (params) => getJson("/api/admin/games" + query(params)),
+  game: (id) => getJson(`/api/admin/games/${encodeURIComponent(id)}`),
+  replay: (id) => getJson(`/api/admin/games/${encodeURIComponent(id)}/replay`),
+  walls: (id) => getJson(`/api/admin/games/${encodeURIComponent(id)}/walls`),
+  viewer: (id) => getJson(`/api/admin/games/${encodeURIComponent(id)}/viewer`),
+  audit: (params) => getJson("/api/admin/audit" + query(params)),
+  exportPath: (id, format) => `/api/admin/games/${encodeURIComponent(id)}/export${query({ format, download: true })}`,
+};

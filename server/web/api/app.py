@@ -1,0 +1,741 @@
+"""The review HTTP API and the admin pages: one FastAPI application (``docs/admin.md``).
+
+* ``/api/admin/...``: every game, for tokens with the ``admin`` scope. Every read of a game (its
+  detail, replay, walls, exports, viewer links) and every listing is written to the audit log
+  first; if the audit entry cannot be written, nothing is served.
+* ``/api/me/...``: any authenticated account (players, bots, even guests with a session token)
+  lists, reads and exports the finished games it played in.
+* ``/api/openapi.json``: the OpenAPI document. ``/admin/``: the admin pages (static HTML + JS).
+
+Authentication is ``Authorization: Bearer <token>``: an API token (``jantaku admin create-player /
+create-bot / create-admin``) or a session token from the hub's ``welcome``, checked by
+:class:`server.hub.auth.Authenticator`; a revoked account's tokens are refused.
+
+A live game (status ``running``) never gives away hidden information: its detail is its public
+header only (no hands, no steps), and its replay, walls and exports answer 409 ``game_live`` to
+admins; ``/api/me`` routes answer 404 for it, as for anybody else's game.
+
+Errors are typed JSON, ``{"error": {"code": ..., "message": ...}}``, with the status of the code
+(:class:`~server.web.api.models.ErrorCode`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Security
+from fastapi.dependencies.models import Dependant
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BeforeValidator
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.hub.auth import Authenticator, AuthError
+from server.hub.repository import Account, UnavailableError
+from server.hub.repository import Scope as AccountScope
+from server.store.repository import SqlRepository
+from server.web.api import models as m
+from server.web.api.pages import admin_page_response
+from server.web.api.review import (
+    EXPORT_MEDIA_TYPES,
+    EXPORT_SUFFIX,
+    MAX_PAGE,
+    GameFilters,
+    GameLiveError,
+    GameNotFoundError,
+    NotExportableError,
+    Review,
+    ReviewError,
+    outcome_of,
+)
+from server.web.api.settings import ApiSettings
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+API_VERSION = "1"
+_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{1,64}\.[A-Za-z0-9_\-]{1,128}$")
+ID_PATTERN = r"^[A-Za-z0-9_.:\-]{1,64}$"
+TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+
+STATUS_OF: dict[m.ErrorCode, int] = {
+    m.ErrorCode.UNAUTHENTICATED: 401,
+    m.ErrorCode.FORBIDDEN: 403,
+    m.ErrorCode.NOT_FOUND: 404,
+    m.ErrorCode.METHOD_NOT_ALLOWED: 405,
+    m.ErrorCode.GAME_LIVE: 409,
+    m.ErrorCode.NOT_EXPORTABLE: 409,
+    m.ErrorCode.INVALID_REQUEST: 422,
+    m.ErrorCode.UNAVAILABLE: 503,
+    m.ErrorCode.INTERNAL: 500,
+}
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+class ApiError(Exception):
+    def __init__(self, code: m.ErrorCode, message: str, details: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+def error_response(
+    code: m.ErrorCode, message: str, details: list[dict[str, Any]] | None = None
+) -> JSONResponse:
+    body = m.ErrorResponse(error=m.ErrorBody(code=code, message=message, details=details))
+    headers = dict(NO_STORE)
+    if code is m.ErrorCode.UNAUTHENTICATED:
+        headers["WWW-Authenticate"] = "Bearer"
+    return JSONResponse(
+        body.model_dump(mode="json", exclude_none=True), status_code=STATUS_OF[code], headers=headers
+    )
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    text = {
+        401: "no token, or an unknown, expired or revoked one (code unauthenticated)",
+        403: "the token lacks the admin scope (code forbidden)",
+        404: "no such game (code not_found)",
+        409: "the game is still being played (code game_live), or its log cannot be exported",
+        422: "a parameter is missing, malformed or out of range (code invalid_request)",
+        503: "the database is unavailable; retry (code unavailable)",
+    }
+    return {c: {"model": m.ErrorResponse, "description": text[c]} for c in codes}
+
+
+# -- dependencies ---------------------------------------------------------------------------------------
+
+bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="token",
+    description="An API token (jantaku admin create-admin / create-player / create-bot) or a session token.",
+)
+
+
+def _review(request: Request) -> Review:
+    review: Review = request.app.state.review
+    return review
+
+
+def _settings(request: Request) -> ApiSettings:
+    settings: ApiSettings = request.app.state.settings
+    return settings
+
+
+async def current_account(
+    request: Request, creds: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)]
+) -> Account:
+    if creds is None:
+        raise ApiError(m.ErrorCode.UNAUTHENTICATED, "send Authorization: Bearer <token>")
+    token = creds.credentials
+    if not _TOKEN.fullmatch(token):
+        raise ApiError(m.ErrorCode.UNAUTHENTICATED, "unknown or invalid token")
+    authenticator: Authenticator = request.app.state.authenticator
+    try:
+        account = await authenticator.account_for_bearer(token)
+    except AuthError as exc:
+        raise ApiError(m.ErrorCode.UNAUTHENTICATED, exc.message) from None
+    _refuse_unknown_parameters(request)
+    return account
+
+
+def _query_names(dependant: Dependant) -> set[str]:
+    names = {field.alias for field in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+def _refuse_unknown_parameters(request: Request) -> None:
+    """A misspelt filter (``?stauts=running``) must not silently list everything, nor a parameter
+    given twice pick one of its values: 422."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    known = _query_names(route.dependant)
+    repeated = sorted({k for k in request.query_params if len(request.query_params.getlist(k)) > 1})
+    if repeated:
+        raise ApiError(
+            m.ErrorCode.INVALID_REQUEST,
+            f"query parameter {repeated[0]!r} is given more than once",
+            [
+                {"loc": ["query", name], "msg": "given more than once", "type": "repeated"}
+                for name in repeated
+            ],
+        )
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        raise ApiError(
+            m.ErrorCode.INVALID_REQUEST,
+            f"unknown query parameter {unknown[0]!r}; this route takes {', '.join(sorted(known)) or 'none'}",
+            [
+                {"loc": ["query", name], "msg": "unknown parameter", "type": "extra_forbidden"}
+                for name in unknown
+            ],
+        )
+
+
+async def admin_account(account: Annotated[Account, Depends(current_account)]) -> Account:
+    if AccountScope.ADMIN not in account.scopes:
+        raise ApiError(m.ErrorCode.FORBIDDEN, "this route needs a token with the admin scope")
+    return account
+
+
+CurrentAccount = Annotated[Account, Depends(current_account)]
+AdminAccount = Annotated[Account, Depends(admin_account)]
+GameId = Annotated[str, Path(description="the game (match) id", max_length=64, pattern=ID_PATTERN)]
+Format = Annotated[m.ExportFormat, Query(description="tenhou6: tenhou.net/6 JSON; mjai: mjai JSON lines")]
+Download = Annotated[bool, Query(description="answer as an attachment (Content-Disposition) to save")]
+_NUMBER = re.compile(r"^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
+
+
+def _parse_time(value: Any) -> Any:
+    """Exactly what the document says, nothing looser: an RFC 3339 time (with its zone) or unix
+    seconds as a plain number (pydantic alone would also take whitespace, ``inf``, ...)."""
+    if not isinstance(value, str):
+        return value
+    if _NUMBER.fullmatch(value):
+        return float(value)
+    if _RFC3339.fullmatch(value):
+        return datetime.fromisoformat(value.upper().replace(" ", "T"))
+    raise ValueError("expected an RFC 3339 time with its zone (2026-11-21T09:00:00Z) or unix seconds")
+
+
+Since = Annotated[
+    datetime | float | None,
+    BeforeValidator(_parse_time),
+    Query(description="created at or after: an RFC 3339 time (2026-11-21T09:00:00Z) or unix seconds"),
+]
+Until = Annotated[
+    datetime | float | None,
+    BeforeValidator(_parse_time),
+    Query(description="created before (exclusive): an RFC 3339 time or unix seconds"),
+]
+Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="games per page")]
+Offset = Annotated[int, Query(ge=0, le=1_000_000, description="games to skip")]
+
+
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(tzinfo=UTC)
+
+
+def _utc(value: datetime | float | None, name: str) -> datetime | None:
+    """A time filter in UTC: an ISO 8601 time (UTC if it names no zone) or unix seconds. Times
+    beyond what can be represented are clamped (they select all games or none, as they should)."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        if not math.isfinite(value):
+            raise ApiError(
+                m.ErrorCode.INVALID_REQUEST,
+                f"{name} must be a finite number of seconds",
+                [{"loc": ["query", name], "msg": "not finite", "type": "finite_number"}],
+            )
+        try:
+            return datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError):
+            return _EARLIEST if value < 0 else _LATEST
+    try:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return _EARLIEST if value.year < 5000 else _LATEST
+
+
+def _filters(
+    *,
+    status: m.StatusFilter | None,
+    player: str | None,
+    q: str | None,
+    ruleset: str | None,
+    since: datetime | float | None,
+    until: datetime | float | None,
+    lineup: m.Lineup | None,
+    limit: int,
+    offset: int,
+    account_id: str | None = None,
+) -> GameFilters:
+    return GameFilters(
+        status=status,
+        player=player,
+        q=q or None,
+        ruleset=ruleset or None,
+        since=_utc(since, "since"),
+        until=_utc(until, "until"),
+        lineup=lineup,
+        account_id=account_id,
+        limit=limit,
+        offset=offset,
+    )
+
+
+def _account_model(a: Account) -> m.Account:
+    return m.Account(
+        id=a.id,
+        name=a.name,
+        kind=a.kind.value,
+        scopes=sorted(s.value for s in a.scopes),
+        admin=AccountScope.ADMIN in a.scopes,
+    )
+
+
+async def _audited(
+    request: Request,
+    account: Account,
+    action: str,
+    read: Callable[[], Awaitable[T]],
+    *,
+    match_id: str | None = None,
+    detail: Mapping[str, Any] | None = None,
+) -> T:
+    """Run ``read`` and write the audit entry (with its outcome) before anything is served: if the
+    entry cannot be written the request fails and nothing is returned."""
+    outcome = "error"
+    try:
+        result = await read()
+        outcome = outcome_of(None)
+        return result
+    except ReviewError as exc:
+        outcome = outcome_of(exc)
+        raise
+    finally:
+        await _review(request).audit(
+            actor=account.name,
+            actor_id=account.id,
+            action=action,
+            match_id=match_id,
+            detail={**(detail or {}), "outcome": outcome},
+        )
+
+
+def _export_response(review_text: str, game_id: str, fmt: m.ExportFormat, download: bool) -> Response:
+    headers = dict(NO_STORE)
+    if download:
+        headers["Content-Disposition"] = f'attachment; filename="{game_id}{EXPORT_SUFFIX[fmt]}"'
+    media = EXPORT_MEDIA_TYPES[fmt]
+    return Response(review_text.encode("utf-8"), media_type=f"{media}; charset=utf-8", headers=headers)
+
+
+EXPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "the game in the requested format",
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "application/x-ndjson": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+# -- routes: whoami --------------------------------------------------------------------------------------
+
+router = APIRouter(prefix="/api")
+
+
+@router.get(
+    "/me",
+    response_model=m.Account,
+    summary="Who this token belongs to",
+    tags=["me"],
+    responses=_errors(401, 503),
+)
+async def whoami(account: CurrentAccount) -> m.Account:
+    return _account_model(account)
+
+
+# -- routes: admin ---------------------------------------------------------------------------------------
+
+
+@router.get(
+    "/admin/games",
+    response_model=m.GameList,
+    summary="List, filter and search games (newest first)",
+    tags=["admin"],
+    responses=_errors(401, 403, 422, 503),
+)
+async def admin_list_games(
+    request: Request,
+    *,
+    account: AdminAccount,
+    status: Annotated[m.StatusFilter | None, Query(description="finished = completed or aborted")] = None,
+    player: Annotated[
+        str | None,
+        Query(max_length=64, pattern=TEXT_PATTERN, description="an account id or an exact player name"),
+    ] = None,
+    q: Annotated[
+        str | None,
+        Query(max_length=64, pattern=TEXT_PATTERN, description="search: part of a player name"),
+    ] = None,
+    ruleset: Annotated[
+        str | None,
+        Query(max_length=64, pattern=TEXT_PATTERN, description="a ruleset name (tenhou, ...) or its hash"),
+    ] = None,
+    since: Since = None,
+    until: Until = None,
+    lineup: Annotated[m.Lineup | None, Query(description="humans, bots or both at the table")] = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> m.GameList:
+    f = _filters(
+        status=status,
+        player=player,
+        q=q,
+        ruleset=ruleset,
+        since=since,
+        until=until,
+        lineup=lineup,
+        limit=limit,
+        offset=offset,
+    )
+    review = _review(request)
+    if not _settings(request).audit_listings:
+        return await review.list_games(f)
+    return await _audited(request, account, "games.list", lambda: review.list_games(f), detail=f.describe())
+
+
+@router.get(
+    "/admin/games/{game_id}",
+    response_model=m.GameDetail,
+    summary="A game: ranking, every hand's result, timeouts (only the public header while live)",
+    tags=["admin"],
+    responses=_errors(401, 403, 404, 422, 503),
+)
+async def admin_game(request: Request, account: AdminAccount, game_id: GameId) -> m.GameDetail:
+    review = _review(request)
+    return await _audited(request, account, "game.read", lambda: review.detail(game_id), match_id=game_id)
+
+
+@router.get(
+    "/admin/games/{game_id}/replay",
+    response_model=m.Replay,
+    summary="The omniscient replay: every step and event with all hands visible (finished games only)",
+    tags=["admin"],
+    responses=_errors(401, 403, 404, 409, 422, 503),
+)
+async def admin_replay(request: Request, account: AdminAccount, game_id: GameId) -> m.Replay:
+    review = _review(request)
+    return await _audited(request, account, "game.replay", lambda: review.replay(game_id), match_id=game_id)
+
+
+@router.get(
+    "/admin/games/{game_id}/walls",
+    response_model=m.WallReport,
+    summary="Verify every hand's revealed wall against its commitment (finished games only)",
+    tags=["admin"],
+    responses=_errors(401, 403, 404, 409, 422, 503),
+)
+async def admin_walls(request: Request, account: AdminAccount, game_id: GameId) -> m.WallReport:
+    review = _review(request)
+    return await _audited(request, account, "game.verify", lambda: review.walls(game_id), match_id=game_id)
+
+
+@router.get(
+    "/admin/games/{game_id}/export",
+    response_class=Response,
+    summary="Export as tenhou.net/6 JSON or mjai JSON lines (finished games only)",
+    tags=["admin"],
+    responses={**EXPORT_RESPONSES, **_errors(401, 403, 404, 409, 422, 503)},
+)
+async def admin_export(
+    request: Request, account: AdminAccount, game_id: GameId, format: Format, download: Download = False
+) -> Response:
+    review = _review(request)
+    text = await _audited(
+        request,
+        account,
+        "game.export",
+        lambda: review.export(game_id, format),
+        match_id=game_id,
+        detail={"format": format.value},
+    )
+    return _export_response(text, game_id, format, download)
+
+
+@router.get(
+    "/admin/games/{game_id}/viewer",
+    response_model=m.ViewerLinks,
+    summary="Links that open each hand in the tenhou.net/6 viewer (finished games only)",
+    tags=["admin"],
+    responses=_errors(401, 403, 404, 409, 422, 503),
+)
+async def admin_viewer(request: Request, account: AdminAccount, game_id: GameId) -> m.ViewerLinks:
+    review = _review(request)
+    return await _audited(
+        request,
+        account,
+        "game.export",
+        lambda: review.viewer_links(game_id),
+        match_id=game_id,
+        detail={"format": "tenhou6-viewer"},
+    )
+
+
+@router.get(
+    "/admin/audit",
+    response_model=m.AuditList,
+    summary="The audit log, most recent first",
+    tags=["admin"],
+    responses=_errors(401, 403, 422, 503),
+)
+async def admin_audit(
+    request: Request,
+    account: AdminAccount,
+    game_id: Annotated[str | None, Query(max_length=64, pattern=ID_PATTERN, description="one game")] = None,
+    actor_id: Annotated[
+        str | None, Query(max_length=64, pattern=ID_PATTERN, description="one account")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> m.AuditList:
+    return await _review(request).audit_log(match_id=game_id, actor_id=actor_id, limit=limit)
+
+
+# -- routes: one's own games -----------------------------------------------------------------------------
+
+
+async def _own_finished(request: Request, account: Account, game_id: str) -> None:
+    """404 unless ``account`` sat at this game and it is over (a live game is nobody's to read)."""
+    review = _review(request)
+    try:
+        match = await review.finished_match(game_id)
+    except (GameNotFoundError, GameLiveError):
+        match = None
+    if match is None or not any(s.account_id == account.id for s in match.seats):
+        raise GameNotFoundError(f"no finished game {game_id!r} of yours")
+
+
+@router.get(
+    "/me/games",
+    response_model=m.GameList,
+    summary="The finished games this account played (newest first)",
+    tags=["me"],
+    responses=_errors(401, 422, 503),
+)
+async def my_games(
+    request: Request,
+    *,
+    account: CurrentAccount,
+    q: Annotated[
+        str | None, Query(max_length=64, pattern=TEXT_PATTERN, description="part of a player name")
+    ] = None,
+    since: Since = None,
+    until: Until = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> m.GameList:
+    f = _filters(
+        status=m.StatusFilter.FINISHED,
+        player=None,
+        q=q,
+        ruleset=None,
+        since=since,
+        until=until,
+        lineup=None,
+        limit=limit,
+        offset=offset,
+        account_id=account.id,
+    )
+    return await _review(request).list_games(f)
+
+
+@router.get(
+    "/me/games/{game_id}",
+    response_model=m.GameDetail,
+    summary="One of this account's finished games",
+    tags=["me"],
+    responses=_errors(401, 404, 422, 503),
+)
+async def my_game(request: Request, account: CurrentAccount, game_id: GameId) -> m.GameDetail:
+    await _own_finished(request, account, game_id)
+    review = _review(request)
+    return await _audited(
+        request,
+        account,
+        "game.read",
+        lambda: review.detail(game_id),
+        match_id=game_id,
+        detail={"as": "player"},
+    )
+
+
+@router.get(
+    "/me/games/{game_id}/export",
+    response_class=Response,
+    summary="Export one of this account's finished games",
+    tags=["me"],
+    responses={**EXPORT_RESPONSES, **_errors(401, 404, 409, 422, 503)},
+)
+async def my_export(
+    request: Request, account: CurrentAccount, game_id: GameId, format: Format, download: Download = False
+) -> Response:
+    await _own_finished(request, account, game_id)
+    review = _review(request)
+    text = await _audited(
+        request,
+        account,
+        "game.export",
+        lambda: review.export(game_id, format),
+        match_id=game_id,
+        detail={"as": "player", "format": format.value},
+    )
+    return _export_response(text, game_id, format, download)
+
+
+@router.get(
+    "/me/games/{game_id}/viewer",
+    response_model=m.ViewerLinks,
+    summary="tenhou.net/6 viewer links for one of this account's finished games",
+    tags=["me"],
+    responses=_errors(401, 404, 409, 422, 503),
+)
+async def my_viewer(request: Request, account: CurrentAccount, game_id: GameId) -> m.ViewerLinks:
+    await _own_finished(request, account, game_id)
+    review = _review(request)
+    return await _audited(
+        request,
+        account,
+        "game.export",
+        lambda: review.viewer_links(game_id),
+        match_id=game_id,
+        detail={"as": "player", "format": "tenhou6-viewer"},
+    )
+
+
+# -- the admin pages ------------------------------------------------------------------------------------
+
+pages = APIRouter(include_in_schema=False)
+
+
+@pages.get("/")
+async def root() -> RedirectResponse:
+    return RedirectResponse("/admin/", status_code=307)
+
+
+@pages.get("/admin")
+async def admin_root() -> RedirectResponse:
+    return RedirectResponse("/admin/", status_code=307)
+
+
+@pages.get("/admin/{path:path}")
+async def admin_page(path: str) -> Response:
+    found = admin_page_response(path)
+    if found is None:
+        raise ApiError(m.ErrorCode.NOT_FOUND, f"no page /admin/{path}")
+    status, headers, body = found
+    return Response(body, status_code=status, headers=dict(headers))
+
+
+# -- the application ------------------------------------------------------------------------------------
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_response(exc.code, exc.message, exc.details)
+
+    async def review_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, GameNotFoundError):
+            return error_response(m.ErrorCode.NOT_FOUND, str(exc))
+        if isinstance(exc, GameLiveError):
+            return error_response(m.ErrorCode.GAME_LIVE, str(exc))
+        return error_response(m.ErrorCode.NOT_EXPORTABLE, str(exc))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 405:
+            return error_response(m.ErrorCode.METHOD_NOT_ALLOWED, "this route only answers GET")
+        if exc.status_code == 404:
+            return error_response(m.ErrorCode.NOT_FOUND, f"no route {request.url.path}")
+        if exc.status_code in (401, 403):
+            return error_response(m.ErrorCode.UNAUTHENTICATED, str(exc.detail))
+        return error_response(m.ErrorCode.INVALID_REQUEST, str(exc.detail))
+
+    async def validation_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        details = [
+            {
+                "loc": [str(p) for p in e.get("loc", ())],
+                "msg": str(e.get("msg", "")),
+                "type": str(e.get("type", "")),
+            }
+            for e in exc.errors()
+        ]
+        where = ", ".join(".".join(d["loc"]) for d in details) or "the request"
+        return error_response(m.ErrorCode.INVALID_REQUEST, f"invalid {where}", details)
+
+    async def unavailable(request: Request, exc: Exception) -> Response:
+        log.warning("review API: the store is unavailable: %s: %s", type(exc).__name__, exc)
+        return error_response(m.ErrorCode.UNAVAILABLE, "the database is unavailable; retry shortly")
+
+    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(GameNotFoundError, review_error)
+    app.add_exception_handler(GameLiveError, review_error)
+    app.add_exception_handler(NotExportableError, review_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(UnavailableError, unavailable)
+    app.add_exception_handler(SQLAlchemyError, unavailable)
+    app.add_exception_handler(OSError, unavailable)
+
+
+class SecurityHeaders:
+    """``Cache-Control: no-store`` on every API answer (they hold private data), ``nosniff`` and
+    ``no-referrer`` everywhere. Plain ASGI, so errors pass through untouched."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        api = str(scope.get("path", "")).startswith("/api/")
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if api and "cache-control" not in headers:
+                    headers["Cache-Control"] = "no-store"
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                headers.setdefault("Referrer-Policy", "no-referrer")
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(repo: SqlRepository, settings: ApiSettings | None = None) -> FastAPI:
+    """The review API and admin pages on ``repo`` (an ASGI application; serve it with
+    :func:`server.web.api.http.serve_http`, in the hub's event loop, since ``repo`` lives there)."""
+    settings = settings or ApiSettings()
+    app = FastAPI(
+        title="Jantaku review API",
+        version=API_VERSION,
+        description=(
+            "Find, replay, verify and export stored games (docs/admin.md). Authenticate with "
+            "`Authorization: Bearer <token>`; `/api/admin/...` needs the admin scope. Errors are "
+            '`{"error": {"code", "message"}}`.'
+        ),
+        openapi_url="/api/openapi.json",
+        docs_url=None,  # the Swagger UI would load its assets from the internet
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+    )
+    app.state.review = Review(repo, clock=settings.clock, viewer_base=settings.tenhou_viewer)
+    app.state.authenticator = Authenticator(repo, session_ttl_s=0, wall=settings.clock)
+    app.state.settings = settings
+    app.include_router(router)
+    app.include_router(pages)
+    _install_error_handlers(app)
+
+    app.add_middleware(SecurityHeaders)
+    return app

@@ -1,0 +1,376 @@
+"""``jantaku admin games list|show|walls``, ``jantaku admin create-admin``, ``jantaku admin audit``
+and ``jantaku export``: game review from the command line (``docs/admin.md``).
+
+They read the database directly (the same ``--data-dir`` / ``--database-url`` / ``DATABASE_URL`` as
+``jantaku serve``), show what the admin API shows (:mod:`server.web.api.review`), and write every
+read of a game to the audit log as ``cli:<os user>``. ``jantaku admin`` itself belongs to
+``server.hub.cli`` (accounts); these subcommands are added to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeAlias, TypeVar
+
+from pydantic import BaseModel
+from sqlalchemy.exc import SQLAlchemyError
+
+from server.hub.repository import RepositoryError
+from server.store.cli import add_database_options, database_url
+from server.store.db import display_url
+from server.store.errors import StoreConfigError
+from server.store.repository import SqlRepository
+from server.web.api import models as m
+from server.web.api.accounts import create_admin
+from server.web.api.review import GameFilters, Review, ReviewError, outcome_of
+
+T = TypeVar("T")
+SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> SubParsers | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action
+    return None
+
+
+def _admin_subparsers(sub: SubParsers) -> SubParsers:
+    """The subcommands of ``jantaku admin`` (made here if ``server.hub.cli`` did not)."""
+    admin = sub.choices.get("admin")
+    if admin is None:
+        admin = sub.add_parser("admin", help="accounts and game review")
+    found = _subparsers(admin)
+    if found is None:
+        found = admin.add_subparsers(dest="admin_command", metavar="ACTION")
+    return found
+
+
+def _iso(text: str) -> datetime:
+    """A date or ISO 8601 time; UTC when it names no zone."""
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 date or time: {text!r}") from None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def register(sub: SubParsers) -> None:
+    asub = _admin_subparsers(sub)
+
+    ca = asub.add_parser("create-admin", help="create an admin account (review API) and print its token once")
+    ca.add_argument("name")
+    add_database_options(ca)
+    ca.set_defaults(handler=run_create_admin)
+
+    games = asub.add_parser("games", help="find, show and verify stored games")
+    gsub = games.add_subparsers(dest="games_command", metavar="GAMES_COMMAND")
+    games.set_defaults(handler=lambda _args: _usage(games))
+
+    ls = gsub.add_parser("list", help="list games, newest first (filters combine)")
+    ls.add_argument("--json", action="store_true", help="print the API's JSON document")
+    ls.add_argument("--player", help="an account id or exact player name")
+    ls.add_argument("--search", "-q", dest="q", help="part of a player name (case-insensitive)")
+    ls.add_argument(
+        "--status", choices=[s.value for s in m.StatusFilter], help="finished = completed or aborted"
+    )
+    ls.add_argument("--since", type=_iso, help="created at or after (ISO 8601 date or time, UTC by default)")
+    ls.add_argument("--until", type=_iso, help="created before (ISO 8601 date or time, UTC by default)")
+    ls.add_argument("--ruleset", help="a ruleset name (tenhou, ema, mahjongsoul, ...) or its hash")
+    ls.add_argument("--lineup", choices=[v.value for v in m.Lineup], help="humans, bots or both at the table")
+    ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50, max 500)")
+    ls.add_argument("--offset", type=int, default=0, help="skip this many")
+    add_database_options(ls)
+    ls.set_defaults(handler=run_list)
+
+    show = gsub.add_parser("show", help="one game: ranking, every hand's result, timeouts")
+    show.add_argument("game_id", metavar="ID")
+    show.add_argument("--json", action="store_true", help="print the API's JSON document")
+    add_database_options(show)
+    show.set_defaults(handler=run_show)
+
+    walls = gsub.add_parser("walls", help="verify every hand's revealed wall against its commitment")
+    walls.add_argument("game_id", metavar="ID")
+    walls.add_argument("--json", action="store_true", help="print the API's JSON document")
+    add_database_options(walls)
+    walls.set_defaults(handler=run_walls)
+
+    audit = asub.add_parser("audit", help="the audit log, most recent first")
+    audit.add_argument("--game", dest="game_id", help="only entries about this game")
+    audit.add_argument("--limit", type=int, default=50)
+    audit.add_argument("--json", action="store_true")
+    add_database_options(audit)
+    audit.set_defaults(handler=run_audit)
+
+    ex = sub.add_parser("export", help="write a finished game as tenhou.net/6 JSON or mjai JSON lines")
+    ex.add_argument("game_id", metavar="ID")
+    ex.add_argument("--format", required=True, choices=[f.value for f in m.ExportFormat])
+    ex.add_argument("--out", type=Path, help="write to FILE instead of standard output")
+    add_database_options(ex)
+    ex.set_defaults(handler=run_export)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def cli_actor() -> str:
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = str(os.getuid()) if hasattr(os, "getuid") else "unknown"
+    return f"cli:{user}"
+
+
+def _run(args: argparse.Namespace, fn: Callable[[Review], Awaitable[int]]) -> int:
+    """Open the store, run ``fn`` in one event loop, close it; errors are messages and exit codes."""
+    try:
+        url = database_url(args)
+    except StoreConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    async def main() -> int:
+        async with await SqlRepository.open(url) as repo:
+            return await fn(Review(repo))
+
+    try:
+        return asyncio.run(main())
+    except StoreConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ReviewError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `jantaku export ... | head`
+        return 0
+    except (SQLAlchemyError, OSError, RepositoryError) as exc:
+        print(f"error: database {display_url(url)}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _print_json(model: BaseModel) -> None:
+    print(model.model_dump_json(indent=2))
+
+
+def _when(value: datetime | None) -> str:
+    return "-" if value is None else value.strftime("%Y-%m-%d %H:%M")
+
+
+def _seats_text(game: m.GameSummary) -> str:
+    if game.standings:
+        return ", ".join(
+            f"{s.rank}. {s.name} {s.score} ({s.final_points:+.1f})"
+            for s in sorted(game.standings, key=lambda s: s.rank)
+        )
+    return ", ".join(s.name + (" [bot]" if s.is_bot else "") for s in game.seats)
+
+
+# -- handlers ------------------------------------------------------------------------------------------
+
+
+def run_create_admin(args: argparse.Namespace) -> int:
+    async def go(review: Review) -> int:
+        try:
+            account, token = await create_admin(review.repo, args.name)
+        except (ValueError, RepositoryError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        await review.audit(
+            actor=cli_actor(), actor_id=None, action="account.create_admin", detail={"account_id": account.id}
+        )
+        print(f"created admin {account.name!r} (id {account.id}). Its token, shown only this once:")
+        print(token)
+        return 0
+
+    return _run(args, go)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    if not 1 <= args.limit <= 500 or args.offset < 0:
+        print("error: --limit must be 1..500 and --offset >= 0", file=sys.stderr)
+        return 2
+    f = GameFilters(
+        status=None if args.status is None else m.StatusFilter(args.status),
+        player=args.player,
+        q=args.q or None,
+        ruleset=args.ruleset,
+        since=args.since,
+        until=args.until,
+        lineup=None if args.lineup is None else m.Lineup(args.lineup),
+        limit=args.limit,
+        offset=args.offset,
+    )
+
+    async def go(review: Review) -> int:
+        await review.audit(actor=cli_actor(), actor_id=None, action="games.list", detail=f.describe())
+        page = await review.list_games(f)
+        if args.json:
+            _print_json(page)
+            return 0
+        if not page.games:
+            print("no games match")
+            return 0
+        print(f"{'ID':24} {'STATUS':10} {'RULESET':12} {'CREATED (UTC)':17} PLAYERS")
+        for g in page.games:
+            print(f"{g.id:24} {g.status.value:10} {g.ruleset:12} {_when(g.created_at):17} {_seats_text(g)}")
+        shown = f"{page.offset + 1}-{page.offset + len(page.games)}"
+        print(f"({shown} of {page.total})")
+        return 0
+
+    return _run(args, go)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    async def go(review: Review) -> int:
+        outcome = "error"
+        try:
+            game = await review.detail(args.game_id)
+            outcome = outcome_of(None)
+        except ReviewError as exc:
+            outcome = outcome_of(exc)
+            raise
+        finally:
+            await review.audit(
+                actor=cli_actor(),
+                actor_id=None,
+                action="game.read",
+                match_id=args.game_id,
+                detail={"outcome": outcome},
+            )
+        if args.json:
+            _print_json(game)
+            return 0
+        _print_detail(game)
+        return 0
+
+    return _run(args, go)
+
+
+def _print_detail(g: m.GameDetail) -> None:
+    print(f"game {g.id}: {g.status.value}" + (f" ({g.status_reason})" if g.status_reason else ""))
+    print(f"  ruleset {g.ruleset} ({g.ruleset_hash[:16]}...), source {g.source or '-'}")
+    print(f"  created {_when(g.created_at)} UTC, ended {_when(g.ended_at)} UTC")
+    print(f"  engine {g.engine_version}, walls {g.wall_algorithm}, seed commitment {g.seed_commitment}")
+    print(f"  seed {g.seed or '(not revealed)'}")
+    print("  seats: " + ", ".join(f"{s.seat}: {s.name}" + (" [bot]" if s.is_bot else "") for s in g.seats))
+    if g.live:
+        print("  live: hands, steps and walls are sealed until the game ends")
+        return
+    if g.standings:
+        print("  ranking:")
+        for s in g.standings:
+            print(f"    {s.rank}. {s.name:24} {s.score:>7} {s.final_points:+7.1f}")
+    print(f"  {len(g.hands)} hands, {g.steps} steps:")
+    names = {s.seat: s.name for s in g.seats}
+    for h in g.hands:
+        print(f"    {h.label:18} {_hand_outcome(h, names)}")
+    if g.auto_played:
+        print(f"  {len(g.auto_played)} decisions played by the server (timeouts, disconnects):")
+        for a in g.auto_played[:20]:
+            print(f"    step {a.step:>5} seat {a.seat} ({a.name}) {a.action}")
+        if len(g.auto_played) > 20:
+            print(f"    ... and {len(g.auto_played) - 20} more (--json lists them all)")
+
+
+def _hand_outcome(h: m.HandResult, names: dict[int, str]) -> str:
+    deltas = " ".join(f"{d:+d}" for d in h.deltas) if h.deltas else ""
+    if h.outcome == "won":
+        parts = []
+        for w in h.wins:
+            how = "tsumo" if w.tsumo else f"ron from {names.get(w.from_seat, w.from_seat)}"
+            yaku = ", ".join(f"{y.name} {y.han}" for y in w.yaku)
+            value = w.limit or f"{w.fu} fu"
+            parts.append(f"{names.get(w.seat, w.seat)} {how}: {w.han} han {value}, {w.points} [{yaku}]")
+        return "; ".join(parts) + f"  deltas {deltas}"
+    if h.outcome == "drawn":
+        return f"draw ({h.draw_reason})  deltas {deltas}"
+    return "not finished"
+
+
+def run_walls(args: argparse.Namespace) -> int:
+    async def go(review: Review) -> int:
+        outcome = "error"
+        try:
+            report = await review.walls(args.game_id)
+            outcome = outcome_of(None)
+        except ReviewError as exc:
+            outcome = outcome_of(exc)
+            raise
+        finally:
+            await review.audit(
+                actor=cli_actor(),
+                actor_id=None,
+                action="game.verify",
+                match_id=args.game_id,
+                detail={"outcome": outcome},
+            )
+        if args.json:
+            _print_json(report)
+            return 0 if report.all_ok else 1
+        seed = {None: "not revealed", True: "matches its commitment", False: "DOES NOT match its commitment"}
+        print(f"game {report.game_id}: seed {seed[report.seed_ok]}")
+        for h in report.hands:
+            if not h.revealed:
+                print(f"  {h.label:18} not revealed (the game ended during this hand)")
+                continue
+            checks = [
+                f"commitment {'ok' if h.commitment_ok else 'MISMATCH'}",
+                {None: "", True: "wall from seed ok", False: "wall NOT from seed"}[h.from_seed],
+                {None: "", True: "deal ok", False: "deal MISMATCH"}[h.deal_ok],
+            ]
+            print(f"  {h.label:18} {'ok ' if h.ok else 'BAD'} " + ", ".join(c for c in checks if c))
+        print("all revealed walls verified" if report.all_ok else "VERIFICATION FAILED")
+        return 0 if report.all_ok else 1
+
+    return _run(args, go)
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    async def go(review: Review) -> int:
+        log = await review.audit_log(match_id=args.game_id, limit=max(1, min(args.limit, 1000)))
+        if args.json:
+            _print_json(log)
+            return 0
+        for e in log.entries:
+            print(f"{e.at:%Y-%m-%d %H:%M:%S} {e.actor:24} {e.action:22} {e.match_id or '-':24} {e.detail}")
+        return 0
+
+    return _run(args, go)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    fmt = m.ExportFormat(args.format)
+
+    async def go(review: Review) -> int:
+        outcome = "error"
+        try:
+            text = await review.export(args.game_id, fmt)
+            outcome = outcome_of(None)
+        except ReviewError as exc:
+            outcome = outcome_of(exc)
+            raise
+        finally:
+            await review.audit(
+                actor=cli_actor(),
+                actor_id=None,
+                action="game.export",
+                match_id=args.game_id,
+                detail={"format": fmt.value, "outcome": outcome},
+            )
+        if args.out is None:
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        else:
+            args.out.write_text(text, encoding="utf-8")  # byte for byte what the API serves
+            print(f"wrote {args.out} ({fmt.value})", file=sys.stderr)
+        return 0
+
+    return _run(args, go)

@@ -1,0 +1,24 @@
+"""The knobs of the review API (``docs/admin.md``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from server.web.api.review import TENHOU6_VIEWER
+
+DEFAULT_HTTP_PORT = 8766  # the hub's default port + 1
+
+
+@dataclass(frozen=True, slots=True)
+class ApiSettings:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_HTTP_PORT
+    tenhou_viewer: str = TENHOU6_VIEWER  # where the "open in the tenhou.net/6 viewer" links point
+    clock: Callable[[], float] = field(default=time.time)  # audit timestamps, session expiry
+    audit_listings: bool = True  # also write an audit entry for each admin listing / search
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"the HTTP port must be 0..65535, got {self.port}")
