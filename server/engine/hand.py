@@ -24,13 +24,16 @@ describe (they overlap zero tiles), so "at most" is enough.
 
 Without the four-copy limit the best overlap is the classic ``2k - 2*sets - partial sets - pair``
 count, and it depends only on the shape of each cluster of tiles (tiles three or more ranks apart
-never share a set). That case is computed once per cluster shape. A suit holding all four copies of
-some kind gets an exact dynamic programme over its nine ranks that never asks for a fifth copy (so
-``1111m`` cannot also wait for a pair of 1m). Honors cannot form sequences, so each honor kind is
-counted on its own, again without fifth copies.
+never share a set). That count is exact for every cluster that holds no kind four times (checked
+exhaustively); a cluster that does gets an exact dynamic programme over its ranks that never asks
+for a fifth copy (so ``1111m`` cannot also wait for a pair of 1m). Honors cannot form sequences, so
+each honor kind is counted on its own, again without fifth copies. The results agree with the
+``mahjong`` package on dealt hands and satisfy the defining recurrence on hands full of quads (see
+the tests).
 
-Results are cached on count tuples (``functools.lru_cache``); the caches are bounded and hold only
-pure function results, so they never change what a function returns.
+Results are cached on count tuples (``functools.lru_cache``): per cluster shape, per suit and per
+whole hand. The caches are bounded and hold only results of pure functions, so they never change
+what a function returns.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from server.engine.errors import RulesError
@@ -57,6 +61,7 @@ __all__ = [
     "is_tenpai",
     "riichi_ankan_allowed",
     "shanten",
+    "shanten_after_discards",
     "shanten_chiitoitsu",
     "shanten_kokushi",
     "shanten_regular",
@@ -131,14 +136,11 @@ class Decomposition:
 
 def _total(counts: tuple[int, ...], name: str) -> int:
     """Check 34 counts of 0..4 and return their total (at most 14, never a multiple of 3)."""
-    if len(counts) != NUM_KINDS:
-        raise RulesError(f"{name}: expected 34 kind counts, got {len(counts)}: {counts!r}")
-    for c in counts:
-        if not (isinstance(c, int) and 0 <= c <= 4):
-            raise RulesError(f"{name}: every count must be 0..4, got {counts!r}")
+    if len(counts) != NUM_KINDS or min(counts) < 0 or max(counts) > 4:
+        raise RulesError(f"{name}: expected 34 kind counts of 0..4, got {counts!r}")
     total = sum(counts)
-    if total > 14 or total % 3 == 0:
-        raise RulesError(f"{name}: a hand holds 3k+1 or 3k+2 tiles (at most 14), got {total}")
+    if type(total) is not int or total > 14 or total % 3 == 0:
+        raise RulesError(f"{name}: a hand holds 3k+1 or 3k+2 tiles (at most 14), got {total}: {counts!r}")
     return total
 
 
@@ -216,48 +218,74 @@ def _cluster_vec(shape: tuple[int, ...]) -> _Vec:
         _relax(best, v, 2, 1, 0)  # two of a triplet
         _relax(best, v, 2, 0, 1)  # the pair
     if h0 >= 3:
-        _relax(best, _cluster_vec(_strip((h0 - 3, *shape[1:]))), 3, 1, 0)
+        _relax(best, _cluster_vec(_strip((h0 - 3, *shape[1:]))), 3, 1, 0)  # a triplet
     if n >= 2 and shape[1]:
         v = _cluster_vec(_strip((h0 - 1, shape[1] - 1, *shape[2:])))
         _relax(best, v, 2, 1, 0)  # two adjacent ranks of a sequence
         if n >= 3 and shape[2]:
             v = _cluster_vec(_strip((h0 - 1, shape[1] - 1, shape[2] - 1, *shape[3:])))
-            _relax(best, v, 3, 1, 0)
+            _relax(best, v, 3, 1, 0)  # a sequence
     if n >= 3 and shape[2]:
         v = _cluster_vec(_strip((h0 - 1, shape[1], shape[2] - 1, *shape[3:])))
         _relax(best, v, 2, 1, 0)  # the two ends of a sequence
     return tuple(best)
 
 
-@lru_cache(maxsize=1 << 12)
-def _exact_suit_vec(ranks: tuple[int, ...]) -> _Vec:
-    """Gains of one suit (nine ranks) where no target set or pair needs a fifth copy of a kind.
+def _rank_choices(pending: int, held: bool, paired: bool, can_start: bool) -> tuple[tuple[int, ...], ...]:
+    """What the exact programme may place at one rank: (new sequences, new sets, new pair, copies).
 
-    A dynamic programme over the ranks: the state is (sequences started one rank back, sequences
-    started two ranks back, sets so far, pairs so far); at each rank it chooses new sequences, a
-    triplet and the pair, keeps the number of copies of that rank in the target at most four, and
-    gains the hand tiles the target covers there. Used only when a suit holds a kind four times,
-    the one case where the free count can rely on a tile that does not exist.
+    ``pending`` sequences from the two ranks before already need a copy here. Triplets and the pair
+    go only where the hand has tiles (elsewhere they would cover nothing), new sequences only where
+    they could cover something, and no rank is asked for more than four copies.
     """
+    out = []
+    for n in range(5 if can_start else 1):
+        for t in (0, 1) if held else (0,):
+            for r in (0, 1) if held and not paired else (0,):
+                copies = pending + n + 3 * t + 2 * r
+                if copies <= 4:
+                    out.append((n, n + t, r, copies))
+    return tuple(out)
+
+
+# Indexed by ((held * 2 + can_start) * 5 + pending) * 2 + paired.
+_RANK_CHOICES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    _rank_choices(pending, held, paired, can_start)
+    for held in (False, True)
+    for can_start in (False, True)
+    for pending in range(5)
+    for paired in (False, True)
+)
+
+
+@lru_cache(maxsize=1 << 14)
+def _exact_cluster_vec(ranks: tuple[int, ...]) -> _Vec:
+    """Gains of a cluster that holds some kind four times, never asking for a fifth copy.
+
+    ``ranks`` is the cluster with the empty ranks around it that a sequence could still reach (up
+    to two on each side, fewer at the ends of the suit), so sequences may start anywhere from the
+    first rank to the third-last. A dynamic programme over the ranks: the state is (sequences started
+    one rank back, two ranks back, sets so far, pairs so far); each rank chooses new sequences, a
+    triplet and the pair, keeps the copies of that rank in the target at most four, and gains the
+    hand tiles the target covers there. Sets and pairs on empty ranks gain nothing, so they are left
+    to "at most".
+    """
+    last_start = len(ranks) - 3
+    padded = (*ranks, 0, 0)
     states: dict[tuple[int, int, int, int], int] = {(0, 0, 0, 0): 0}
-    for i in range(9):
-        h = ranks[i]
-        can_start = i <= 6 and (h or ranks[i + 1] or ranks[i + 2])
+    for i, h in enumerate(ranks):
+        can_start = i <= last_start and bool(h or padded[i + 1] or padded[i + 2])
+        base = ((h > 0) * 2 + can_start) * 10
         nxt: dict[tuple[int, int, int, int], int] = {}
         for (c1, c2, s, q), v in states.items():
-            pending = c1 + c2
-            for n in range((_MAX_SETS - s if can_start else 0) + 1):
-                for t in (0, 1) if h else (0,):
-                    if s + n + t > _MAX_SETS:
-                        break
-                    for r in (0, 1) if h and not q else (0,):
-                        target = pending + n + 3 * t + 2 * r
-                        if target > 4:
-                            break
-                        g = v + (target if target < h else h)
-                        key = (n, c1, s + n + t, q + r)
-                        if nxt.get(key, -1) < g:
-                            nxt[key] = g
+            room = _MAX_SETS - s
+            for n, new_sets, new_pair, target in _RANK_CHOICES[base + (c1 + c2) * 2 + q]:
+                if new_sets > room:
+                    continue
+                g = v + (target if target < h else h)
+                key = (n, c1, s + new_sets, q + new_pair)
+                if nxt.get(key, -1) < g:
+                    nxt[key] = g
         states = nxt
     best = [0] * 10
     for (_, _, s, q), v in states.items():
@@ -265,34 +293,52 @@ def _exact_suit_vec(ranks: tuple[int, ...]) -> _Vec:
     for s in range(_MAX_SETS + 1):  # "at most s sets, at most p pairs"
         for p in range(2):
             i = 2 * s + p
-            if s and best[i - 2] > best[i]:
-                best[i] = best[i - 2]
-            if p and best[i - 1] > best[i]:
-                best[i] = best[i - 1]
+            if s:
+                best[i] = max(best[i], best[i - 2])
+            if p:
+                best[i] = max(best[i], best[i - 1])
     return tuple(best)
+
+
+def _check_part(ranks: tuple[int, ...], size: int) -> None:
+    if len(ranks) != size or not all(type(c) is int and 0 <= c <= 4 for c in ranks):
+        raise RulesError(f"every count must be an int 0..4, got {ranks!r} in one suit")
 
 
 @lru_cache(maxsize=1 << 16)
 def _suit_vec(ranks: tuple[int, ...]) -> _Vec:
-    """Gains of one suit: split into clusters (two or more empty ranks apart), then combine."""
-    if 4 in ranks:
-        return _exact_suit_vec(ranks)
+    """Gains of one suit: the max-plus combination of its clusters.
+
+    A cluster is a run of tiles with gaps of at most one empty rank. Tiles of different clusters are
+    three or more ranks apart, so no set covers both, and an empty rank is never asked for more than
+    four copies (that would take five sets through it), so clusters are independent even under the
+    four-copy limit. A cluster without four of a kind never needs a fifth copy. Both claims were
+    checked exhaustively: for every suit of at most 14 tiles this equals the exact programme run
+    over all nine ranks.
+    """
+    _check_part(ranks, 9)  # on a cache miss only: a bad count is never cached, so never missed
     vec = _ZERO
     start = -1
-    gap = 0
+    end = -1
     for i, c in enumerate(ranks):
-        if c:
-            if start < 0:
-                start = i
-            elif gap >= 2:
-                vec = _combine(vec, _cluster_vec(_strip(ranks[start:i])))
-                start = i
-            gap = 0
-        else:
-            gap += 1
+        if not c:
+            continue
+        if start >= 0 and i - end > 2:
+            vec = _combine(vec, _cluster_in_suit(ranks, start, end))
+            start = i
+        elif start < 0:
+            start = i
+        end = i
     if start >= 0:
-        vec = _combine(vec, _cluster_vec(_strip(ranks[start:])))
+        vec = _combine(vec, _cluster_in_suit(ranks, start, end))
     return vec
+
+
+def _cluster_in_suit(ranks: tuple[int, ...], start: int, end: int) -> _Vec:
+    cluster = ranks[start : end + 1]
+    if 4 in cluster:
+        return _exact_cluster_vec(ranks[max(start - 2, 0) : end + 3])
+    return _cluster_vec(cluster)
 
 
 # One honor kind held c times: a triplet covers up to three, the pair up to two, never both (that
@@ -306,70 +352,89 @@ _HONOR_VECS: tuple[_Vec, ...] = (
 )
 
 
-@lru_cache(maxsize=1 << 12)
-def _honor_vec(held: tuple[int, ...]) -> _Vec:
-    """Gains of the honors, given the sorted nonzero counts of the honor kinds held."""
+def _honor_vec(honors: tuple[int, ...]) -> _Vec:
+    """Gains of the seven honor kinds held ``honors[i]`` times each."""
     vec = _ZERO
-    for c in held:
-        vec = _combine(vec, _HONOR_VECS[c])
+    for c in sorted(honors):
+        if c:
+            vec = _combine(vec, _HONOR_VECS[c])
     return vec
-
-
-def _honor_key(counts: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(sorted(c for c in counts[27:] if c))
 
 
 # --------------------------------------------------------------------------------------------------
 # Shanten
+#
+# The per-hand step packs each gain vector into one int (4 bits per entry; entries are at most 14)
+# so that the caches that join suits are keyed by small ints, which hash far faster than tuples.
+# There are only a few dozen distinct suit vectors in practice, so these caches stay small.
 
 
-@lru_cache(maxsize=1 << 17)
-def _shanten_regular(counts: tuple[int, ...]) -> int:
-    total = _total(counts, "shanten_regular")
+def _pack(vec: _Vec) -> int:
+    code = 0
+    for i, g in enumerate(vec):
+        code |= g << (4 * i)
+    return code
+
+
+def _unpack(code: int) -> _Vec:
+    return tuple((code >> (4 * i)) & 15 for i in range(10))
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_code(ranks: tuple[int, ...]) -> int:
+    return _pack(_suit_vec(ranks))
+
+
+@lru_cache(maxsize=1 << 14)
+def _honor_code(honors: tuple[int, ...]) -> int:
+    _check_part(honors, 7)
+    return _pack(_honor_vec(honors))
+
+
+@lru_cache(maxsize=1 << 16)
+def _join(a: int, b: int) -> int:
+    return _pack(_combine(_unpack(a), _unpack(b)))
+
+
+def _regular(counts: tuple[int, ...], total: int) -> int:
     k = total // 3
-    a = _combine(_suit_vec(counts[0:9]), _suit_vec(counts[9:18]))
-    b = _combine(_suit_vec(counts[18:27]), _honor_vec(_honor_key(counts)))
-    overlap = 0
-    for s in range(k + 1):  # split the k sets and the pair between (m, p) and (s, z)
-        i = 2 * s
-        j = 2 * (k - s)
-        x = a[i] + b[j + 1]
-        y = a[i + 1] + b[j]
-        overlap = max(overlap, x)
-        overlap = max(overlap, y)
-    return 3 * k + 1 - overlap
+    a = _join(_suit_code(counts[0:9]), _suit_code(counts[9:18]))
+    b = _join(_suit_code(counts[18:27]), _honor_code(counts[27:34]))
+    # The best overlap of k sets and the pair, split any way between (m, p) and (s, z).
+    return 3 * k + 1 - ((_join(a, b) >> (4 * (2 * k + 1))) & 15)
+
+
+@lru_cache(maxsize=1 << 14)
+def _shanten_regular(counts: tuple[int, ...]) -> int:
+    return _regular(counts, _total(counts, "shanten_regular"))
 
 
 def _shanten_chiitoitsu(counts: tuple[int, ...]) -> int:
     # Seven *distinct* pairs (004): four of a kind is one pair and a useless tile, not two pairs.
-    pairs = 0
-    kinds = 0
-    for c in counts:
-        if c:
-            kinds += 1
-            if c >= 2:
-                pairs += 1
+    kinds = NUM_KINDS - counts.count(0)
+    pairs = kinds - counts.count(1)
     if pairs >= 7:
         return AGARI
     return 6 - pairs + (7 - kinds if kinds < 7 else 0)
 
 
+_kokushi_counts = itemgetter(*_KOKUSHI_KINDS)
+
+
 def _shanten_kokushi(counts: tuple[int, ...]) -> int:
-    kinds = 0
-    doubled = 0
-    for k in _KOKUSHI_KINDS:
-        c = counts[k]
-        if c:
-            kinds += 1
-            if c >= 2:
-                doubled = 1
-    return 13 - kinds - doubled
+    held: tuple[int, ...] = _kokushi_counts(counts)
+    return 13 - (13 - held.count(0)) - (1 if max(held) >= 2 else 0)
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 15)
 def _shanten(counts: tuple[int, ...]) -> int:
-    total = _total(counts, "shanten")
-    best = _shanten_regular(counts)
+    # The hot path of bots: the counts themselves are checked suit by suit in _regular's caches.
+    if len(counts) != NUM_KINDS:
+        raise RulesError(f"shanten: expected 34 kind counts, got {len(counts)}: {counts!r}")
+    total = sum(counts)
+    if total > 14 or total % 3 == 0:
+        raise RulesError(f"shanten: a hand holds 3k+1 or 3k+2 tiles (at most 14), got {total}: {counts!r}")
+    best = _regular(counts, total)
     if total >= 13 and best > AGARI:
         best = min(best, _shanten_chiitoitsu(counts), _shanten_kokushi(counts))
     return best
@@ -387,6 +452,58 @@ def shanten(counts: Sequence[int]) -> int:
 def shanten_regular(counts: Sequence[int]) -> int:
     """Shanten of the regular form alone: ``total // 3`` sets and a pair."""
     return _shanten_regular(tuple(counts))
+
+
+def shanten_after_discards(counts14: Sequence[int]) -> dict[int, int]:
+    """The shanten left by discarding one tile of each held kind, as ``{kind: shanten}``.
+
+    Equal to calling :func:`shanten` on each 3k+1 hand, but one call per turn: only the suit of
+    the discard changes, so the other suits are looked up once. Made for shanten-greedy bots.
+    """
+    t = tuple(counts14)
+    total = _total(t, "shanten_after_discards")
+    _require(total, 2, "shanten_after_discards", t)
+    k = total // 3
+    shift = 4 * (2 * k + 1)
+    parts = [t[0:9], t[9:18], t[18:27]]
+    codes = [_suit_code(parts[0]), _suit_code(parts[1]), _suit_code(parts[2]), _honor_code(t[27:34])]
+    closed = total == 14
+    kinds = NUM_KINDS - t.count(0)
+    pairs = kinds - t.count(1)
+    held_orphans: tuple[int, ...] = _kokushi_counts(t)
+    orphans = 13 - held_orphans.count(0)
+    doubled = sum(1 for c in held_orphans if c >= 2)
+    out: dict[int, int] = {}
+    for kind in range(NUM_KINDS):
+        c = t[kind]
+        if not c:
+            continue
+        if kind < 27:
+            part = kind // 9
+            ranks = list(parts[part])
+            ranks[kind - 9 * part] -= 1
+            code = _suit_code(tuple(ranks))
+        else:
+            part = 3
+            honors = list(t[27:34])
+            honors[kind - 27] -= 1
+            code = _honor_code(tuple(honors))
+        joined = [*codes]
+        joined[part] = code
+        overlap = (_join(_join(joined[0], joined[1]), _join(joined[2], joined[3])) >> shift) & 15
+        best = 3 * k + 1 - overlap
+        if closed:
+            # The same counts as _shanten_chiitoitsu / _shanten_kokushi, minus one tile of kind.
+            kinds_after = kinds - (c == 1)
+            pairs_after = pairs - (c == 2)
+            chiitoitsu = 6 - pairs_after + (7 - kinds_after if kinds_after < 7 else 0)
+            if kind in TERMINALS_AND_HONORS:
+                kokushi = 13 - (orphans - (c == 1)) - (1 if doubled - (c == 2) > 0 else 0)
+            else:
+                kokushi = 13 - orphans - (1 if doubled else 0)
+            best = min(best, chiitoitsu, kokushi)
+        out[kind] = best
+    return out
 
 
 def _closed_total(counts: tuple[int, ...], name: str) -> None:
@@ -463,7 +580,7 @@ def _is_kokushi(counts: tuple[int, ...]) -> bool:
     return sum(counts[k] for k in _KOKUSHI_KINDS) == 14 and all(counts[k] for k in _KOKUSHI_KINDS)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _is_agari(counts: tuple[int, ...]) -> bool:
     total = _total(counts, "is_agari")
     _require(total, 2, "is_agari", counts)
@@ -555,7 +672,7 @@ def _kokushi_waits(counts: tuple[int, ...]) -> frozenset[int]:
     return frozenset()
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 15)
 def _waits(counts: tuple[int, ...]) -> frozenset[int]:
     total = _total(counts, "waits")
     _require(total, 1, "waits", counts)
