@@ -27,6 +27,7 @@ from typing import TypeVar, cast
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.bots import BOTS
+from server.hub import config, logs
 from server.hub.auth import Authenticator
 from server.hub.memory import AccountFile, InMemoryRepository
 from server.hub.repository import AccountKind, ConflictError, NotFoundError, Repository, RepositoryError
@@ -53,7 +54,16 @@ def _store_options(p: argparse.ArgumentParser) -> None:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t, lim = TableTimers(), ConnectionLimits()
-    p = sub.add_parser("serve", help="run the hub: websocket tables, lobby, /healthz")
+    p = sub.add_parser(
+        "serve",
+        help="run the hub: websocket tables, lobby, /healthz, /readyz, /metrics",
+        description="Run the hub. Every setting comes from its flag, else its environment variable "
+        "(JANTAKU_<OPTION>; the database URL: DATABASE_URL), else the --config TOML file (key = the "
+        "option name with underscores), else its default. See docs/operations.md.",
+    )
+    p.add_argument(
+        "--config", metavar="FILE", help="a TOML file of settings (keys: the option names with underscores)"
+    )
     p.add_argument("--host", default=DEFAULTS.host, help=f"interface (default {DEFAULTS.host})")
     p.add_argument("--port", type=int, default=DEFAULTS.port, help=f"port (default {DEFAULTS.port}; 0: any)")
     p.add_argument(
@@ -89,8 +99,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         choices=sorted(BOTS),
         help="the built-in bot that fills seats",
     )
-    p.add_argument("--spectate-delay-steps", type=int, default=DEFAULTS.spectate.delay_steps)
-    p.add_argument("--spectate-delay-s", type=float, default=DEFAULTS.spectate.delay_s)
+    p.add_argument(
+        "--spectate-delay-steps",
+        type=int,
+        default=DEFAULTS.spectate.delay_steps,
+        help="spectators see an event once the table is this many steps past it",
+    )
+    p.add_argument(
+        "--spectate-delay-s",
+        type=float,
+        default=DEFAULTS.spectate.delay_s,
+        help="... and this many seconds after the seats saw it",
+    )
     p.add_argument("--no-spectators", action="store_true", help="refuse spectators")
     p.add_argument(
         "--allow-origin",
@@ -101,8 +121,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--rate", type=float, default=lim.rate_per_s, help="messages per second per connection")
     p.add_argument("--burst", type=int, default=lim.rate_burst, help="message burst per connection")
-    p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
-    p.set_defaults(handler=run_serve)
+    p.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level"
+    )
+    p.add_argument(
+        "--log-format",
+        default=None,
+        choices=["json", "text"],
+        help="json: one JSON object per line; text: readable lines (unset: text on a terminal, else json)",
+    )
+    p.set_defaults(handler=run_serve, serve_parser=p, serve_defaults=config.make_layered(p))
 
     admin = sub.add_parser("admin", help="accounts: create bots and players, revoke, list")
     asub = admin.add_subparsers(dest="admin_command", metavar="ACTION")
@@ -202,7 +230,12 @@ def _run_with_repo(args: argparse.Namespace, fn: Callable[[Repository], Awaitabl
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        args = config.resolve(args.serve_parser, args, args.serve_defaults)
+    except config.ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    logs.configure(args.log_level, args.log_format)
     try:
         settings = HubSettings(
             host=args.host,

@@ -31,6 +31,7 @@ from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
 from server.hub.clock import Cancellable, Clock
 from server.hub.inbox import Attach, SeatSpec
+from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
 from server.hub.recovery import RecoveredMatch, ReplayDivergedError, UnrecoverableError, rebuild
 from server.hub.repository import Account, AccountKind, MatchRecord, MatchStatus, Repository, Scope
@@ -102,8 +103,10 @@ class Lobby:
         rulesets: Mapping[str, Ruleset] | None = None,
         seed_source: Callable[[], bytes] | None = None,
         rng: random.Random | None = None,
+        metrics: HubMetrics | None = None,
     ) -> None:
         self._repo = repo
+        self.metrics = metrics
         self._clock = clock
         self.settings = settings
         self.rulesets: Mapping[str, Ruleset] = dict(rulesets if rulesets is not None else PRESETS)
@@ -432,6 +435,7 @@ class Lobby:
             source=source,
             on_end=self._table_ended,
             on_retire=self._table_retired,
+            metrics=self.metrics,
         )
 
     # -- crash recovery ------------------------------------------------------------------------------

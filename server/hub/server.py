@@ -4,7 +4,10 @@ URLs (all on one port)::
 
     ws://HOST:PORT/ws            the Jantaku protocol (docs/protocol.md)
     ws://HOST:PORT/mjai          mjai bots (docs/mjai.md)
-    GET /healthz                 200 "ok"
+    GET /healthz                 200 "ok" (the process is up)
+    GET /readyz                  200 "ready" once started (store open, listening); 503 while
+                                 starting or shutting down
+    GET /metrics                 Prometheus text format (server/hub/metrics.py, docs/operations.md)
     GET /private/new?...         open a private table (Authorization: Bearer TOKEN), JSON answer
     GET anything else            ``http_fallback`` (the browser client's files), else 404;
                                  without a fallback, ``/`` is a short text page with these URLs
@@ -42,6 +45,7 @@ from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import ConnectionAdapter
 from server.hub.lobby import Lobby, LobbyError, RecoveryReport
+from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
 from server.hub.repository import Repository
 from server.hub.session import CLOSE_RESTART, ProtocolSession
@@ -104,6 +108,8 @@ class Hub:
         self.repo = repo
         self._clock = clock or SystemClock()
         self._auth = Authenticator(repo, session_ttl_s=settings.session_ttl_s, wall=wall)
+        # Prometheus series of this hub (GET /metrics), in a registry of its own.
+        self.metrics = HubMetrics()
         self._lobby = Lobby(
             repo=repo,
             clock=self._clock,
@@ -111,6 +117,11 @@ class Hub:
             rulesets=rulesets,
             seed_source=seed_source,
             rng=rng,
+            metrics=self.metrics,
+        )
+        self.metrics.watch(
+            tables=lambda: sum(1 for t in self._lobby.tables.values() if t.running),
+            connections=lambda: len(self._sessions),
         )
         # One adapter per websocket path: our protocol at /ws, mjai at /mjai (docs/mjai.md).
         self.adapters: dict[str, AdapterFactory] = {WS_PATH: ProtocolSession, MJAI_PATH: MjaiSession}
@@ -122,6 +133,12 @@ class Hub:
         self._port: int | None = None
         self.recovery = RecoveryReport()  # what start() resumed or flagged
         self.closing = False
+        self._ready = False  # listening, tables recovered, the repository open; not shutting down
+
+    @property
+    def ready(self) -> bool:
+        """What ``GET /readyz`` answers: started (so the repository is open) and not shutting down."""
+        return self._ready and not self.closing
 
     # -- SessionHost ---------------------------------------------------------------------------------
 
@@ -175,6 +192,8 @@ class Hub:
             "browser": f"http://{base}/",
             "websocket": f"ws://{base}{WS_PATH}",
             "health": f"http://{base}/healthz",
+            "ready": f"http://{base}/readyz",
+            "metrics": f"http://{base}/metrics",
             "private": f"http://{base}/private/new?preset=tenhou&bots=0",
             "mjai": f"ws://{base}{MJAI_PATH}",
         }
@@ -205,6 +224,7 @@ class Hub:
             server_header="jantaku",
         )
         self._port = int(next(iter(self._server.sockets)).getsockname()[1])
+        self._ready = True
         log.info("serving on %s", self.url)
 
     async def _handle(self, ws: ServerConnection) -> None:
@@ -226,6 +246,8 @@ class Hub:
             await session.run()
         finally:
             self._sessions.discard(session)
+            if not self.closing:
+                self.metrics.disconnects.inc()
             if stats is not None:
                 stats.closed()
 
@@ -233,6 +255,18 @@ class Hub:
         path = urlsplit(request.path).path
         if path == "/healthz":
             return connection.respond(http.HTTPStatus.OK, "ok\n")
+        if path == "/readyz":
+            if self.ready:
+                return connection.respond(http.HTTPStatus.OK, "ready\n")
+            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "not ready\n")
+        if path == "/metrics":
+            body, content_type = self.metrics.expose()
+            return Response(
+                http.HTTPStatus.OK,
+                "OK",
+                Headers([("Content-Type", content_type), ("Content-Length", str(len(body)))]),
+                body,
+            )
         if path == "/stats" and self.stats is not None:
             summary = self.stats.summary()
             if "reset=1" in (urlsplit(request.path).query or ""):
@@ -317,6 +351,7 @@ class Hub:
         if self.closing:
             return
         self.closing = True
+        self._ready = False
         log.info("shutting down")
         if self.stats is not None:
             log.info("stats: %s", json.dumps(self.stats.summary()))

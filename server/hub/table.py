@@ -58,6 +58,7 @@ from server.hub.inbox import (
     TableDivergedError,
     Tick,
 )
+from server.hub.metrics import HubMetrics
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -125,6 +126,7 @@ class TableActor:
         on_end: Callable[[TableActor], None] | None = None,
         on_retire: Callable[[TableActor], None] | None = None,
         wall_clock: Callable[[], float] = time.time,
+        metrics: HubMetrics | None = None,
     ) -> None:
         if len(seats) != 4:
             raise ValueError(f"a table needs 4 seats, got {len(seats)}")
@@ -139,6 +141,7 @@ class TableActor:
         self._repo = repo
         self._clock = clock
         self._wall_clock = wall_clock
+        self._metrics = metrics
         self._commit_timeout_s = commit_timeout_s
         self._commit_retry_s = commit_retry_s
         self._retention_s = retention_s
@@ -432,9 +435,13 @@ class TableActor:
                 if action is not None and action not in prompt.legal:
                     log.error("bot %s chose an illegal %r; playing the default", self.seats[seat].bot, action)
                     action = None
+            source = "bot"
             if action is None:
                 action = default_action(self.state, seat)
-            await self._apply(seat, action, ack=None)
+                source = "bot" if bot is not None else "timeout"
+            await self._apply(seat, action, ack=None, source=source)
+            if source == "timeout" and self._metrics is not None:
+                self._metrics.timeouts.inc()
         except CommitError as exc:
             log.warning("table %s: %s; retrying in %s s", self.match_id, exc, self._commit_retry_s)
             self._stalled_until = self._clock.now() + self._commit_retry_s
@@ -448,6 +455,7 @@ class TableActor:
         return None
 
     async def _handle_act(self, req: ActRequest) -> None:
+        received = time.perf_counter()
         p, rid = req.participant, req.request_id
         seat = self._seat_of(p)
         if seat is None:
@@ -492,13 +500,17 @@ class TableActor:
             return
         try:
             await self._apply(seat, req.action, ack=(p, rid))
+            if self._metrics is not None:
+                self._metrics.action_latency.observe(time.perf_counter() - received)
         except CommitError as exc:
             p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, f"the move was not stored ({exc}); send it again", rid))
         except RulesError as exc:  # legal by the prompt but refused by the engine: a bug, state untouched
             log.error("table %s: engine refused a prompted action: %s", self.match_id, exc)
             p.deliver(ErrorOut(ErrorCode.ILLEGAL_ACTION, str(exc), rid))
 
-    async def _apply(self, seat: int, action: Action, *, ack: tuple[Participant, int] | None) -> None:
+    async def _apply(
+        self, seat: int, action: Action, *, ack: tuple[Participant, int] | None, source: str = "player"
+    ) -> None:
         """Apply, COMMIT, then adopt and broadcast. Raises CommitError (nothing adopted)."""
         assert self.state is not None
         t = engine_apply(self.state, seat, action)  # raises RulesError; the state is untouched
@@ -510,6 +522,7 @@ class TableActor:
             request_id=ack[1] if ack is not None else None,
             applied_at=self._wall_clock(),
         )
+        started = time.perf_counter()
         try:
             await self._with_timeout(self._repo.append_step(record))
         except asyncio.CancelledError:
@@ -517,7 +530,11 @@ class TableActor:
         except Exception as exc:
             self._uncertain = (record, action)
             raise CommitError(f"storing step {t.step} failed: {type(exc).__name__}: {exc}") from exc
+        if self._metrics is not None:
+            self._metrics.commit_latency.observe(time.perf_counter() - started)
         await self._adopt(t, actor=seat, ack=ack)
+        if self._metrics is not None:
+            self._metrics.actions.labels(source).inc()
 
     async def _reconcile(self) -> None:
         """After a write whose outcome is unknown: adopt it if it landed, forget it if not."""

@@ -1,0 +1,86 @@
+"""Prometheus metrics of one hub (``GET /metrics`` on the hub port; ``docs/operations.md``).
+
+Each :class:`HubMetrics` has its own ``CollectorRegistry`` (no process-global state), so several
+hubs in one process (tests) never mix their numbers.
+
+>>> m = HubMetrics()
+>>> m.timeouts.inc()
+>>> b"jantaku_timeouts_total 1.0" in m.expose()[0]
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+ACTION_SOURCES = ("player", "bot", "timeout")
+"""Who chose an applied action: a connected player, a built-in bot, or the default of a seat whose
+time ran out (or that is disconnected)."""
+
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+METRIC_NAMES = (
+    "jantaku_tables",
+    "jantaku_connections",
+    "jantaku_actions_total",
+    "jantaku_action_latency_seconds",
+    "jantaku_commit_latency_seconds",
+    "jantaku_timeouts_total",
+    "jantaku_disconnects_total",
+)
+
+
+class HubMetrics:
+    """The series of one hub. Gauges read live values through callbacks (:meth:`watch`)."""
+
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry(auto_describe=True)
+        self.tables = Gauge("jantaku_tables", "Tables whose match is running", registry=r)
+        self.connections = Gauge("jantaku_connections", "Open websocket connections", registry=r)
+        self.actions = Counter(
+            "jantaku_actions",
+            "Actions applied and committed, by who chose them (rate(): actions/s)",
+            ["source"],
+            registry=r,
+        )
+        for source in ACTION_SOURCES:
+            self.actions.labels(source)
+        self.action_latency = Histogram(
+            "jantaku_action_latency_seconds",
+            "A player's action: from its handling by the table to its broadcast being queued",
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.commit_latency = Histogram(
+            "jantaku_commit_latency_seconds",
+            "Duration of a step commit (repository append_step)",
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.timeouts = Counter(
+            "jantaku_timeouts",
+            "Seats played by default because their time ran out (or they were gone)",
+            registry=r,
+        )
+        self.disconnects = Counter(
+            "jantaku_disconnects",
+            "Websocket connections that ended (not counting server shutdown)",
+            registry=r,
+        )
+
+    def watch(self, *, tables: Callable[[], float], connections: Callable[[], float]) -> None:
+        self.tables.set_function(tables)
+        self.connections.set_function(connections)
+
+    def expose(self) -> tuple[bytes, str]:
+        """The text exposition format and its content type."""
+        return generate_latest(self.registry), CONTENT_TYPE_LATEST

@@ -1,0 +1,137 @@
+"""``jantaku serve`` settings from flags, environment and a TOML file; structured logs without secrets."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from client_protocol.messages import TokenAuth
+from server.cli import build_parser, main
+from server.hub import config, logs
+from server.hub.repository import AccountKind
+from tests.hub.netkit import connect_client, serving
+
+
+def serve_args(argv: list[str], env: dict[str, str]) -> argparse.Namespace:
+    args = build_parser().parse_args(["serve", *argv])
+    return config.resolve(args.serve_parser, args, args.serve_defaults, environ=env)
+
+
+def test_flags_beat_environment_beat_file_beat_defaults(tmp_path: Path) -> None:
+    conf = tmp_path / "jantaku.toml"
+    conf.write_text(
+        'port = 9001\naction_ms = 1111\nbank_ms = 2222\nhost = "0.0.0.0"\nno_spectators = true\n'
+        'allow_origin = ["https://a.test"]\nlog_format = "json"\n'
+    )
+    env = {"JANTAKU_ACTION_MS": "3333", "JANTAKU_PORT": "9002", "DATABASE_URL": "memory:"}
+    args = serve_args(["--config", str(conf), "--port", "9003"], env)
+    assert args.port == 9003  # flag
+    assert args.action_ms == 3333  # environment over the file
+    assert args.bank_ms == 2222 and args.host == "0.0.0.0"  # file
+    assert (
+        args.no_spectators is True and args.allow_origin == ["https://a.test"] and args.log_format == "json"
+    )
+    assert args.database_url == "memory:"  # DATABASE_URL as always
+    assert args.min_call_ms == 0 and args.fill_bot == "greedy" and args.data_dir == Path("data")  # defaults
+    # The file can come from the environment too; no file at all: defaults.
+    assert serve_args([], {"JANTAKU_CONFIG": str(conf)}).bank_ms == 2222
+    plain = serve_args([], {})
+    assert (plain.port, plain.action_ms, plain.allow_origin, plain.config) == (8765, 5000, [], None)
+    env_list = serve_args([], {"JANTAKU_ALLOW_ORIGIN": "https://a.test,https://b.test"})
+    assert env_list.allow_origin == ["https://a.test", "https://b.test"]
+
+
+@pytest.mark.parametrize(
+    ("file_text", "env", "expected"),
+    [
+        ("prot = 1\n", {}, "unknown key(s) prot"),
+        ("config = 'x.toml'\n", {}, "unknown key(s) config"),
+        ('action_ms = "soon"\n', {}, "action_ms from config file"),
+        ('fill_bot = "nobody"\n', {}, "'nobody' is not one of"),
+        ("port = [1]\n", {}, "port from config file"),
+        ("port = \n", {}, "not valid TOML"),
+        ("", {"JANTAKU_BANK_MS": "lots"}, "bank_ms from environment JANTAKU_BANK_MS"),
+        ("", {"JANTAKU_NO_SPECTATORS": "maybe"}, "no_spectators from environment"),
+        ("action_ms = -5\n", {}, "action_ms must be"),
+    ],
+)
+def test_bad_settings_are_clear_errors_with_exit_2(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    file_text: str,
+    env: dict[str, str],
+    expected: str,
+) -> None:
+    conf = tmp_path / "jantaku.toml"
+    conf.write_text(file_text)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["serve", "--config", str(conf), "--data-dir", str(tmp_path)]) == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_a_missing_config_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--config", str(tmp_path / "nope.toml")]) == 2
+    assert "nope.toml" in capsys.readouterr().err
+
+
+def test_help_describes_every_setting_with_its_default_and_environment_variable() -> None:
+    args = build_parser().parse_args(["serve"])
+    text = " ".join(args.serve_parser.format_help().split())
+    for dest in args.serve_defaults:
+        assert config.env_name(dest) in text, dest
+        if dest != "config":
+            assert f"file key {dest}" in text, dest
+    assert "default: 5000; env JANTAKU_ACTION_MS" in text
+
+
+@pytest.fixture
+def root_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    ws_level = logging.getLogger("websockets").level
+    yield
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    for h in handlers:
+        root.addHandler(h)
+    root.setLevel(level)
+    logging.getLogger("websockets").setLevel(ws_level)
+
+
+def test_json_logs_are_one_object_per_line_with_context(root_logging: None) -> None:
+    out = io.StringIO()
+    logs.configure("INFO", "json", stream=out)
+    logging.getLogger("server.hub.table").warning("table %s: slow", "m1", extra={"match_id": "m1", "seat": 2})
+    logging.getLogger("x").info('sent {"type": "token", "token": "abc"}')
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first["level"] == "WARNING" and first["logger"] == "server.hub.table"
+    assert first["message"] == "table m1: slow" and first["match_id"] == "m1" and first["seat"] == 2
+    assert "time" in first and "abc" not in second["message"]
+    text = io.StringIO()
+    logs.configure("INFO", "text", stream=text)
+    logging.getLogger("y").info("hi", extra={"match_id": "m2"})
+    assert text.getvalue().rstrip().endswith("y: hi match_id=m2")
+
+
+@pytest.mark.asyncio
+async def test_a_bot_token_never_reaches_the_logs(root_logging: None) -> None:
+    out = io.StringIO()
+    logs.configure("DEBUG", "json", stream=out)
+    async with serving() as hub:
+        _, token = await hub.auth.create_account("robo", AccountKind.BOT)
+        bot = await connect_client(hub, auth=TokenAuth(token=token))
+        assert bot.welcome is not None
+        await bot.close()
+    written = out.getvalue()
+    assert written and token not in written
+    for line in written.splitlines():
+        json.loads(line)
