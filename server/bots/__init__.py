@@ -71,14 +71,15 @@ def greedy_bot(view: SeatView, legal: frozenset[Action]) -> Action:
         return _ordered(legal)[0]
     best: tuple[int, tuple[int, int], int, bool, tuple[int, int]] | None = None
     choice: Action = discards[0]
-    by_kind: dict[int, int] = {}  # shanten after discarding one tile of a kind (red/plain alike)
+    # Shanten after discarding one tile of each kind, in one pass over the 14-tile hand.
+    by_kind = analysis.shanten_after_discards(counts) if sum(counts) % 3 == 2 else {}
     for a in discards:
         k = kind(a.tile)
-        sh = by_kind.get(k, -2)
-        if sh == -2:
+        if k not in by_kind:
             counts[k] -= 1
-            sh = by_kind[k] = analysis.shanten(counts)
+            by_kind[k] = analysis.shanten(counts)
             counts[k] += 1
+        sh = by_kind[k]
         # Lower shanten first, then the tie-break, then keep red fives, prefer tsumogiri.
         key = (sh, _tie_break(k, counts), 1 if a.tile >= NUM_KINDS else 0, not a.tsumogiri, sort_key(a.tile))
         if best is None or key < best:
