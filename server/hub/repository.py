@@ -18,7 +18,11 @@ columns):
   wire vocabulary with every tile present). Replaying the actions from the seed must regenerate the
   stored events (the determinism check of crash recovery). The JSON is read back as a JSON column
   gives it: arrays as lists (``msgspec.to_builtins`` tuples come back as lists), so compare JSON
-  with JSON.
+  with JSON. ``source`` says who decided the action (:data:`STEP_SOURCES`): ``player`` (the
+  seat's client), ``bot`` (a built-in bot seat), ``timeout`` (the seat's time and bank ran out while
+  it was connected: the table played its default action), ``disconnected`` (the seat was not
+  connected: the table played its default action); None for the deal and for steps stored before
+  it was recorded (migration 0003).
 * :class:`ResultRecord`: the final standings.
 * :class:`RecoveryRecord`: what a restarted server needs to resume a running match: the SECRET
   seed and the table's settings. Kept apart from :class:`MatchRecord` (no match listing or export
@@ -162,6 +166,13 @@ class RecoveryRecord:
     table: JSON = None  # the table's settings: {"timers": {...}, "spectate": {...}}
 
 
+STEP_SOURCES = ("player", "bot", "timeout", "disconnected")
+"""Who decided a stored step's action (``StepRecord.source``; see the module docstring)."""
+
+SERVER_PLAYED_SOURCES = frozenset({"timeout", "disconnected"})
+"""The sources of a human seat's decision that the table made for it."""
+
+
 @dataclass(frozen=True, slots=True)
 class StepRecord:
     match_id: str
@@ -171,6 +182,7 @@ class StepRecord:
     events: tuple[JSON, ...]  # omniscient events, wire vocabulary, as dicts
     request_id: int | None = None  # the client's request id (None: timeout, bot, deal)
     applied_at: float = 0.0  # unix seconds
+    source: str | None = None  # who decided (STEP_SOURCES); None: the deal, or an old row
 
 
 @dataclass(frozen=True, slots=True)

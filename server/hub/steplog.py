@@ -52,6 +52,7 @@ def step_record(
     action: Action | None,
     request_id: int | None,
     applied_at: float,
+    source: str | None = None,
 ) -> StepRecord:
     """Log step ``t.step``: the deal (no seat, no action) or ``seat``'s ``action`` and its events."""
     return StepRecord(
@@ -62,6 +63,7 @@ def step_record(
         events=tuple(event_json(e) for e in t.events),
         request_id=request_id,
         applied_at=applied_at,
+        source=source,
     )
 
 

@@ -438,9 +438,11 @@ class TableActor:
             source = "bot"
             if action is None:
                 action = default_action(self.state, seat)
-                source = "bot" if bot is not None else "timeout"
+                if bot is None:
+                    # Its time and bank ran out while connected, or it is gone (past its grace).
+                    source = "timeout" if self._conn[seat] is not None else "disconnected"
             await self._apply(seat, action, ack=None, source=source)
-            if source == "timeout" and self._metrics is not None:
+            if source != "bot" and self._metrics is not None:
                 self._metrics.timeouts.inc()
         except CommitError as exc:
             log.warning("table %s: %s; retrying in %s s", self.match_id, exc, self._commit_retry_s)
@@ -511,7 +513,9 @@ class TableActor:
     async def _apply(
         self, seat: int, action: Action, *, ack: tuple[Participant, int] | None, source: str = "player"
     ) -> None:
-        """Apply, COMMIT, then adopt and broadcast. Raises CommitError (nothing adopted)."""
+        """Apply, COMMIT, then adopt and broadcast. Raises CommitError (nothing adopted).
+
+        ``source`` (who decided: ``STEP_SOURCES``) is stored with the step."""
         assert self.state is not None
         t = engine_apply(self.state, seat, action)  # raises RulesError; the state is untouched
         record = step_record(
@@ -521,6 +525,7 @@ class TableActor:
             action=action,
             request_id=ack[1] if ack is not None else None,
             applied_at=self._wall_clock(),
+            source=source,
         )
         started = time.perf_counter()
         try:
@@ -534,7 +539,8 @@ class TableActor:
             self._metrics.commit_latency.observe(time.perf_counter() - started)
         await self._adopt(t, actor=seat, ack=ack)
         if self._metrics is not None:
-            self._metrics.actions.labels(source).inc()
+            # The metric keeps its three labels: a disconnected seat's default counts as a timeout.
+            self._metrics.actions.labels("timeout" if source == "disconnected" else source).inc()
 
     async def _reconcile(self) -> None:
         """After a write whose outcome is unknown: adopt it if it landed, forget it if not."""

@@ -41,6 +41,7 @@ NAMING_CONVENTION = {
 
 # Column presets.
 ID_LENGTH = 64
+STEP_SOURCE_LENGTH = 16  # steps.source: "player", "bot", "timeout", "disconnected"
 entity_id = Annotated[str, mapped_column(String(ID_LENGTH), primary_key=True)]
 sha256_hex = Annotated[str, mapped_column(String(64))]
 short_text = Annotated[str, mapped_column(String(64))]
@@ -188,6 +189,9 @@ class StepRow(Base):
     events: Mapped[json_doc]  # list of event objects, wire vocabulary
     request_id: Mapped[int | None] = mapped_column(BigInteger)
     applied_at: Mapped[timestamp]
+    # Who decided: player, bot, timeout, disconnected (StepRecord.source); NULL for the deal and
+    # for rows stored before migration 0003. No CHECK: adding one would rebuild ``steps`` on SQLite.
+    source: Mapped[str | None] = mapped_column(String(STEP_SOURCE_LENGTH))
 
 
 class HandResultRow(Base):

@@ -178,6 +178,7 @@ def _step(row: Row[Any]) -> StepRecord:
         events=tuple(row.events),
         request_id=row.request_id,
         applied_at=to_unix(row.applied_at),
+        source=row.source,
     )
 
 

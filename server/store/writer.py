@@ -81,6 +81,7 @@ def step_row(record: StepRecord) -> dict[str, Any]:
         "events": list(record.events),
         "request_id": record.request_id,
         "applied_at": from_unix(record.applied_at),
+        "source": record.source,
     }
 
 
@@ -91,6 +92,7 @@ def same_step(a: StepRecord, b: StepRecord) -> bool:
         and a.step == b.step
         and a.seat == b.seat
         and a.request_id == b.request_id
+        and a.source == b.source
         and same_instant(a.applied_at, b.applied_at)
         and normalized_json(a.action) == normalized_json(b.action)
         and normalized_json(list(a.events)) == normalized_json(list(b.events))
@@ -333,7 +335,12 @@ async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | Non
     row = (
         await conn.execute(
             select(
-                StepRow.seat, StepRow.action, StepRow.events, StepRow.request_id, StepRow.applied_at
+                StepRow.seat,
+                StepRow.action,
+                StepRow.events,
+                StepRow.request_id,
+                StepRow.applied_at,
+                StepRow.source,
             ).where(StepRow.match_id == r.match_id, StepRow.step == r.step)
         )
     ).one_or_none()
@@ -347,6 +354,7 @@ async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | Non
         events=tuple(row.events),
         request_id=row.request_id,
         applied_at=row.applied_at.timestamp(),
+        source=row.source,
     )
 
 

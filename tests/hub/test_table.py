@@ -165,6 +165,35 @@ async def test_a_disconnected_seat_is_played_at_once_or_after_the_grace() -> Non
 
 
 @pytest.mark.asyncio
+async def test_each_step_stores_who_decided_it() -> None:
+    kit = await make_table(timers=TableTimers(action_ms=5000, bank_ms=10000))
+    prompt = kit.humans[0].last_prompt()
+    assert prompt is not None
+    await kit.act(0, next(a for a in prompt.legal if isinstance(a, Discard)), request_id=1)
+    while kit.humans[0].last_prompt() is prompt:  # the bots play until seat 0 draws again
+        await kit.advance(0)
+    await kit.advance(15.0)  # seat 0 stays connected but lets its action time and bank run out
+    steps = await kit.repo.steps("m-test")
+    assert steps[0].seat is None and steps[0].source is None  # the deal: nobody decided
+    assert steps[1].seat == 0 and steps[1].request_id == 1 and steps[1].source == "player"
+    bots = [s for s in steps[2:] if s.seat != 0]
+    assert bots and all(s.source == "bot" for s in bots)
+    timed_out = [s for s in steps if s.seat == 0 and s.request_id is None]
+    assert timed_out and all(s.source == "timeout" for s in timed_out)
+
+
+@pytest.mark.asyncio
+async def test_a_disconnected_seats_default_is_stored_as_disconnected() -> None:
+    kit = await make_table(timers=TableTimers(disconnect_grace_ms=2000))
+    kit.table.submit(Detach(kit.humans[0]))
+    await kit.table.settle()
+    await kit.advance(2.0)
+    steps = await kit.repo.steps("m-test")
+    assert steps[1].seat == 0 and steps[1].request_id is None and steps[1].source == "disconnected"
+    assert all(s.source == "disconnected" for s in steps[1:] if s.seat == 0)
+
+
+@pytest.mark.asyncio
 async def test_a_match_whose_players_all_leave_still_finishes() -> None:
     kit = await make_table(("human", "human", "human", "human"))
     for p in kit.humans.values():

@@ -63,9 +63,11 @@ def play_match(
     *,
     created_at: float,
     human_seats: frozenset[int] = frozenset(),
+    sources: bool = True,
 ) -> Played:
     """A whole match of greedy bots as step records; every 7th decision of a human seat has no
-    request id (the server played it: a timeout)."""
+    request id (the server played it: alternately a timeout and a disconnect, by ``source``).
+    ``sources=False`` stores no ``source`` (rows written before the server recorded it)."""
     records: list[StepRecord] = []
     events: list[ev.Event] = []
     for item in play(ruleset, seed, ["greedy"] * 4):
@@ -73,8 +75,15 @@ def play_match(
         if isinstance(item, Step):
             t, seat, action = item.transition, item.seat, action_to_dict(item.action)
             request_id: int | None = n if seat in human_seats and n % 7 else None
+            source: str | None = (
+                "bot"
+                if seat not in human_seats
+                else "player"
+                if request_id is not None
+                else ("timeout", "disconnected")[(n // 7) % 2]
+            )
         else:
-            t, seat, action, request_id = item, None, None, None
+            t, seat, action, request_id, source = item, None, None, None, None
         events.extend(t.events)
         records.append(
             StepRecord(
@@ -85,6 +94,7 @@ def play_match(
                 events=tuple(event_json(e) for e in t.events),
                 request_id=request_id,
                 applied_at=created_at + n * 0.5,
+                source=source if sources else None,
             )
         )
     return Played(tuple(records), tuple(events), seed, ruleset)
@@ -206,6 +216,7 @@ async def seed_database(repo: SqlRepository) -> Seeded:
         b"seed-humans",
         created_at=T0 + 2 * HOUR,
         human_seats=frozenset(range(4)),
+        sources=False,  # stored before steps recorded who decided: timeouts and disconnects unknown
     )
     humans = [
         _account_seat(0, b),

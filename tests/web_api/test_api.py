@@ -306,6 +306,45 @@ async def test_detail_of_a_finished_game(api: Api) -> None:
     expected = [s.step for s in steps if s.seat == 0 and s.request_id is None]
     assert [a["step"] for a in game["auto_played"]] == expected and expected
     assert all(a["seat"] == 0 and a["name"] == "alice" for a in game["auto_played"])
+    # ... each saying why (the stored source), counted per seat and per hand
+    by_step = {s.step: s.source for s in steps}
+    assert [a["source"] for a in game["auto_played"]] == [by_step[n] for n in expected]
+    timeouts = sum(1 for n in expected if by_step[n] == "timeout")
+    disconnects = sum(1 for n in expected if by_step[n] == "disconnected")
+    assert timeouts and disconnects and timeouts + disconnects == len(expected)
+    assert game["auto_by_seat"] == [
+        {
+            "seat": 0,
+            "name": "alice",
+            "timeouts": timeouts,
+            "disconnects": disconnects,
+            "total": len(expected),
+        },
+        *(
+            {"seat": i, "name": n, "timeouts": 0, "disconnects": 0, "total": 0}
+            for i, n in [(1, "robo"), (2, "greedy-2"), (3, "greedy-3")]
+        ),
+    ]
+    assert [
+        sum(h["timeouts"][0] for h in game["hands"]),
+        sum(h["disconnects"][0] for h in game["hands"]),
+    ] == [
+        timeouts,
+        disconnects,
+    ]
+    assert all(h["timeouts"][1:] == [0, 0, 0] == h["disconnects"][1:] for h in game["hands"])
+
+
+async def test_detail_counts_server_played_steps_stored_before_their_source(api: Api) -> None:
+    """Rows from before migration 0003 (no source): still listed and in the total, reason unknown."""
+    game = (await api.get("/api/admin/games/m-humans", "admin")).json()
+    steps = await api.repo.steps("m-humans")
+    assert all(s.source is None for s in steps)
+    expected = [s.step for s in steps if s.seat is not None and s.request_id is None]
+    assert [a["step"] for a in game["auto_played"]] == expected and expected
+    assert all(a["source"] is None for a in game["auto_played"])
+    totals = {c["seat"]: (c["timeouts"], c["disconnects"], c["total"]) for c in game["auto_by_seat"]}
+    assert totals == {seat: (0, 0, sum(1 for n in expected if steps[n].seat == seat)) for seat in range(4)}
 
 
 async def test_detail_of_an_aborted_game_shows_the_unfinished_hand(api: Api) -> None:
@@ -324,6 +363,7 @@ async def test_replay_has_every_step_and_event(api: Api) -> None:
         assert [s["step"] for s in replay["steps"]] == [s.step for s in stored]
         assert [s["events"] for s in replay["steps"]] == [json.loads(json.dumps(s.events)) for s in stored]
         assert [s["action"] for s in replay["steps"]] == [s.action for s in stored]
+        assert [s["source"] for s in replay["steps"]] == [s.source for s in stored]
         deal = replay["steps"][0]["events"][1]
         assert deal["type"] == "round_started" and all(len(h) == 13 for h in deal["hands"])  # all hands
 

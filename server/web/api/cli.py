@@ -275,8 +275,15 @@ def _print_detail(g: m.GameDetail) -> None:
         print(f"    {h.label:18} {_hand_outcome(h, names)}")
     if g.auto_played:
         print(f"  {len(g.auto_played)} decisions played by the server (timeouts, disconnects):")
+        for c in g.auto_by_seat:
+            if c.total:
+                unknown = c.total - c.timeouts - c.disconnects
+                why = f" ({unknown} stored before the reason was recorded)" if unknown else ""
+                print(
+                    f"    seat {c.seat} ({c.name}): {c.timeouts} timeouts, {c.disconnects} disconnected{why}"
+                )
         for a in g.auto_played[:20]:
-            print(f"    step {a.step:>5} seat {a.seat} ({a.name}) {a.action}")
+            print(f"    step {a.step:>5} seat {a.seat} ({a.name}) {a.source or 'server'}: {a.action}")
         if len(g.auto_played) > 20:
             print(f"    ... and {len(g.auto_played) - 20} more (--json lists them all)")
 

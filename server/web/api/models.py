@@ -171,6 +171,21 @@ class HandResult(BaseModel):
     nagashi: list[int] | None
     start_step: int
     end_step: int | None
+    timeouts: list[int] = Field(
+        default_factory=list,
+        description="by seat: the decisions the server played in this hand because the seat's time ran out",
+    )
+    disconnects: list[int] = Field(
+        default_factory=list,
+        description="by seat: the decisions the server played in this hand because the seat was disconnected",
+    )
+
+
+SOURCE_DESCRIPTION = (
+    'who decided: "player" (the seat\'s client), "bot" (a built-in bot seat), "timeout" (the seat\'s '
+    'time and bank ran out while connected), "disconnected" (the seat was not connected); null for the '
+    "deal and for steps stored before the server recorded it"
+)
 
 
 class AutoPlayed(BaseModel):
@@ -182,6 +197,22 @@ class AutoPlayed(BaseModel):
     hand_index: int | None
     applied_at: datetime
     action: dict[str, Any] | None
+    source: str | None = Field(
+        description='"timeout" or "disconnected"; null: stored before the server recorded why'
+    )
+
+
+class SeatAutoPlayed(BaseModel):
+    """How many of a seat's decisions the server played, and why."""
+
+    seat: int
+    name: str
+    timeouts: int = Field(description="its time and bank ran out while it was connected")
+    disconnects: int = Field(description="it was not connected: the table played its default action")
+    total: int = Field(
+        description="every decision the server played for it (timeouts, disconnects, and those "
+        "stored before the server recorded why)"
+    )
 
 
 class GameDetail(GameSummary):
@@ -192,6 +223,10 @@ class GameDetail(GameSummary):
     steps: int = Field(description="stored steps (0 while live: not served)")
     hands: list[HandResult] = Field(description="every hand, in order; empty while live")
     auto_played: list[AutoPlayed] = Field(description="timeouts and disconnects of human seats")
+    auto_by_seat: list[SeatAutoPlayed] = Field(
+        default_factory=list,
+        description="per seat: the counts of timeouts, disconnects and all decisions the server played",
+    )
 
 
 class ReplayStep(BaseModel):
@@ -200,6 +235,7 @@ class ReplayStep(BaseModel):
     action: dict[str, Any] | None
     request_id: int | None = Field(description="the client's request id; null: the server played it")
     auto: bool = Field(description="a human seat's decision made by the server (timeout, disconnect)")
+    source: str | None = Field(description=SOURCE_DESCRIPTION)
     applied_at: datetime
     events: list[dict[str, Any]] = Field(
         description="omniscient events, the wire vocabulary (docs/protocol.md)"

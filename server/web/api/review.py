@@ -2,8 +2,9 @@
 ``jantaku admin games`` / ``jantaku export`` all show.
 
 :class:`Review` finds games (filters and a search by player name), builds a game's detail (ranking,
-every hand's result, the decisions the server made for absent humans), its omniscient replay, the
-verification of every hand's wall against its commitment, and the tenhou.net/6 / mjai exports.
+every hand's result, the decisions the server made for human seats: timeouts and disconnects), its
+omniscient replay, the verification of every hand's wall against its commitment, and the
+tenhou.net/6 / mjai exports.
 
 It does **not** decide who may see what (the API does: :mod:`server.web.api.app`), except for the
 one rule no caller may bypass: the hidden information of a live game (status ``running``) is never
@@ -34,7 +35,15 @@ from server.engine.wall import (
     seed_commitment,
     verify_wall,
 )
-from server.hub.repository import AccountKind, MatchRecord, MatchStatus, ResultRecord, SeatRecord, StepRecord
+from server.hub.repository import (
+    SERVER_PLAYED_SOURCES,
+    AccountKind,
+    MatchRecord,
+    MatchStatus,
+    ResultRecord,
+    SeatRecord,
+    StepRecord,
+)
 from server.records.errors import RecordError
 from server.records.export import export_match
 from server.store.models import MatchResultRow, MatchRow, SeatRow
@@ -296,6 +305,27 @@ def _win(data: Mapping[str, Any]) -> m.Win:
     )
 
 
+def _by_seat(auto: Sequence[m.AutoPlayed], source: str, seats: int, hand_index: int) -> list[int]:
+    counts = [0] * seats
+    for a in auto:
+        if a.hand_index == hand_index and a.source == source and 0 <= a.seat < seats:
+            counts[a.seat] += 1
+    return counts
+
+
+def _auto_by_seat(match: MatchRecord, auto: Sequence[m.AutoPlayed]) -> list[m.SeatAutoPlayed]:
+    return [
+        m.SeatAutoPlayed(
+            seat=s.seat,
+            name=s.name,
+            timeouts=sum(1 for a in auto if a.seat == s.seat and a.source == "timeout"),
+            disconnects=sum(1 for a in auto if a.seat == s.seat and a.source == "disconnected"),
+            total=sum(1 for a in auto if a.seat == s.seat),
+        )
+        for s in sorted(match.seats, key=lambda s: s.seat)
+    ]
+
+
 def _hand_model(h: HandResult, scan: _HandScan) -> m.HandResult:
     events = scan.wins.get(h.hand_index)
     # The hand_won events carry the hands and indicators; the projection alone is the fallback.
@@ -323,8 +353,13 @@ def _hand_model(h: HandResult, scan: _HandScan) -> m.HandResult:
 
 
 def _auto(match: MatchRecord, step: StepRecord) -> bool:
-    """A human seat's decision that no client sent (request id null): the server played it."""
-    if step.seat is None or step.request_id is not None:
+    """A human seat's decision the server played: its ``source`` says timeout or disconnected; a
+    step stored before sources were recorded (null) counts when no client sent it (no request id)."""
+    if step.seat is None:
+        return False
+    if step.source is not None:
+        return step.source in SERVER_PLAYED_SOURCES
+    if step.request_id is not None:
         return False
     seat = next((s for s in match.seats if s.seat == step.seat), None)
     return seat is not None and not _is_bot(seat)
@@ -545,7 +580,7 @@ class Review:
             "seed_commitment": match.seed_commitment,
         }
         if match.status is MatchStatus.RUNNING:
-            return m.GameDetail(**common, seed=None, steps=0, hands=[], auto_played=[])
+            return m.GameDetail(**common, seed=None, steps=0, hands=[], auto_played=[], auto_by_seat=[])
         steps = await self.repo.steps(match_id)
         hands = await self.repo.hand_results(match_id)
         scan = _scan(steps)
@@ -558,16 +593,25 @@ class Review:
                 hand_index=scan.hand_at_step.get(s.step),
                 applied_at=utc(s.applied_at),
                 action=s.action if isinstance(s.action, dict) else None,
+                source=s.source,
             )
             for s in steps
             if s.seat is not None and _auto(match, s)
         ]
+        seats = len(match.seats)
+        hand_models = []
+        for h in hands:
+            model = _hand_model(h, scan)
+            model.timeouts = _by_seat(auto, "timeout", seats, h.hand_index)
+            model.disconnects = _by_seat(auto, "disconnected", seats, h.hand_index)
+            hand_models.append(model)
         return m.GameDetail(
             **common,
             seed=match.seed_hex,
             steps=len(steps),
-            hands=[_hand_model(h, scan) for h in hands],
+            hands=hand_models,
             auto_played=auto,
+            auto_by_seat=_auto_by_seat(match, auto),
         )
 
     async def replay(self, match_id: str) -> m.Replay:
@@ -584,6 +628,7 @@ class Review:
                     action=s.action if isinstance(s.action, dict) else None,
                     request_id=s.request_id,
                     auto=_auto(match, s),
+                    source=s.source,
                     applied_at=utc(s.applied_at),
                     events=[dict(e) for e in s.events if isinstance(e, Mapping)],
                 )

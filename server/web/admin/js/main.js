@@ -322,12 +322,23 @@ async function detailView(id, current) {
   );
   parts.push(h("h2", {}, `Timeouts and disconnects (${game.auto_played.length})`));
   if (game.auto_played.length) {
+    const bySeat = (game.auto_by_seat || []).filter((c) => c.total);
+    if (bySeat.length) {
+      parts.push(
+        h(
+          "table",
+          { testid: "auto-by-seat" },
+          h("thead", {}, h("tr", {}, h("th", {}, "Seat"), h("th", { class: "num" }, "Timeouts"), h("th", { class: "num" }, "Disconnected"), h("th", { class: "num" }, "Total"))),
+          h("tbody", {}, bySeat.map((c) => h("tr", {}, h("td", {}, `${c.seat}: ${c.name}`), h("td", { class: "num" }, String(c.timeouts)), h("td", { class: "num" }, String(c.disconnects)), h("td", { class: "num" }, String(c.total))))),
+        ),
+      );
+    }
     parts.push(
       h(
         "table",
         { testid: "auto-played" },
-        h("thead", {}, h("tr", {}, ["Step", "Seat", "Hand", "At", "Action the server played"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, game.auto_played.map((a) => h("tr", {}, h("td", {}, h("a", { href: gameLink(game.id, `/replay?step=${a.step}`) }, String(a.step))), h("td", {}, `${a.seat}: ${a.name}`), h("td", {}, a.hand_index ?? "—"), h("td", {}, when(a.applied_at)), h("td", {}, h("code", {}, JSON.stringify(a.action)))))),
+        h("thead", {}, h("tr", {}, ["Step", "Seat", "Hand", "At", "Why", "Action the server played"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, game.auto_played.map((a) => h("tr", {}, h("td", {}, h("a", { href: gameLink(game.id, `/replay?step=${a.step}`) }, String(a.step))), h("td", {}, `${a.seat}: ${a.name}`), h("td", {}, a.hand_index ?? "—"), h("td", {}, when(a.applied_at)), h("td", {}, a.source || "—"), h("td", {}, h("code", {}, JSON.stringify(a.action)))))),
       ),
     );
   } else {
@@ -397,7 +408,7 @@ async function replayView(id, params, current) {
     slider.value = String(index);
     position.textContent = `step ${index} / ${steps.length - 1}`;
     history.replaceState(null, "", gameLink(id, `/replay?step=${index}`));
-    const actor = step.seat === null ? "the deal" : `${names[step.seat]}${step.auto ? " (played by the server: timeout or disconnect)" : ""}`;
+    const actor = step.seat === null ? "the deal" : `${names[step.seat]}${step.auto ? ` (played by the server: ${step.source || "timeout or disconnect"})` : ""}`;
     const info = h(
       "div",
       { class: "table-info card", testid: "table-info" },
