@@ -1,6 +1,7 @@
 """Hub load benchmark: T tables of 4 network bots against a ``jantaku serve`` process, over loopback.
 
     python bench/hub.py [--tables 60] [--pace 0] [--seconds 20] [--idle 2000] [--database-url memory:]
+                        [--experiment NAMES] [--json]
 
 Three processes: this one (the orchestrator), ``jantaku serve`` (started with
 ``JANTAKU_HUB_STATS=1``, which times every action on the server: see ``server/hub/stats.py``) and a
@@ -17,7 +18,10 @@ and time.
    (uniform) before each answer, about one action per second per table (human pace). After the
    tables are seated and ``--warmup`` seconds, the server's figures are read over ``--seconds``:
    applied actions per second, action-to-broadcast latency p50/p99 (server side), the CPU the
-   server process used (of one core) and its RSS.
+   server process used (of one core) and its RSS, and how busy the whole machine was.
+
+``--experiment gc,lean-outbox`` runs the server with changes under trial (see ``_apply_experiments``:
+garbage-collector settings, a lighter outbound queue) without editing it.
 
 Nothing here is asserted by the test suite; the figures go to docs/benchmarks.md ("Hub").
 """
@@ -43,7 +47,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 REPO = Path(__file__).resolve().parents[1]
-SERVER_ENTRY = ["-m", "server.cli"]  # how the server is started (--server-script: an experiment's)
+SERVER_ENTRY = ["-m", "server.cli"]  # how the server is started (--experiment: through this file)
 CONNECT_BATCH = 100  # connections opened at once (the server's listen backlog is 100)
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
@@ -264,6 +268,76 @@ async def run_load(args: argparse.Namespace) -> None:
     print(json.dumps(report), flush=True)
 
 
+# -- server experiments (``--experiment``) ---------------------------------------------------------
+#
+# Changes tried on the server without editing it: ``bench/hub.py --serve-experiment NAMES serve ...``
+# applies them in the server process, then runs ``jantaku serve``. docs/benchmarks.md reports them.
+
+
+class _ListQueue:
+    """What Outbox needs of asyncio.Queue, on a list and one waiter (asyncio.Queue's deques and
+    Event cost about 3 KiB per connection)."""
+
+    __slots__ = ("_items", "_maxsize", "_waiter")
+
+    def __init__(self, maxsize: int) -> None:
+        self._items: list[Any] = []
+        self._maxsize = maxsize
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        if len(self._items) >= self._maxsize:
+            raise asyncio.QueueFull
+        self._items.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def get_nowait(self) -> Any:
+        if not self._items:
+            raise asyncio.QueueEmpty
+        return self._items.pop(0)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Any:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+
+def _apply_experiments(names: list[str]) -> None:
+    if "gc" in names:  # fewer, younger collections; what lives long leaves the collector's view
+        import gc
+        import threading
+
+        gc.set_threshold(10_000, 100, 1_000)
+
+        def freeze() -> None:
+            while True:
+                time.sleep(5.0)
+                gc.freeze()
+
+        threading.Thread(target=freeze, name="gc-freeze", daemon=True).start()
+    if "lean-outbox" in names:
+        from server.hub import connection
+
+        original = connection.Outbox.__init__
+
+        def lean_init(self: Any, ws: Any, maxsize: int, *, name: str) -> None:
+            original(self, ws, maxsize, name=name)
+            self._queue = _ListQueue(maxsize)
+
+        connection.Outbox.__init__ = lean_init  # type: ignore[method-assign]
+    unknown = set(names) - {"gc", "lean-outbox"}
+    if unknown:
+        raise SystemExit(f"unknown experiments {sorted(unknown)}; known: gc, lean-outbox")
+
+
 # -- the orchestrator ------------------------------------------------------------------------------
 
 
@@ -382,7 +456,6 @@ def measure_idle(server: Server, count: int) -> dict[str, Any]:
 
 
 def measure_tables(server: Server, tables: int, pace: float, warmup: float, seconds: float) -> dict[str, Any]:
-    rss0 = server.rss_kib()
     load = start_load(server, "--load", "play", "--tables", str(tables), "--pace", str(pace))
     read_json(load, "seated", 600)
     time.sleep(warmup)
@@ -403,12 +476,16 @@ def measure_tables(server: Server, tables: int, pace: float, warmup: float, seco
         "load_process_cpu_percent": round(100 * (load1 - load0) / (t1 - t0), 1),
         "machine_busy_percent": round(100 * busy, 1),
         "rss_kib": rss1,
-        "kib_per_active_connection": round((rss1 - rss0) / max(1, stats["connections"]), 2),
         "client": client,
     }
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--serve-experiment"]:
+        _apply_experiments(sys.argv[2].split(","))
+        from server.cli import main as jantaku
+
+        return jantaku(sys.argv[3:])
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -426,13 +503,18 @@ def main() -> int:
     # the load process
     parser.add_argument("--load", choices=["idle", "play"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
-    parser.add_argument("--server-script", help=argparse.SUPPRESS)  # run this instead of server.cli
+    parser.add_argument(
+        "--experiment",
+        default="",
+        metavar="NAMES",
+        help="server changes to try, comma-separated: gc (thresholds + gc.freeze), lean-outbox",
+    )
     args = parser.parse_args()
     if args.load:
         asyncio.run(run_load(args))
         return 0
-    if args.server_script:
-        SERVER_ENTRY[:] = [args.server_script]
+    if args.experiment:
+        SERVER_ENTRY[:] = [str(Path(__file__).resolve()), "--serve-experiment", args.experiment]
     if args.tables > 1500 or args.idle > 8000 or args.seconds > 600:
         parser.error("bounded: at most 1500 tables, 8000 idle connections, 600 s")
     server = Server(args.database_url or None, args.action_ms)
@@ -440,6 +522,7 @@ def main() -> int:
         "tables": args.tables,
         "pace_s": args.pace,
         "database_url": args.database_url or "sqlite (default)",
+        "experiment": args.experiment,
         "loadavg_before": os.getloadavg(),
     }
     try:
@@ -452,9 +535,40 @@ def main() -> int:
     result["loadavg_after"] = os.getloadavg()
     if args.json:
         print(json.dumps(result))
-        return 0
-    print(json.dumps(result, indent=2))
+    else:
+        print(summary(result))
     return 0
+
+
+def summary(r: dict[str, Any]) -> str:
+    before, after = r["loadavg_before"][0], r["loadavg_after"][0]
+    lines = [
+        f"jantaku serve, store {r['database_url']}, experiment {r['experiment'] or 'none'}; "
+        f"machine load average {before:.1f} -> {after:.1f}"
+    ]
+    if "idle" in r:
+        i = r["idle"]
+        lines.append(
+            f"idle: {i['idle_connections']} connections, {i['kib_per_idle_connection']} KiB each (RSS "
+            f"{i['rss_before_kib'] / 1024:.1f} -> {i['rss_after_kib'] / 1024:.1f} MiB); server CPU while "
+            f"idle {i['server_cpu_percent_while_idle']}% of a core"
+        )
+    if "tables_run" in r:
+        t = r["tables_run"]
+        pace = "bot speed" if not r["pace_s"] else f"one answer per {r['pace_s']} s (0.5-1.5x)"
+        lines.append(
+            f"tables: {r['tables']} x 4 bots, {pace}: {t['actions_per_s']} applied actions/s over "
+            f"{t['window_s']} s; action-to-broadcast p50 {t['p50_ms']} ms, p90 {t['p90_ms']} ms, "
+            f"p99 {t['p99_ms']} ms, max {t['max_ms']} ms"
+        )
+        lines.append(
+            f"  server CPU {t['server_cpu_percent_of_one_core']}% of one core "
+            f"({t['server_cpu_us_per_action']} us per action), {t['connections']} connections, RSS "
+            f"{t['rss_kib'] / 1024:.1f} MiB; load process {t['load_process_cpu_percent']}%; machine busy "
+            f"{t['machine_busy_percent']}%; client side p50 {t['client']['client_p50_ms']} ms, "
+            f"p99 {t['client']['client_p99_ms']} ms, errors {t['client']['errors']}"
+        )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -247,14 +247,15 @@ class Connector:
         self.reconnects = 0
 
     async def run(self) -> int:
-        failures = 0
+        failures = 0  # connections that ended without finishing a game, since the last game ended
+        unreachable = 0  # attempts in a row that got no welcome
         try:
             while self.games_done < self.options.games:
                 self._welcomed = False
+                before = self.games_done
+                why = "the server closed the connection before the game ended"
                 try:
                     await self._session()
-                    failures = 0
-                    continue
                 except FatalError as exc:
                     log.error("%s", exc)
                     return EXIT_FAILED
@@ -263,16 +264,19 @@ class Connector:
                     return EXIT_BOT
                 except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
                     why = _describe(exc)
-                if self._welcomed:
-                    failures = 0  # it was working: reconnect at once
-                    delay = 0.0
-                else:
-                    failures += 1
-                    if failures > self.options.max_failures:
-                        log.error("giving up after %d attempts to reach %s (%s)", failures, self.url, why)
-                        return EXIT_FAILED
-                    base = self.options.retry_initial_s * 2 ** (failures - 1)
-                    delay = min(self.options.retry_max_s, base) * (0.5 + self._rng.random() / 2)
+                if self.games_done > before:
+                    failures = unreachable = 0
+                    continue
+                failures += 1
+                unreachable = 0 if self._welcomed else unreachable + 1
+                if unreachable > self.options.max_failures:
+                    log.error("giving up after %d attempts to reach %s (%s)", unreachable, self.url, why)
+                    return EXIT_FAILED
+                # At once after the first drop, then backing off (and never in a tight loop).
+                delay = 0.0
+                if failures > 1:
+                    base = min(self.options.retry_max_s, self.options.retry_initial_s * 2 ** (failures - 2))
+                    delay = base * (0.5 + self._rng.random() / 2)
                 self.reconnects += 1
                 log.warning("connection lost (%s); reconnecting in %.1f s", why, delay)
                 if delay > 0:

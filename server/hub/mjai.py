@@ -375,9 +375,6 @@ class MjaiSession:
             self._error(ErrorCode.RATE_LIMITED, "too many messages; slow down")
             self._violation()
             return
-        if isinstance(data, dict) and data.get("type") == "ping":
-            self._send({"type": "pong"})
-            return
         if request is None:
             if problem is not None:
                 self._error(ErrorCode.MALFORMED, problem)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -199,3 +200,24 @@ def test_command_line_checks(capsys: pytest.CaptureFixture[str], monkeypatch: py
     assert jantaku(["bot"]) == 2
     assert mjai_url("127.0.0.1:8765") == "ws://127.0.0.1:8765/mjai"
     assert mjai_url("https://example.org/") == "wss://example.org/mjai"
+
+
+@pytest.mark.asyncio
+async def test_an_unreachable_server_is_retried_then_given_up(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    options = ConnectOptions(
+        server=f"ws://127.0.0.1:{port}",
+        token="b-00.x",
+        command=bot_command(tmp_path / "x"),
+        retry_initial_s=0.001,
+        max_failures=2,
+    )
+    c = Connector(options)
+    with caplog.at_level(logging.INFO, logger="jantaku.bot.connect"):
+        assert await c.run() == EXIT_FAILED
+    assert c.reconnects == 2
+    assert "giving up after 3 attempts" in caplog.text

@@ -106,7 +106,9 @@ async def test_many_tables_at_once_are_all_stored_in_few_batches(sql_repo: SqlRe
     assert stats.steps_committed == tables * per_table
     assert stats.batches <= tables * per_table / 8, stats  # grouped, not one commit per step
     assert stats.largest_batch > tables / 2
-    assert watch.max_lag < 0.5
+    # Batching, not speed, is under test here; the watch only catches a loop blocked for seconds
+    # (loose, so a loaded CI machine cannot fail it).
+    assert watch.max_lag < 2.0
     for m in ids:
         stored = await sql_repo.steps(m)
         assert [s.step for s in stored] == list(range(per_table))
@@ -184,8 +186,10 @@ async def test_a_stalled_database_answers_unavailable(database: Database) -> Non
                 started = time.monotonic()
                 with pytest.raises(StoreUnavailableError, match="stalled"):
                     await repo.append_step(step(ids[1], 0))
-                assert time.monotonic() - started < 0.1
-        assert watch.max_lag < 0.2
+                # "At once": well under the 0.4 s commit timeout it would otherwise wait for.
+                assert time.monotonic() - started < 0.35
+        # A loop blocked on the locked database would lag at least the commit timeout (0.4 s).
+        assert watch.max_lag < 0.35
         # The lock is gone: the step that timed out has landed, once.
         assert await repo.step_count(ids[0]) == 1
         await repo.append_step(step(ids[0], 0))  # the hub's retry of the uncertain write
