@@ -36,28 +36,10 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from server.hub.mjai import MJAI_EVENT_TYPES
+
 log = logging.getLogger("jantaku.bot.connect")
 
-MJAI_EVENT_TYPES = frozenset(
-    {
-        "start_game",
-        "start_kyoku",
-        "tsumo",
-        "dahai",
-        "chi",
-        "pon",
-        "daiminkan",
-        "kakan",
-        "ankan",
-        "dora",
-        "reach",
-        "reach_accepted",
-        "hora",
-        "ryukyoku",
-        "end_kyoku",
-        "end_game",
-    }
-)
 """Events passed to the bot (the same set as ``server.hub.mjai.MJAI_EVENT_TYPES``); the endpoint's
 own messages (``welcome``, ``queued``, ``seated``, ``request``, ``error``, ``match_end``) are not."""
 

@@ -35,13 +35,11 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 from websockets.asyncio.server import ServerConnection
-from websockets.exceptions import ConnectionClosed
 
 from client_protocol.errors import ErrorCode
 from server.engine.actions import (
@@ -61,7 +59,6 @@ from server.engine.actions import (
 from server.engine.tiles import Tile, kind, sort_key
 from server.hub.auth import AuthError
 from server.hub.clock import with_deadline
-from server.hub.connection import Outbox, TokenBucket
 from server.hub.inbox import ActRequest, Detach
 from server.hub.outputs import (
     AckOut,
@@ -76,7 +73,7 @@ from server.hub.outputs import (
     SeatedOut,
 )
 from server.hub.repository import Account
-from server.hub.session import CLOSE_INTERNAL, CLOSE_NORMAL, CLOSE_POLICY, SessionHost
+from server.hub.session import CLOSE_NORMAL, CLOSE_POLICY, SeatConnection, SessionHost
 from server.records.export_mjai import MjaiStream
 from server.records.tiles import face_from_mjai, mjai_from_face
 
@@ -140,20 +137,13 @@ def default_for(legal: frozenset[Action], *, after_reach: bool = False) -> Actio
     return sorted(legal, key=repr)[0]
 
 
-class MjaiSession:
+class MjaiSession(SeatConnection):
     """One websocket connection speaking mjai (a :class:`~server.hub.outputs.Participant`)."""
 
+    ID_PREFIX = "j"
+
     def __init__(self, host: SessionHost, ws: ServerConnection) -> None:
-        self._host = host
-        self._ws = ws
-        self._limits = host.limits
-        self.session_id = f"j-{secrets.token_hex(6)}"
-        self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
-        self._bucket = TokenBucket(self._limits.rate_per_s, self._limits.rate_burst, host.clock.now)
-        self._violations = 0
-        self._account: Account | None = None
-        self._match_id: str | None = None
-        self._seat: int | None = None
+        super().__init__(host, ws)
         self._version = 0  # the last event version of the match received from the table
         self._stream: MjaiStream | None = None
         self._request: _Request | None = None
@@ -162,8 +152,6 @@ class MjaiSession:
         self._last_claimable: tuple[int, str] | None = None  # (actor, pai) others may call or ron
         self._drawn: str | None = None  # our last tsumo
         self._pons: list[list[str]] = []  # our pons of this hand (mjai tiles), for kakan
-        self._replaced = False
-        self._gone = False
 
     # -- Participant ---------------------------------------------------------------------------------
 
@@ -537,33 +525,8 @@ class MjaiSession:
     async def finish(self, timeout: float) -> None:
         await self._outbox.finish(timeout)
 
-    async def run(self) -> None:
-        try:
-            if await self._hello():
-                async for frame in self._ws:
-                    if not self._outbox.open or self._replaced:
-                        break
-                    self._on_reply(frame)
-        except ConnectionClosed:
-            pass
-        except Exception:
-            log.exception("%s: connection handler failed", self.session_id)
-            self._outbox.close(CLOSE_INTERNAL, "internal error")
-        finally:
-            self._cleanup()
-            await self._outbox.finish(self._limits.close_timeout_s + 1.0)
-
-    def _cleanup(self) -> None:
-        self._gone = True
-        if self._account is None:
-            return
-        lobby = self._host.lobby
-        lobby.forget(self)
-        if self._match_id is not None:
-            table = lobby.table(self._match_id)
-            if table is not None:
-                table.submit(Detach(self))
-        self._host.unregister(self)
+    async def _on_frame(self, frame: str | bytes) -> None:
+        self._on_reply(frame)
 
     async def _hello(self) -> bool:
         clock = self._host.clock

@@ -67,6 +67,7 @@ from server.hub.outputs import (
     LeftOut,
     MatchEndOut,
     Outbound,
+    Participant,
     PromptOut,
     QueuedOut,
     SeatedOut,
@@ -106,23 +107,68 @@ class SessionHost(Protocol):
     def unregister(self, session: ConnectionAdapter) -> None: ...
 
 
-class ProtocolSession:
-    """One websocket connection speaking the Jantaku protocol (a :class:`Participant`)."""
+class SeatConnection(Participant, ConnectionAdapter):
+    """What every connection adapter (our protocol, mjai) shares: the per-connection state, the
+    outbox and rate limit, the frame loop and the hand-back of seats when the connection ends.
+    Subclasses implement ``_hello`` (authenticate; False refuses) and ``_on_frame``."""
+
+    ID_PREFIX = "c"
 
     def __init__(self, host: SessionHost, ws: ServerConnection) -> None:
         self._host = host
         self._ws = ws
         self._limits = host.limits
-        self.session_id = f"c-{secrets.token_hex(6)}"
+        self.session_id = f"{self.ID_PREFIX}-{secrets.token_hex(6)}"
         self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
         self._bucket = TokenBucket(self._limits.rate_per_s, self._limits.rate_burst, host.clock.now)
         self._violations = 0
-        self._prompted = 0  # prompts delivered and not yet answered: their acts skip the rate limit
         self._account: Account | None = None
         self._match_id: str | None = None  # the match this connection plays or watches
         self._seat: int | None = None
         self._replaced = False
         self._gone = False  # the connection is over: seats given to it now are handed back at once
+
+    async def _hello(self) -> bool:
+        raise NotImplementedError
+
+    async def _on_frame(self, frame: str | bytes) -> None:
+        raise NotImplementedError
+
+    async def run(self) -> None:
+        try:
+            if await self._hello():
+                async for frame in self._ws:
+                    if not self._outbox.open or self._replaced:
+                        break
+                    await self._on_frame(frame)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("%s: connection handler failed", self.session_id)
+            self._outbox.close(CLOSE_INTERNAL, "internal error")
+        finally:
+            self._cleanup()
+            await self._outbox.finish(self._limits.close_timeout_s + 1.0)
+
+    def _cleanup(self) -> None:
+        self._gone = True
+        if self._account is None:
+            return
+        lobby = self._host.lobby
+        lobby.forget(self)
+        if self._match_id is not None:
+            table = lobby.table(self._match_id)
+            if table is not None:
+                table.submit(Detach(self))
+        self._host.unregister(self)
+
+
+class ProtocolSession(SeatConnection):
+    """One websocket connection speaking the Jantaku protocol (a :class:`Participant`)."""
+
+    def __init__(self, host: SessionHost, ws: ServerConnection) -> None:
+        super().__init__(host, ws)
+        self._prompted = 0  # prompts delivered and not yet answered: their acts skip the rate limit
 
     # -- Participant ---------------------------------------------------------------------------------
 
@@ -237,34 +283,6 @@ class ProtocolSession:
 
     async def finish(self, timeout: float) -> None:
         await self._outbox.finish(timeout)
-
-    async def run(self) -> None:
-        try:
-            if await self._hello():
-                async for frame in self._ws:
-                    if not self._outbox.open or self._replaced:
-                        break
-                    await self._on_frame(frame)
-        except ConnectionClosed:
-            pass
-        except Exception:
-            log.exception("%s: connection handler failed", self.session_id)
-            self._outbox.close(CLOSE_INTERNAL, "internal error")
-        finally:
-            self._cleanup()
-            await self._outbox.finish(self._limits.close_timeout_s + 1.0)
-
-    def _cleanup(self) -> None:
-        self._gone = True
-        if self._account is None:
-            return
-        lobby = self._host.lobby
-        lobby.forget(self)
-        if self._match_id is not None:
-            table = lobby.table(self._match_id)
-            if table is not None:
-                table.submit(Detach(self))
-        self._host.unregister(self)
 
     async def _hello(self) -> bool:
         clock = self._host.clock
