@@ -27,10 +27,11 @@ log = logging.getLogger(__name__)
 
 
 class ConnectionAdapter(Protocol):
-    """One websocket connection speaking one protocol, as the hub runs it. Ours is
-    :class:`server.hub.session.ProtocolSession` (path ``/ws``); an mjai endpoint would be another
-    (its own path), talking to the same lobby and tables through :mod:`server.hub.outputs` and
-    :mod:`server.hub.inbox`."""
+    """One websocket connection speaking one protocol, as the hub runs it: ours is
+    :class:`server.hub.session.ProtocolSession` (path ``/ws``), mjai's is
+    :class:`server.hub.mjai.MjaiSession` (path ``/mjai``); both build on
+    :class:`server.hub.session.SeatConnection` and talk to the same lobby and tables through
+    :mod:`server.hub.outputs` and :mod:`server.hub.inbox`."""
 
     @property
     def account(self) -> Account:
