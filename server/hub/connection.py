@@ -4,7 +4,9 @@
 per connection, so producers (tables, the lobby) only ever ``put`` without waiting. When a client
 stops reading, the transport's buffer fills, the writer waits, the queue fills, and the next ``put``
 drops the connection (aborting the TCP connection: a closing handshake would wait on the same
-stalled reader). The client may reconnect and resume.
+stalled reader). The client may reconnect and resume. The queue is a plain list and one waiter
+future rather than an ``asyncio.Queue`` (whose three deques and event cost about 3 KiB for each
+of thousands of mostly idle connections; ``bench/hub.py``, docs/benchmarks.md).
 
 :class:`TokenBucket` is the per-connection rate limit.
 """
@@ -64,10 +66,14 @@ class _Close:
 class Outbox:
     """A bounded queue of encoded text frames and the task that writes them."""
 
+    __slots__ = ("_items", "_maxsize", "_name", "_task", "_waiter", "_ws", "closing", "dropped")
+
     def __init__(self, ws: ServerConnection, maxsize: int, *, name: str) -> None:
         self._ws = ws
         self._name = name
-        self._queue: asyncio.Queue[bytes | _Close] = asyncio.Queue(maxsize)
+        self._items: list[bytes | _Close] = []
+        self._maxsize = maxsize
+        self._waiter: asyncio.Future[None] | None = None  # the writer, waiting for an item
         self.dropped = False
         self.closing = False
         self._task = asyncio.create_task(self._write(), name=f"writer-{name}")
@@ -80,9 +86,7 @@ class Outbox:
         """Queue one text frame; drops the connection when the queue is full. Never blocks."""
         if not self.open:
             return False
-        try:
-            self._queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        if not self._push(frame):
             self.drop("outbound queue full (the client is not reading)")
             return False
         return True
@@ -92,11 +96,27 @@ class Outbox:
         if not self.open:
             return
         self.closing = True
-        try:
-            self._queue.put_nowait(_Close(code, reason))
-        except asyncio.QueueFull:
+        if not self._push(_Close(code, reason)):
             self.closing = False
             self.drop(f"outbound queue full while closing ({code} {reason})")
+
+    def _push(self, item: bytes | _Close) -> bool:
+        if len(self._items) >= self._maxsize:
+            return False
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        return True
+
+    async def _next(self) -> bytes | _Close:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
 
     def drop(self, why: str) -> None:
         """Abort the connection now, discarding what is queued."""
@@ -118,7 +138,7 @@ class Outbox:
     async def _write(self) -> None:
         try:
             while True:
-                item = await self._queue.get()
+                item = await self._next()
                 if isinstance(item, _Close):
                     await self._ws.close(item.code, item.reason)
                     return
