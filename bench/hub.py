@@ -1,7 +1,7 @@
 """Hub load benchmark: T tables of 4 network bots against a ``jantaku serve`` process, over loopback.
 
     python bench/hub.py [--tables 60] [--pace 0] [--seconds 20] [--idle 2000] [--database-url memory:]
-                        [--experiment NAMES] [--json]
+                        [--server-args "--gc-freeze-every 0"] [--json]
 
 Three processes: this one (the orchestrator), ``jantaku serve`` (started with
 ``JANTAKU_HUB_STATS=1``, which times every action on the server: see ``server/hub/stats.py``) and a
@@ -20,8 +20,9 @@ and time.
    applied actions per second, action-to-broadcast latency p50/p99 (server side), the CPU the
    server process used (of one core) and its RSS, and how busy the whole machine was.
 
-``--experiment gc,lean-outbox`` runs the server with changes under trial (see ``_apply_experiments``:
-garbage-collector settings, a lighter outbound queue) without editing it.
+``--server-args`` adds options to ``jantaku serve`` (for instance ``"--gc-freeze-every 0"`` runs it
+with Python's own garbage-collector settings instead of the hub's policy, ``server/hub/gcpolicy.py``).
+The server's garbage-collector pauses in the measured window are printed with the latency.
 
 Nothing here is asserted by the test suite; the figures go to docs/benchmarks.md ("Hub").
 """
@@ -34,6 +35,7 @@ import json
 import os
 import random
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -47,7 +49,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 REPO = Path(__file__).resolve().parents[1]
-SERVER_ENTRY = ["-m", "server.cli"]  # how the server is started (--experiment: through this file)
+SERVER_ENTRY = ["-m", "server.cli"]  # how the server is started
 CONNECT_BATCH = 100  # connections opened at once (the server's listen backlog is 100)
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
@@ -268,76 +270,6 @@ async def run_load(args: argparse.Namespace) -> None:
     print(json.dumps(report), flush=True)
 
 
-# -- server experiments (``--experiment``) ---------------------------------------------------------
-#
-# Changes tried on the server without editing it: ``bench/hub.py --serve-experiment NAMES serve ...``
-# applies them in the server process, then runs ``jantaku serve``. docs/benchmarks.md reports them.
-
-
-class _ListQueue:
-    """What Outbox needs of asyncio.Queue, on a list and one waiter (asyncio.Queue's deques and
-    Event cost about 3 KiB per connection)."""
-
-    __slots__ = ("_items", "_maxsize", "_waiter")
-
-    def __init__(self, maxsize: int) -> None:
-        self._items: list[Any] = []
-        self._maxsize = maxsize
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: Any) -> None:
-        if len(self._items) >= self._maxsize:
-            raise asyncio.QueueFull
-        self._items.append(item)
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-
-    def get_nowait(self) -> Any:
-        if not self._items:
-            raise asyncio.QueueEmpty
-        return self._items.pop(0)
-
-    def empty(self) -> bool:
-        return not self._items
-
-    async def get(self) -> Any:
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._items.pop(0)
-
-
-def _apply_experiments(names: list[str]) -> None:
-    if "gc" in names:  # fewer, younger collections; what lives long leaves the collector's view
-        import gc
-        import threading
-
-        gc.set_threshold(10_000, 100, 1_000)
-
-        def freeze() -> None:
-            while True:
-                time.sleep(5.0)
-                gc.freeze()
-
-        threading.Thread(target=freeze, name="gc-freeze", daemon=True).start()
-    if "lean-outbox" in names:
-        from server.hub import connection
-
-        original = connection.Outbox.__init__
-
-        def lean_init(self: Any, ws: Any, maxsize: int, *, name: str) -> None:
-            original(self, ws, maxsize, name=name)
-            self._queue = _ListQueue(maxsize)
-
-        connection.Outbox.__init__ = lean_init  # type: ignore[method-assign]
-    unknown = set(names) - {"gc", "lean-outbox"}
-    if unknown:
-        raise SystemExit(f"unknown experiments {sorted(unknown)}; known: gc, lean-outbox")
-
-
 # -- the orchestrator ------------------------------------------------------------------------------
 
 
@@ -362,11 +294,11 @@ def machine_idle() -> tuple[float, float]:
 class Server:
     """``jantaku serve`` in a subprocess, with its figures."""
 
-    def __init__(self, database_url: str | None, action_ms: int) -> None:
+    def __init__(self, database_url: str | None, action_ms: int, extra: list[str]) -> None:
         self.data_dir = tempfile.mkdtemp(prefix="jantaku-bench-")
         argv = [sys.executable, *SERVER_ENTRY, "serve", "--host", "127.0.0.1", "--port", "0"]
         argv += ["--data-dir", self.data_dir, "--bot-fill-after", "3600", "--log-level", "WARNING"]
-        argv += ["--action-ms", str(action_ms), "--bank-ms", str(action_ms)]
+        argv += ["--action-ms", str(action_ms), "--bank-ms", str(action_ms), *extra]
         if database_url:
             argv += ["--database-url", database_url]
         env = {**os.environ, "JANTAKU_HUB_STATS": "1"}
@@ -481,11 +413,6 @@ def measure_tables(server: Server, tables: int, pace: float, warmup: float, seco
 
 
 def main() -> int:
-    if sys.argv[1:2] == ["--serve-experiment"]:
-        _apply_experiments(sys.argv[2].split(","))
-        from server.cli import main as jantaku
-
-        return jantaku(sys.argv[3:])
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -504,25 +431,23 @@ def main() -> int:
     parser.add_argument("--load", choices=["idle", "play"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument(
-        "--experiment",
+        "--server-args",
         default="",
-        metavar="NAMES",
-        help="server changes to try, comma-separated: gc (thresholds + gc.freeze), lean-outbox",
+        metavar="OPTIONS",
+        help='more options for jantaku serve, e.g. "--gc-freeze-every 0" (Python\'s GC settings)',
     )
     args = parser.parse_args()
     if args.load:
         asyncio.run(run_load(args))
         return 0
-    if args.experiment:
-        SERVER_ENTRY[:] = [str(Path(__file__).resolve()), "--serve-experiment", args.experiment]
     if args.tables > 1500 or args.idle > 8000 or args.seconds > 600:
         parser.error("bounded: at most 1500 tables, 8000 idle connections, 600 s")
-    server = Server(args.database_url or None, args.action_ms)
+    server = Server(args.database_url or None, args.action_ms, shlex.split(args.server_args))
     result: dict[str, Any] = {
         "tables": args.tables,
         "pace_s": args.pace,
         "database_url": args.database_url or "sqlite (default)",
-        "experiment": args.experiment,
+        "server_args": args.server_args,
         "loadavg_before": os.getloadavg(),
     }
     try:
@@ -543,7 +468,7 @@ def main() -> int:
 def summary(r: dict[str, Any]) -> str:
     before, after = r["loadavg_before"][0], r["loadavg_after"][0]
     lines = [
-        f"jantaku serve, store {r['database_url']}, experiment {r['experiment'] or 'none'}; "
+        f"jantaku serve, store {r['database_url']}, options {r['server_args'] or 'default'}; "
         f"machine load average {before:.1f} -> {after:.1f}"
     ]
     if "idle" in r:
@@ -567,6 +492,16 @@ def summary(r: dict[str, Any]) -> str:
             f"{t['rss_kib'] / 1024:.1f} MiB; load process {t['load_process_cpu_percent']}%; machine busy "
             f"{t['machine_busy_percent']}%; client side p50 {t['client']['client_p50_ms']} ms, "
             f"p99 {t['client']['client_p99_ms']} ms, errors {t['client']['errors']}"
+        )
+        gc = t.get("gc", {})
+        lines.append(
+            "  garbage collector: "
+            + "; ".join(
+                f"{g}: {v['collections']} pauses, longest {v['max_ms']} ms, total {v['total_ms']} ms, "
+                f"{v['collected']} objects collected"
+                for g, v in gc.items()
+                if g != "frozen"
+            )
         )
     return "\n".join(lines)
 

@@ -27,12 +27,19 @@ from typing import TypeVar, cast
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.bots import BOTS
-from server.hub import config, logs
+from server.hub import config, gcpolicy, logs
 from server.hub.auth import Authenticator
 from server.hub.memory import AccountFile, InMemoryRepository
 from server.hub.repository import AccountKind, ConflictError, NotFoundError, Repository, RepositoryError
 from server.hub.server import HttpFallback, Hub
-from server.hub.settings import ConnectionLimits, HubSettings, SettingsError, SpectatePolicy, TableTimers
+from server.hub.settings import (
+    ConnectionLimits,
+    GcPolicy,
+    HubSettings,
+    SettingsError,
+    SpectatePolicy,
+    TableTimers,
+)
 from server.store.cli import add_database_options
 from server.store.db import display_url, resolve_url
 from server.store.errors import StoreConfigError
@@ -121,6 +128,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--rate", type=float, default=lim.rate_per_s, help="messages per second per connection")
     p.add_argument("--burst", type=int, default=lim.rate_burst, help="message burst per connection")
+    gc_policy = DEFAULTS.gc
+    p.add_argument(
+        "--gc-freeze-every",
+        type=float,
+        default=gc_policy.freeze_every_s,
+        help="seconds between the hub's own young garbage collections, after each of which what "
+        "survives is frozen (gc.freeze), keeping pauses short (0: Python's own collector settings; "
+        "docs/operations.md)",
+    )
+    p.add_argument(
+        "--gc-full-every",
+        type=float,
+        default=gc_policy.full_every_s,
+        help="seconds between full garbage collections (each pauses the hub; 0: never)",
+    )
     p.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level"
     )
@@ -258,6 +280,7 @@ def run_serve(args: argparse.Namespace) -> int:
             bot_fill_after_s=args.bot_fill_after,
             fill_bot=args.fill_bot,
             allowed_origins=tuple(args.allow_origin),
+            gc=GcPolicy(freeze_every_s=args.gc_freeze_every, full_every_s=args.gc_full_every),
         )
         review = review_port_option(settings.port, args.http_port)
     except SettingsError as exc:
@@ -306,11 +329,15 @@ async def serve_forever(
     settings: HubSettings, repo: Repository, *, review_port: int | None = None, review_required: bool = False
 ) -> None:
     """Run a hub on ``repo`` until SIGTERM or SIGINT, then shut it down (the caller closes ``repo``).
-    With ``review_port``, the admin review API runs beside it (``server.web.api``, docs/admin.md)."""
+    With ``review_port``, the admin review API runs beside it (``server.web.api``, docs/admin.md).
+    The process's garbage collector follows ``settings.gc`` meanwhile (server/hub/gcpolicy.py)."""
     hub = Hub(settings, repo, http_fallback=_browser_client())
     await hub.start()
     try:
-        async with review_api(repo, settings.host, review_port, required=review_required) as review:
+        async with (
+            gcpolicy.applied(settings.gc),
+            review_api(repo, settings.host, review_port, required=review_required) as review,
+        ):
             await _announce_and_wait(hub, review)
     finally:
         await hub.shutdown()

@@ -36,13 +36,17 @@ METRIC_NAMES = (
     "jantaku_commit_latency_seconds",
     "jantaku_timeouts_total",
     "jantaku_disconnects_total",
+    "jantaku_gc_pause_seconds",
 )
+
+_GC_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 
 
 class HubMetrics:
     """The series of one hub. Gauges read live values through callbacks (:meth:`watch`)."""
 
     def __init__(self) -> None:
+        self._hooks: list[Callable[[], None]] = []
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.tables = Gauge("jantaku_tables", "Tables whose match is running", registry=r)
         self.connections = Gauge("jantaku_connections", "Open websocket connections", registry=r)
@@ -77,10 +81,28 @@ class HubMetrics:
             registry=r,
         )
 
+        self.gc_pause = Histogram(
+            "jantaku_gc_pause_seconds",
+            "Garbage-collector pauses (the event loop stops for each), by generation (2: full)",
+            ["generation"],
+            buckets=_GC_BUCKETS,
+            registry=r,
+        )
+        self._gc_by_generation = [self.gc_pause.labels(str(g)) for g in range(3)]
+
+    def observe_gc_pause(self, generation: int, seconds: float) -> None:
+        self._gc_by_generation[generation].observe(seconds)
+
     def watch(self, *, tables: Callable[[], float], connections: Callable[[], float]) -> None:
         self.tables.set_function(tables)
         self.connections.set_function(connections)
 
+    def before_expose(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` before every scrape (series fed in batches, such as the GC pauses)."""
+        self._hooks.append(hook)
+
     def expose(self) -> tuple[bytes, str]:
         """The text exposition format and its content type."""
+        for hook in self._hooks:
+            hook()
         return generate_latest(self.registry), CONTENT_TYPE_LATEST

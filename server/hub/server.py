@@ -44,6 +44,7 @@ from server.engine.rules import Ruleset
 from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import ConnectionAdapter
+from server.hub.gcpolicy import GcPauses
 from server.hub.lobby import Lobby, LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
@@ -127,6 +128,9 @@ class Hub:
         self.adapters: dict[str, AdapterFactory] = {WS_PATH: ProtocolSession, MJAI_PATH: MjaiSession}
         # Benchmarks: JANTAKU_HUB_STATS=1 times each action and answers GET /stats (server/hub/stats.py).
         self.stats = LatencyStats() if stats_enabled() else None
+        # Every garbage-collector pause while the hub runs (/metrics; /stats) (server/hub/gcpolicy.py).
+        self.gc_pauses = GcPauses(self.metrics.observe_gc_pause)
+        self.metrics.before_expose(self.gc_pauses.flush)
         self._by_account: dict[str, ConnectionAdapter] = {}
         self._sessions: set[ConnectionAdapter] = set()
         self._server: Server | None = None
@@ -207,6 +211,7 @@ class Hub:
     async def start(self) -> None:
         """Resume the matches the store has as running (crash recovery), then listen."""
         self.recovery = await self._lobby.recover()
+        self.gc_pauses.register()
         limits = self.settings.limits
         self._server = await serve(
             self._handle,
@@ -268,9 +273,10 @@ class Hub:
                 body,
             )
         if path == "/stats" and self.stats is not None:
-            summary = self.stats.summary()
+            summary = {**self.stats.summary(), "gc": self.gc_pauses.summary()}
             if "reset=1" in (urlsplit(request.path).query or ""):
                 self.stats.reset()
+                self.gc_pauses.reset()
             return _json(connection, http.HTTPStatus.OK, summary)
         if path in self.adapters:
             origin = request.headers.get("Origin")
@@ -368,6 +374,7 @@ class Hub:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace):
                     await self._server.wait_closed()
+        self.gc_pauses.unregister()
         log.info("stopped")
 
 

@@ -90,6 +90,33 @@ class ConnectionLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class GcPolicy:
+    """How ``jantaku serve`` runs the garbage collector (``server/hub/gcpolicy.py`` explains it)."""
+
+    freeze_every_s: float = 0.1  # collect the young objects, freeze the rest (0: Python's own settings)
+    full_every_s: float = 3600.0  # a full collection this often (0: never)
+    thresholds: tuple[int, int, int] = (50_000, 1_000, 1_000)  # automatic collections: a safety net
+
+    def __post_init__(self) -> None:
+        if self.freeze_every_s < 0 or self.full_every_s < 0:
+            raise SettingsError(
+                f"gc_freeze_every and gc_full_every must be >= 0 s, got {self.freeze_every_s}, "
+                f"{self.full_every_s}"
+            )
+        if self.full_every_s and self.full_every_s < self.freeze_every_s:
+            raise SettingsError(
+                f"gc_full_every ({self.full_every_s} s) must be 0 or at least gc_freeze_every "
+                f"({self.freeze_every_s} s)"
+            )
+        if len(self.thresholds) != 3 or min(self.thresholds) < 1:
+            raise SettingsError(f"gc thresholds must be three positive integers, got {self.thresholds}")
+
+    @property
+    def active(self) -> bool:
+        return self.freeze_every_s > 0
+
+
+@dataclass(frozen=True, slots=True)
 class HubSettings:
     host: str = "127.0.0.1"
     port: int = 8765
@@ -108,6 +135,7 @@ class HubSettings:
     commit_retry_s: float = 1.0  # a timed-out or failed store write for a timer/bot step is retried
     shutdown_grace_s: float = 5.0  # SIGTERM: time for tables and outbound queues to flush
     allowed_origins: tuple[str, ...] = ()  # browser Origins allowed besides same-host ("*": any)
+    gc: GcPolicy = field(default_factory=GcPolicy)  # applied by ``jantaku serve`` (serve_forever) only
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import re
 import signal
 import sys
@@ -14,6 +16,7 @@ from client_protocol.client import Client
 from client_protocol.errors import ConnectionLostError
 from client_protocol.messages import Seated, TokenAuth
 from server.cli import main
+from server.hub.stats import ENV as STATS_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,6 +67,7 @@ async def test_serve_runs_until_sigterm_and_closes_with_1012(tmp_path: Path) -> 
         "--log-level",
         "WARNING",
         cwd=ROOT,
+        env={**os.environ, STATS_ENV: "1"},
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -78,6 +82,13 @@ async def test_serve_runs_until_sigterm_and_closes_with_1012(tmp_path: Path) -> 
         writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         assert (await reader.read()).startswith(b"HTTP/1.1 200")
         writer.close()
+        # serve runs the garbage-collector policy: young collections on its tick, survivors frozen.
+        await asyncio.sleep(0.5)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        stats = json.loads((await reader.read()).split(b"\r\n\r\n", 1)[1])
+        writer.close()
+        assert stats["gc"]["frozen"] > 10_000 and stats["gc"]["gen0"]["collections"] >= 2
         # A bot created by `jantaku admin` (another process) while the server runs can play.
         admin = await asyncio.create_subprocess_exec(
             sys.executable,
