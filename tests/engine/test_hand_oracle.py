@@ -16,7 +16,7 @@ import pytest
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
-from server.engine import hand
+from server.engine import hand, overlap
 from server.engine.hand import HandForm, Mentsu
 
 WALL = [k for k in range(34) for _ in range(4)]
@@ -275,4 +275,4 @@ def test_free_cluster_gains_equal_the_exact_programme_without_quads() -> None:
             if ranks[r] < 3:
                 ranks[r] += 1
         t = tuple(ranks)
-        assert hand._suit_vec(t) == hand._exact_cluster_vec.__wrapped__(t), t
+        assert overlap.suit_vec(t) == overlap._exact_cluster_vec.__wrapped__(t), t

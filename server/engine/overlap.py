@@ -1,0 +1,293 @@
+"""How far a hand is from complete: the best *overlap* of a hand with any complete hand, by suit.
+
+Used by :mod:`server.engine.hand` (shanten, agari and waits); everything here takes the ranks of
+one suit, or the seven honor counts, and is cached.
+
+Shanten is ``d - 1`` where ``d`` is the fewest tiles that must still be drawn to complete the hand:
+``d = (3k + 2) - overlap``, with ``overlap`` the most hand tiles that some complete hand shares with
+it. A complete target hand is ``k`` sets and one pair in which no kind appears more than four times
+(a fifth copy does not exist). The overlap splits by suit: each suit gets a *gain vector* -- the
+best overlap of at most ``s`` sets and ``p`` pairs placed in that suit -- and the suits are combined
+with a small max-plus convolution. Sets and pairs placed where the hand has nothing cost nothing to
+describe (they overlap zero tiles), so "at most" is enough.
+
+Without the four-copy limit the best overlap is the classic ``2k - 2*sets - partial sets - pair``
+count, and it depends only on the shape of each cluster of tiles (tiles three or more ranks apart
+never share a set). That count is exact for every cluster that holds no kind four times (checked
+exhaustively); a cluster that does gets an exact dynamic programme over its ranks that never asks
+for a fifth copy (so ``1111m`` cannot also wait for a pair of 1m). Honors cannot form sequences, so
+each honor kind is counted on its own, again without fifth copies. The results agree with the
+``mahjong`` package on dealt hands and satisfy the defining recurrence on hands full of quads (see
+the tests).
+
+Results are cached on count tuples (``functools.lru_cache``): per cluster shape, per suit and per
+whole hand. The caches are bounded and hold only results of pure functions, so they never change
+what a function returns.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from server.engine.errors import RulesError
+
+# A gain vector holds 10 ints, index ``2 * s + p`` for s = 0..4 sets and p = 0..1 pairs: the most hand
+# tiles of one suit that at most s sets and p pairs can cover. Vectors are monotone in s and in p.
+_Vec = tuple[int, ...]
+_ZERO: _Vec = (0,) * 10
+_MAX_SETS = 4
+
+
+# --------------------------------------------------------------------------------------------------
+# Gain vectors
+
+
+def _relax(best: list[int], v: _Vec, gain: int, ds: int, dp: int) -> None:
+    """best[s][p] = max(best[s][p], gain + v[s - ds][p - dp]) for every s >= ds, p >= dp."""
+    for s in range(ds, _MAX_SETS + 1):
+        row = 2 * (s - ds) - dp
+        for p in range(dp, 2):
+            g = gain + v[row + p]
+            best[2 * s + p] = max(best[2 * s + p], g)
+
+
+@lru_cache(maxsize=1 << 16)
+def _combine(a: _Vec, b: _Vec) -> _Vec:
+    """The gain vector of two independent parts (max-plus convolution over sets and the pair)."""
+    out = [0] * 10
+    for s in range(_MAX_SETS + 1):
+        best0 = 0
+        best1 = 0
+        for s1 in range(s + 1):
+            i = 2 * s1
+            j = 2 * (s - s1)
+            x = a[i] + b[j]
+            best0 = max(best0, x)
+            y = a[i] + b[j + 1]
+            z = a[i + 1] + b[j]
+            best1 = max(best1, y)
+            best1 = max(best1, z)
+        out[2 * s] = best0
+        out[2 * s + 1] = best1 if best1 > best0 else best0
+    return tuple(out)
+
+
+def _strip(shape: tuple[int, ...]) -> tuple[int, ...]:
+    lo = 0
+    hi = len(shape)
+    while lo < hi and not shape[lo]:
+        lo += 1
+    while hi > lo and not shape[hi - 1]:
+        hi -= 1
+    return shape[lo:hi]
+
+
+@lru_cache(maxsize=1 << 16)
+def _cluster_vec(shape: tuple[int, ...]) -> _Vec:
+    """Gains of one suited cluster, ignoring the four-copy limit.
+
+    ``shape`` holds counts of consecutive ranks with no zeros at either end. The lowest tile either
+    stays unused or belongs to a block starting at its rank: a set (triplet, sequence), a partial
+    set (two of a triplet, two of a sequence), the pair, part of the pair, or a lone tile that a set
+    will be built around. Where the cluster lies in the suit does not matter: any two tiles at most
+    two ranks apart belong to some real sequence (12 to 123, 89 to 789, 13 to 123).
+    """
+    if not shape:
+        return _ZERO
+    best = [0] * 10
+    h0 = shape[0]
+    n = len(shape)
+    one = _strip((h0 - 1, *shape[1:]))
+    v = _cluster_vec(one)
+    _relax(best, v, 0, 0, 0)  # the tile is not used
+    _relax(best, v, 1, 1, 0)  # a lone tile that a set will grow around
+    _relax(best, v, 1, 0, 1)  # a lone tile waiting to be paired
+    if h0 >= 2:
+        v = _cluster_vec(_strip((h0 - 2, *shape[1:])))
+        _relax(best, v, 2, 1, 0)  # two of a triplet
+        _relax(best, v, 2, 0, 1)  # the pair
+    if h0 >= 3:
+        _relax(best, _cluster_vec(_strip((h0 - 3, *shape[1:]))), 3, 1, 0)  # a triplet
+    if n >= 2 and shape[1]:
+        v = _cluster_vec(_strip((h0 - 1, shape[1] - 1, *shape[2:])))
+        _relax(best, v, 2, 1, 0)  # two adjacent ranks of a sequence
+        if n >= 3 and shape[2]:
+            v = _cluster_vec(_strip((h0 - 1, shape[1] - 1, shape[2] - 1, *shape[3:])))
+            _relax(best, v, 3, 1, 0)  # a sequence
+    if n >= 3 and shape[2]:
+        v = _cluster_vec(_strip((h0 - 1, shape[1], shape[2] - 1, *shape[3:])))
+        _relax(best, v, 2, 1, 0)  # the two ends of a sequence
+    return tuple(best)
+
+
+def _rank_choices(pending: int, held: bool, paired: bool, can_start: bool) -> tuple[tuple[int, ...], ...]:
+    """What the exact programme may place at one rank: (new sequences, new sets, new pair, copies).
+
+    ``pending`` sequences from the two ranks before already need a copy here. Triplets and the pair
+    go only where the hand has tiles (elsewhere they would cover nothing), new sequences only where
+    they could cover something, and no rank is asked for more than four copies.
+    """
+    out = []
+    for n in range(5 if can_start else 1):
+        for t in (0, 1) if held else (0,):
+            for r in (0, 1) if held and not paired else (0,):
+                copies = pending + n + 3 * t + 2 * r
+                if copies <= 4:
+                    out.append((n, n + t, r, copies))
+    return tuple(out)
+
+
+# Indexed by ((held * 2 + can_start) * 5 + pending) * 2 + paired.
+_RANK_CHOICES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    _rank_choices(pending, held, paired, can_start)
+    for held in (False, True)
+    for can_start in (False, True)
+    for pending in range(5)
+    for paired in (False, True)
+)
+
+
+@lru_cache(maxsize=1 << 14)
+def _exact_cluster_vec(ranks: tuple[int, ...]) -> _Vec:
+    """Gains of a cluster that holds some kind four times, never asking for a fifth copy.
+
+    ``ranks`` is the cluster with the empty ranks around it that a sequence could still reach (up
+    to two on each side, fewer at the ends of the suit), so sequences may start anywhere from the
+    first rank to the third-last. A dynamic programme over the ranks: the state is (sequences started
+    one rank back, two ranks back, sets so far, pairs so far); each rank chooses new sequences, a
+    triplet and the pair, keeps the copies of that rank in the target at most four, and gains the
+    hand tiles the target covers there. Sets and pairs on empty ranks gain nothing, so they are left
+    to "at most".
+    """
+    last_start = len(ranks) - 3
+    padded = (*ranks, 0, 0)
+    states: dict[tuple[int, int, int, int], int] = {(0, 0, 0, 0): 0}
+    for i, h in enumerate(ranks):
+        can_start = i <= last_start and bool(h or padded[i + 1] or padded[i + 2])
+        base = ((h > 0) * 2 + can_start) * 10
+        nxt: dict[tuple[int, int, int, int], int] = {}
+        for (c1, c2, s, q), v in states.items():
+            room = _MAX_SETS - s
+            for n, new_sets, new_pair, target in _RANK_CHOICES[base + (c1 + c2) * 2 + q]:
+                if new_sets > room:
+                    continue
+                g = v + (target if target < h else h)
+                key = (n, c1, s + new_sets, q + new_pair)
+                if nxt.get(key, -1) < g:
+                    nxt[key] = g
+        states = nxt
+    best = [0] * 10
+    for (_, _, s, q), v in states.items():
+        best[2 * s + q] = max(best[2 * s + q], v)
+    for s in range(_MAX_SETS + 1):  # "at most s sets, at most p pairs"
+        for p in range(2):
+            i = 2 * s + p
+            if s:
+                best[i] = max(best[i], best[i - 2])
+            if p:
+                best[i] = max(best[i], best[i - 1])
+    return tuple(best)
+
+
+def _check_part(ranks: tuple[int, ...], size: int) -> None:
+    if len(ranks) != size or not all(type(c) is int and 0 <= c <= 4 for c in ranks):
+        raise RulesError(f"every count must be an int 0..4, got {ranks!r} in one suit")
+
+
+@lru_cache(maxsize=1 << 16)
+def suit_vec(ranks: tuple[int, ...]) -> _Vec:
+    """Gains of one suit: the max-plus combination of its clusters.
+
+    A cluster is a run of tiles with gaps of at most one empty rank. Tiles of different clusters are
+    three or more ranks apart, so no set covers both, and an empty rank is never asked for more than
+    four copies (that would take five sets through it), so clusters are independent even under the
+    four-copy limit. A cluster without four of a kind never needs a fifth copy. Both claims were
+    checked exhaustively: for every suit of at most 14 tiles this equals the exact programme run
+    over all nine ranks.
+    """
+    _check_part(ranks, 9)  # on a cache miss only: a bad count is never cached, so never missed
+    vec = _ZERO
+    start = -1
+    end = -1
+    for i, c in enumerate(ranks):
+        if not c:
+            continue
+        if start >= 0 and i - end > 2:
+            vec = _combine(vec, _cluster_in_suit(ranks, start, end))
+            start = i
+        elif start < 0:
+            start = i
+        end = i
+    if start >= 0:
+        vec = _combine(vec, _cluster_in_suit(ranks, start, end))
+    return vec
+
+
+def _cluster_in_suit(ranks: tuple[int, ...], start: int, end: int) -> _Vec:
+    cluster = ranks[start : end + 1]
+    if 4 in cluster:
+        return _exact_cluster_vec(ranks[max(start - 2, 0) : end + 3])
+    return _cluster_vec(cluster)
+
+
+# One honor kind held c times: a triplet covers up to three, the pair up to two, never both (that
+# would need five copies).
+_HONOR_VECS: tuple[_Vec, ...] = (
+    _ZERO,
+    (0, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+    (0, 2, 2, 2, 2, 2, 2, 2, 2, 2),
+    (0, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+    (0, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+)
+
+
+def _honor_vec(honors: tuple[int, ...]) -> _Vec:
+    """Gains of the seven honor kinds held ``honors[i]`` times each."""
+    vec = _ZERO
+    for c in sorted(honors):
+        if c:
+            vec = _combine(vec, _HONOR_VECS[c])
+    return vec
+
+
+# --------------------------------------------------------------------------------------------------
+# Shanten
+#
+# The per-hand step packs each gain vector into one int (4 bits per entry; entries are at most 14)
+# so that the caches that join suits are keyed by small ints, which hash far faster than tuples.
+# There are only a few dozen distinct suit vectors in practice, so these caches stay small.
+
+
+def _pack(vec: _Vec) -> int:
+    code = 0
+    for i, g in enumerate(vec):
+        code |= g << (4 * i)
+    return code
+
+
+def _unpack(code: int) -> _Vec:
+    return tuple((code >> (4 * i)) & 15 for i in range(10))
+
+
+@lru_cache(maxsize=1 << 16)
+def suit_code(ranks: tuple[int, ...]) -> int:
+    return _pack(suit_vec(ranks))
+
+
+@lru_cache(maxsize=1 << 14)
+def honor_code(honors: tuple[int, ...]) -> int:
+    _check_part(honors, 7)
+    return _pack(_honor_vec(honors))
+
+
+@lru_cache(maxsize=1 << 16)
+def join_codes(a: int, b: int) -> int:
+    return _pack(_combine(_unpack(a), _unpack(b)))
+
+
+def regular_shanten(counts: tuple[int, ...], total: int) -> int:
+    k = total // 3
+    a = join_codes(suit_code(counts[0:9]), suit_code(counts[9:18]))
+    b = join_codes(suit_code(counts[18:27]), honor_code(counts[27:34]))
+    # The best overlap of k sets and the pair, split any way between (m, p) and (s, z).
+    return 3 * k + 1 - ((join_codes(a, b) >> (4 * (2 * k + 1))) & 15)
