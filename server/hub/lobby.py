@@ -400,13 +400,20 @@ class Lobby:
         try:
             await table.start(participants)
         except Exception:
-            log.exception("could not start table %s", match_id)
+            log.exception("could not start table %s", match_id, extra={"match_id": match_id})
             self._table_ended(table)
             self.tables.pop(match_id, None)
             for p in participants.values():
                 p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "the server could not open a table; join again"))
             return None
-        log.info("table %s started (%s; %d players, %d bots)", match_id, source, len(humans), n_bots)
+        log.info(
+            "table %s started (%s; %d players, %d bots)",
+            match_id,
+            source,
+            len(humans),
+            n_bots,
+            extra={"match_id": match_id},
+        )
         return table
 
     def _new_table(
@@ -475,7 +482,12 @@ class Lobby:
                 report.diverged.append(match.id)
                 continue
             except UnrecoverableError as exc:
-                log.error("match %s cannot be resumed: %s; marked aborted", match.id, exc)
+                log.error(
+                    "match %s cannot be resumed: %s; marked aborted",
+                    match.id,
+                    exc,
+                    extra={"match_id": match.id},
+                )
                 await self._give_up(match, f"unrecoverable: {exc}")
                 report.unrecoverable.append(match.id)
                 continue
@@ -516,10 +528,16 @@ class Lobby:
             await table.resume(recovered.transitions, recovered.steps)
         except Exception:
             # The store refused the deal of an empty log: leave the match running for the next start.
-            log.exception("could not resume table %s", match.id)
+            log.exception("could not resume table %s", match.id, extra={"match_id": match.id})
             self._table_retired(table)
             raise
-        log.info("table %s resumed at step %d (%s)", match.id, recovered.transitions[-1].step, match.source)
+        log.info(
+            "table %s resumed at step %d (%s)",
+            match.id,
+            recovered.transitions[-1].step,
+            match.source,
+            extra={"match_id": match.id},
+        )
 
     def _table_ended(self, table: TableActor) -> None:
         for seat in table.seats:

@@ -168,7 +168,12 @@ class MjaiSession(SeatConnection):
         try:
             self._deliver(item)
         except Exception:
-            log.exception("%s: cannot deliver %s", self.session_id, type(item).__name__)
+            log.exception(
+                "%s: cannot deliver %s",
+                self.session_id,
+                type(item).__name__,
+                extra={"session": self.session_id},
+            )
             self._outbox.drop("internal error while sending")
 
     def _deliver(self, item: Outbound) -> None:
@@ -510,7 +515,12 @@ class MjaiSession(SeatConnection):
     def _violation(self) -> None:
         self._violations += 1
         if self._violations >= self._limits.max_violations:
-            log.info("%s: closed after %d violations", self.session_id, self._violations)
+            log.info(
+                "%s: closed after %d violations",
+                self.session_id,
+                self._violations,
+                extra={"session": self.session_id},
+            )
             self._outbox.close(CLOSE_POLICY, "too many bad or excessive messages")
 
     # -- lifecycle -----------------------------------------------------------------------------------
@@ -554,7 +564,13 @@ class MjaiSession(SeatConnection):
             return self._refuse(exc.code, exc.message)
         self._account = account
         self._host.register(self)
-        log.info("%s: mjai hello from %s (%s)", self.session_id, account.id, account.kind.value)
+        log.info(
+            "%s: mjai hello from %s (%s)",
+            self.session_id,
+            account.id,
+            account.kind.value,
+            extra={"session": self.session_id, "account": account.id},
+        )
         self._send(
             {
                 "type": "welcome",

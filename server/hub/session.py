@@ -144,7 +144,9 @@ class SeatConnection(Participant, ConnectionAdapter):
         except ConnectionClosed:
             pass
         except Exception:
-            log.exception("%s: connection handler failed", self.session_id)
+            log.exception(
+                "%s: connection handler failed", self.session_id, extra={"session": self.session_id}
+            )
             self._outbox.close(CLOSE_INTERNAL, "internal error")
         finally:
             self._cleanup()
@@ -188,7 +190,12 @@ class ProtocolSession(SeatConnection):
                 if not self._send(message):
                     return
         except Exception:
-            log.exception("%s: cannot deliver %s", self.session_id, type(item).__name__)
+            log.exception(
+                "%s: cannot deliver %s",
+                self.session_id,
+                type(item).__name__,
+                extra={"session": self.session_id},
+            )
             self._outbox.drop("internal error while sending")
 
     def _track(self, item: Outbound) -> None:
@@ -326,6 +333,7 @@ class ProtocolSession(SeatConnection):
                 authed.account.id,
                 authed.account.kind.value,
                 message.client or "unknown client",
+                extra={"session": self.session_id, "account": authed.account.id},
             )
             self._send(
                 Welcome(
@@ -347,7 +355,12 @@ class ProtocolSession(SeatConnection):
         """Count a rate-limited or malformed message; True when the connection is being closed."""
         self._violations += 1
         if self._violations >= self._limits.max_violations:
-            log.info("%s: closed after %d violations", self.session_id, self._violations)
+            log.info(
+                "%s: closed after %d violations",
+                self.session_id,
+                self._violations,
+                extra={"session": self.session_id},
+            )
             self._outbox.close(CLOSE_POLICY, "too many bad or excessive messages")
             return True
         return False
@@ -379,7 +392,12 @@ class ProtocolSession(SeatConnection):
         try:
             await self._dispatch(message)
         except Exception:
-            log.exception("%s: failed to handle %s", self.session_id, type(message).__name__)
+            log.exception(
+                "%s: failed to handle %s",
+                self.session_id,
+                type(message).__name__,
+                extra={"session": self.session_id},
+            )
             self._error(ErrorCode.INTERNAL, "the server failed on this request; it had no effect")
 
     async def _dispatch(self, message: ClientMessage) -> None:

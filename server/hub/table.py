@@ -148,6 +148,7 @@ class TableActor:
         self._on_end = on_end
         self._on_retire = on_retire
         self._bots = [get_bot(s.bot) if s.bot is not None else None for s in seats]
+        self._log = logging.LoggerAdapter(log, {"match_id": match_id})  # JSON logs: a match_id field
 
         self.state: MatchState | None = None
         self._stream = EventStream()  # omniscient events; the seats have seen the published ones
@@ -299,7 +300,7 @@ class TableActor:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("table %s failed; the match is aborted", self.match_id)
+            self._log.exception("table %s failed; the match is aborted", self.match_id)
             await self._crash(exc)
         finally:
             self._cancel_timer()
@@ -429,11 +430,13 @@ class TableActor:
                 try:
                     action = bot(seat_view(self.state, seat), prompt.legal)
                 except Exception:
-                    log.exception(
+                    self._log.exception(
                         "bot %s of table %s failed; playing the default", self.seats[seat].bot, self.match_id
                     )
                 if action is not None and action not in prompt.legal:
-                    log.error("bot %s chose an illegal %r; playing the default", self.seats[seat].bot, action)
+                    self._log.error(
+                        "bot %s chose an illegal %r; playing the default", self.seats[seat].bot, action
+                    )
                     action = None
             source = "bot"
             if action is None:
@@ -445,7 +448,7 @@ class TableActor:
             if source != "bot" and self._metrics is not None:
                 self._metrics.timeouts.inc()
         except CommitError as exc:
-            log.warning("table %s: %s; retrying in %s s", self.match_id, exc, self._commit_retry_s)
+            self._log.warning("table %s: %s; retrying in %s s", self.match_id, exc, self._commit_retry_s)
             self._stalled_until = self._clock.now() + self._commit_retry_s
 
     # -- actions -------------------------------------------------------------------------------------
@@ -507,7 +510,7 @@ class TableActor:
         except CommitError as exc:
             p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, f"the move was not stored ({exc}); send it again", rid))
         except RulesError as exc:  # legal by the prompt but refused by the engine: a bug, state untouched
-            log.error("table %s: engine refused a prompted action: %s", self.match_id, exc)
+            self._log.error("table %s: engine refused a prompted action: %s", self.match_id, exc)
             p.deliver(ErrorOut(ErrorCode.ILLEGAL_ACTION, str(exc), rid))
 
     async def _apply(
@@ -558,7 +561,7 @@ class TableActor:
             return  # it did not land
         if count != expected + 1 or record.seat is None:
             raise TableDivergedError(f"{self.match_id}: the log holds {count} steps, the table {expected}")
-        log.warning("table %s: step %s was stored after all; adopting it", self.match_id, record.step)
+        self._log.warning("table %s: step %s was stored after all; adopting it", self.match_id, record.step)
         t = engine_apply(self.state, record.seat, action)
         if record.request_id is not None:
             prompt = self._prompts.get(record.seat)
@@ -720,7 +723,7 @@ class TableActor:
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("table %s: storing the result failed (the step log has it)", self.match_id)
+            self._log.exception("table %s: storing the result failed (the step log has it)", self.match_id)
         await self._end(MatchEndReason.COMPLETED, result, MatchStatus.COMPLETED, seed_hex=last.seed)
 
     async def _end(
@@ -745,7 +748,7 @@ class TableActor:
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("table %s: storing the match status failed", self.match_id)
+            self._log.exception("table %s: storing the match status failed", self.match_id)
         if reason is MatchEndReason.COMPLETED:
             self._feed.release(self._clock.now(), self._stream, everything=True)
         self._broadcast(self.outcome)
@@ -770,4 +773,4 @@ class TableActor:
             why = f"table failed: {type(exc).__name__}: {exc}"[:500]
             await self._end(MatchEndReason.ABORTED, None, MatchStatus.ABORTED, why=why)
         except Exception:
-            log.exception("table %s: failed while aborting", self.match_id)
+            self._log.exception("table %s: failed while aborting", self.match_id)

@@ -6,16 +6,15 @@ import argparse
 import io
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from client_protocol.messages import TokenAuth
+from client_protocol.messages import Seated, TokenAuth
 from server.cli import build_parser, main
 from server.hub import config, logs
 from server.hub.repository import AccountKind
-from tests.hub.netkit import connect_client, serving
+from tests.hub.netkit import connect_client, play, serving
 
 
 def serve_args(argv: list[str], env: dict[str, str]) -> argparse.Namespace:
@@ -93,20 +92,6 @@ def test_help_describes_every_setting_with_its_default_and_environment_variable(
     assert "default: 5000; env JANTAKU_ACTION_MS" in text
 
 
-@pytest.fixture
-def root_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    ws_level = logging.getLogger("websockets").level
-    yield
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    for h in handlers:
-        root.addHandler(h)
-    root.setLevel(level)
-    logging.getLogger("websockets").setLevel(ws_level)
-
-
 def test_json_logs_are_one_object_per_line_with_context(root_logging: None) -> None:
     out = io.StringIO()
     logs.configure("INFO", "json", stream=out)
@@ -135,3 +120,20 @@ async def test_a_bot_token_never_reaches_the_logs(root_logging: None) -> None:
     assert written and token not in written
     for line in written.splitlines():
         json.loads(line)
+
+
+@pytest.mark.asyncio
+async def test_hub_logs_carry_the_match_and_session_as_fields(root_logging: None) -> None:
+    out = io.StringIO()
+    logs.configure("INFO", "json", stream=out)
+    async with serving() as hub:
+        client = await connect_client(hub, "fields")
+        await client.join_queue("tenhou+bots")
+        seated = await play(client, stop=lambda m: isinstance(m, Seated))
+        assert isinstance(seated, Seated)
+        await client.close()
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    started = [r for r in lines if " started (" in r["message"]]
+    assert started and started[0]["match_id"] == seated.match_id
+    hello = [r for r in lines if "hello from" in r["message"]]
+    assert hello and hello[0]["session"] and hello[0]["account"]
