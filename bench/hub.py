@@ -298,7 +298,7 @@ class Server:
         self.data_dir = tempfile.mkdtemp(prefix="jantaku-bench-")
         argv = [sys.executable, *SERVER_ENTRY, "serve", "--host", "127.0.0.1", "--port", "0"]
         argv += ["--data-dir", self.data_dir, "--bot-fill-after", "3600", "--log-level", "WARNING"]
-        argv += ["--action-ms", str(action_ms), "--bank-ms", str(action_ms), *extra]
+        argv += ["--action-ms", str(action_ms), "--bank-ms", str(action_ms), "--hand-pause-ms", "0", *extra]
         if database_url:
             argv += ["--database-url", database_url]
         env = {**os.environ, "JANTAKU_HUB_STATS": "1"}

@@ -60,7 +60,7 @@ def _store_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    t, lim = TableTimers(), ConnectionLimits()
+    t, lim = DEFAULTS.timers, ConnectionLimits()
     p = sub.add_parser(
         "serve",
         help="run the hub: websocket tables, lobby, /healthz, /readyz, /metrics",
@@ -92,7 +92,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="wait before auto-playing a disconnected seat",
     )
     p.add_argument(
-        "--bot-delay-ms", type=int, default=t.bot_delay_ms, help="built-in bots answer after this long"
+        "--bot-delay-ms",
+        type=int,
+        default=t.bot_delay_ms,
+        help="built-in bots take this long over their own turns (call windows: at once)",
+    )
+    p.add_argument(
+        "--hand-pause-ms",
+        type=int,
+        default=t.hand_pause_ms,
+        help="at tables with a human seat, the next hand starts this long after a hand ends",
     )
     p.add_argument(
         "--bot-fill-after",
@@ -270,6 +279,7 @@ def run_serve(args: argparse.Namespace) -> int:
                 min_call_ms=args.min_call_ms,
                 disconnect_grace_ms=args.disconnect_grace_ms,
                 bot_delay_ms=args.bot_delay_ms,
+                hand_pause_ms=args.hand_pause_ms,
             ),
             spectate=SpectatePolicy(
                 delay_steps=args.spectate_delay_steps,

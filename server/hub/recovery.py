@@ -190,7 +190,7 @@ def table_settings_from_json(
     if isinstance(data, dict):
         try:
             if isinstance(data.get("timers"), dict):
-                timers = TableTimers(**data["timers"])
+                timers = default_timers.replace(**data["timers"])  # a newer setting: the server's
         except (TypeError, SettingsError):
             pass
         try:

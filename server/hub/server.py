@@ -62,7 +62,14 @@ HttpResponse = tuple[int, list[tuple[str, str]], bytes]
 HttpFallback = Callable[[str], HttpResponse | None]
 """Answers the GETs the hub does not answer itself (the browser client's static files):
 ``(status, headers, body)`` or None for 404. ``jantaku serve`` plugs in ``server.web.static``."""
-_TIMER_PARAMS = ("action_ms", "bank_ms", "min_call_ms", "disconnect_grace_ms", "bot_delay_ms")
+_TIMER_PARAMS = (
+    "action_ms",
+    "bank_ms",
+    "min_call_ms",
+    "disconnect_grace_ms",
+    "bot_delay_ms",
+    "hand_pause_ms",
+)
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:

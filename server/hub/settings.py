@@ -28,7 +28,14 @@ class TableTimers:
     is the uniform minimum call window: after every discard (or added/closed kan) the table waits at
     least this long before anything that follows is shown, whether or not anyone could call, so how
     long others take never reveals who could call (0 turns it off). A disconnected seat is played
-    after ``disconnect_grace_ms``; a built-in bot answers after ``bot_delay_ms``.
+    after ``disconnect_grace_ms``. A built-in bot takes ``bot_delay_ms`` over its own turn (a
+    discard, a kan, a win), never over a call window, where a pause would tell everyone it could have
+    called. At a table with a human (guest or player) seat, the next hand starts ``hand_pause_ms``
+    after a hand ends, so its result can be read.
+
+    ``TableTimers()`` itself paces nothing (bots answer at once, hands follow each other at once:
+    tests, embedding); the hub's default, :data:`PACED_TIMERS` (``HubSettings``, ``jantaku serve``),
+    paces tables for people.
     """
 
     action_ms: int = 5000
@@ -36,6 +43,7 @@ class TableTimers:
     min_call_ms: int = 0
     disconnect_grace_ms: int = 0
     bot_delay_ms: int = 0
+    hand_pause_ms: int = 0
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -45,6 +53,11 @@ class TableTimers:
 
     def replace(self, **changes: int) -> TableTimers:
         return dataclasses.replace(self, **changes)
+
+
+PACED_TIMERS = TableTimers(bot_delay_ms=600, hand_pause_ms=5000)
+"""The hub's default timers: a built-in bot takes 0.6 s over its turn, and 5 s pass between two
+hands at a table with people, about the pace of a table on Tenhou."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +135,7 @@ class HubSettings:
     port: int = 8765
     data_dir: Path = Path("data")
     database_url: str | None = None
-    timers: TableTimers = field(default_factory=TableTimers)
+    timers: TableTimers = PACED_TIMERS
     spectate: SpectatePolicy = field(default_factory=SpectatePolicy)
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     bot_fill_after_s: float = 10.0  # quick match: built-in bots take the empty seats after this wait

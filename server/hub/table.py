@@ -40,7 +40,7 @@ from server.engine import (
 from server.engine import apply as engine_apply
 from server.engine.actions import Action, action_to_dict
 from server.engine.errors import RulesError
-from server.engine.events import Event, MatchEnded, MeldCalled, TileDiscarded
+from server.engine.events import Event, MatchEnded, MeldCalled, RoundEnded, RoundStarted, TileDiscarded
 from server.engine.melds import MeldType
 from server.engine.rules import Ruleset
 from server.engine.tiles import Tile
@@ -74,6 +74,7 @@ from server.hub.outputs import (
     TablePlayerInfo,
 )
 from server.hub.repository import (
+    AccountKind,
     MatchStatus,
     RecoveryRecord,
     Repository,
@@ -100,6 +101,14 @@ def _callable_cut(events: Sequence[Event]) -> int | None:
         if isinstance(e, TileDiscarded) or (
             isinstance(e, MeldCalled) and e.type in (MeldType.ANKAN, MeldType.KAKAN)
         ):
+            return i
+    return None
+
+
+def _next_hand_cut(events: Sequence[Event], start: int) -> int | None:
+    """Index (from ``start`` on) of a RoundEnded that a new hand follows, or None."""
+    for i in range(start, len(events) - 1):
+        if isinstance(events[i], RoundEnded) and isinstance(events[i + 1], RoundStarted):
             return i
     return None
 
@@ -149,6 +158,8 @@ class TableActor:
         self._on_retire = on_retire
         self._bots = [get_bot(s.bot) if s.bot is not None else None for s in seats]
         self._log = logging.LoggerAdapter(log, {"match_id": match_id})  # JSON logs: a match_id field
+        # Human seats read each hand's result: the next hand waits timers.hand_pause_ms for them.
+        self._paced = any(s.kind in (AccountKind.GUEST, AccountKind.PLAYER) for s in seats)
 
         self.state: MatchState | None = None
         self._stream = EventStream()  # omniscient events; the seats have seen the published ones
@@ -609,7 +620,7 @@ class TableActor:
         if self._hold_until is None:
             cut = _callable_cut(t.events) if min_call > 0 else None
             if cut is None:
-                self._publish(len(self._stream))
+                self._publish_to_hand_pause(now, replaying=replaying)
             else:
                 self._hold_until = now + min_call / 1000
                 window_open = t.state.hand.phase in _WINDOW_PHASES and not t.state.finished
@@ -621,11 +632,24 @@ class TableActor:
 
     async def _release_hold(self) -> None:
         self._hold_until = None
-        self._publish(len(self._stream))
+        self._publish_to_hand_pause(self._clock.now())
+        if not self._stream.all_published:
+            return
         self._issue_prompts()
         assert self.state is not None
         if self.state.finished:
             await self._finish()
+
+    def _publish_to_hand_pause(self, now: float, *, replaying: bool = False) -> None:
+        """Publish what is held back; but when a hand ended and the next one started, stop after
+        the end and hold the new hand for ``hand_pause_ms`` (tables with a human seat only)."""
+        pause = 0 if replaying or not self._paced else self.timers.hand_pause_ms
+        cut = _next_hand_cut(self._stream.events, self._stream.published) if pause > 0 else None
+        if cut is None:
+            self._publish(len(self._stream))
+        else:
+            self._hold_until = now + pause / 1000
+            self._publish(cut + 1)
 
     def _publish(self, upto: int) -> None:
         """Send the events up to version ``upto`` to the connected seats, each redacted for its seat."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.engine.actions import Action
+from server.engine.actions import Action, Discard
 from server.hub.settings import TableTimers
 
 
@@ -37,11 +37,13 @@ class TimeKeeper:
         self.banks: list[float] = [float(timers.bank_ms)] * 4  # milliseconds
 
     def deadline(self, seat: int, prompt: OpenPrompt, *, bot: bool, gone_since: float | None) -> float:
-        """When the table answers for the seat: a bot's thinking time; else action time plus bank,
-        cut short to the grace when the seat has no connection (``gone_since``)."""
+        """When the table answers for the seat: a bot's thinking time on its own turn (at once in a
+        call window); else action time plus bank, cut short to the grace when the seat has no
+        connection (``gone_since``)."""
         t = self.timers
         if bot:
-            return prompt.sent_at + t.bot_delay_ms / 1000
+            own_turn = any(isinstance(a, Discard) for a in prompt.legal)
+            return prompt.sent_at + (t.bot_delay_ms / 1000 if own_turn else 0.0)
         deadline = prompt.sent_at + (t.action_ms + self.banks[seat]) / 1000
         if gone_since is not None:
             gone = max(prompt.sent_at, gone_since)

@@ -105,6 +105,8 @@ class ServerProcess:
             "4",
             "--disconnect-grace-ms",
             "4",
+            "--hand-pause-ms",
+            "0",
             "--log-level",
             "INFO",
         ]

@@ -9,7 +9,7 @@ import pytest
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEndReason
 from server.engine import default_action, legal_actions, pending_seats
-from server.engine.actions import Discard, Pass, Pon, action_to_dict
+from server.engine.actions import Discard, Pass, Pon, Tsumo, action_to_dict
 from server.engine.events import RoundStarted, TileDiscarded, TileDrawn
 from server.engine.tiles import parse_tile
 from server.hub.inbox import ActRequest, Attach, Detach
@@ -351,7 +351,8 @@ async def test_a_failed_commit_answers_busy_retry_and_changes_nothing() -> None:
     assert await repo.step_count("m-test") == 1
     await kit.act(0, action, step=prompt.step, request_id=11)  # the same request, retried: applied
     assert [(a.request_id, a.duplicate) for a in p.acks()] == [(11, False)]
-    assert await repo.step_count("m-test") == 2 and _events_seen(p) > seen
+    # applied (a bot's answer to a call window on that discard may follow at once)
+    assert await repo.step_count("m-test") >= 2 and _events_seen(p) > seen
 
 
 @pytest.mark.asyncio
@@ -481,6 +482,72 @@ async def test_a_failing_table_is_aborted_and_its_players_told() -> None:
     assert end and end[0].reason is MatchEndReason.ABORTED and end[0].result is None
     match = await kit.repo.get_match("m-test")
     assert match is not None and match.status.value == "aborted"
+
+
+# -- pacing for people: bot thinking time, a pause between hands ------------------------------------
+
+# The dealer (seat 0) draws the tile that completes its hand: it can win by tsumo at once.
+TSUMO_WALL = wall_with({0: "123m456m789m123p4p"}, draws="4p")
+# Seat 1 holds two east winds and seat 0 (the dealer) draws the third: seat 1 may pon the discard.
+BOT_PON_WALL = wall_with({1: "1z1z2m5m8m3p6p9p2s5s8s4z6z"}, draws="1z")
+
+
+def _kinds(p: FakeParticipant) -> list[str]:
+    return [type(e).__name__ for item in p.of(EventsOut) for e in item.events]
+
+
+@pytest.mark.asyncio
+async def test_the_next_hand_waits_for_the_hand_pause_at_a_table_with_people() -> None:
+    kit = await make_table(walls=[TSUMO_WALL] * 3, timers=TableTimers(hand_pause_ms=5000))
+    p = kit.humans[0]
+    prompt = p.last_prompt()
+    assert prompt is not None and Tsumo() in prompt.legal
+    await kit.act(0, Tsumo())
+    assert _kinds(p)[-3:] == ["HandWon", "WallRevealed", "RoundEnded"], "the result is shown at once"
+    assert p.last_prompt() is prompt, "but the next hand is not"
+    await kit.advance(4.999)
+    assert _kinds(p)[-1] == "RoundEnded"
+    await kit.advance(0.001)
+    assert "RoundStarted" in _kinds(p)[-4:]
+    again = p.last_prompt()
+    assert again is not None and again.step > prompt.step
+    assert again.deadline_ms == 5000, "the dealer's time starts when the new hand is shown"
+
+
+@pytest.mark.asyncio
+async def test_without_a_hand_pause_the_next_hand_follows_at_once() -> None:
+    kit = await make_table(walls=[TSUMO_WALL] * 3)
+    p = kit.humans[0]
+    prompt = p.last_prompt()
+    await kit.act(0, Tsumo())
+    assert "RoundStarted" in _kinds(p)[-4:]
+    again = p.last_prompt()
+    assert again is not None and prompt is not None and again.step > prompt.step
+
+
+@pytest.mark.asyncio
+async def test_a_table_of_bots_only_never_pauses_between_hands() -> None:
+    kit = await make_table(("tsumogiri",) * 4, timers=TableTimers(hand_pause_ms=60_000))
+    assert kit.table.finished, "the whole match was played without the clock moving"
+
+
+@pytest.mark.asyncio
+async def test_a_bot_thinks_over_its_own_turn_but_answers_a_call_window_at_once() -> None:
+    kit = await make_table(walls=[BOT_PON_WALL] * 2, timers=TableTimers(bot_delay_ms=60_000))
+    p = kit.humans[0]
+    prompt = p.last_prompt()
+    assert prompt is not None
+    await kit.act(0, Discard(parse_tile("1z"), tsumogiri=True))
+    # Seat 1 (a bot) could pon the east wind: it passes without the 60 s a turn would take, so
+    # the pause never tells anyone it could have called; then seat 1's own turn begins.
+    assert _kinds(p)[-2:] == ["TileDiscarded", "TileDrawn"]
+    drawn = p.of(EventsOut)[-1].events[-1]
+    assert isinstance(drawn, TileDrawn) and drawn.seat == 1
+    seen = _events_seen(p)
+    await kit.advance(59.9)
+    assert _events_seen(p) == seen, "seat 1 thinks over its discard"
+    await kit.advance(0.1)
+    assert _events_seen(p) > seen
 
 
 def test_pon_wall_fixture_deals_as_described() -> None:
