@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import insert, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.hub.repository import StepRecord, UnavailableError
@@ -23,7 +23,9 @@ from server.store.errors import (
     StoreUnavailableError,
 )
 from server.store.migrate import upgrade
+from server.store.models import StepRow
 from server.store.repository import SqlRepository
+from server.store.writer import step_row
 from tests.store.conftest import Database
 from tests.store.games import for_match, match_record, played
 from tests.store.test_conformance import match, step
@@ -154,6 +156,34 @@ async def test_same_step_twice_in_one_batch(sql_repo: SqlRepository) -> None:
     )
     assert rivals[0] is None and isinstance(rivals[1], StepConflictError)
     assert [s.action["tile"] for s in (await sql_repo.steps(m))[1:]] == ["1m", "1p"]
+
+
+@pytest.mark.asyncio
+async def test_the_writer_remembers_next_steps_and_still_refuses_a_step_stored_behind_its_back(
+    database: Database,
+) -> None:
+    """The writer keeps each match's next step from its own commits instead of asking the database
+    every time; a step another client stored meanwhile is still a conflict (the database's unique
+    key), never a second copy, and the writer asks the database again afterwards."""
+    repo = await database.open()
+    try:
+        (m,) = await _create_matches(repo, 1)
+        for k in range(3):
+            await repo.append_step(step(m, k))
+        engine = database.engine()
+        try:
+            async with engine.begin() as conn:  # step 3, written by someone else
+                await conn.execute(insert(StepRow).values(step_row(step(m, 3, tile="7p"))))
+        finally:
+            await engine.dispose()
+        with pytest.raises(StepConflictError):
+            await repo.append_step(step(m, 3, tile="1s"))
+        await repo.append_step(step(m, 4))  # the log goes on from what the database holds
+        stored = await repo.steps(m)
+        assert [s.step for s in stored] == [0, 1, 2, 3, 4]
+        assert stored[3].action["tile"] == "7p"
+    finally:
+        await repo.close()
 
 
 @pytest.mark.asyncio
