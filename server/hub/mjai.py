@@ -72,7 +72,6 @@ from server.hub.outputs import (
     QueuedOut,
     SeatedOut,
 )
-from server.hub.repository import Account
 from server.hub.session import CLOSE_NORMAL, CLOSE_POLICY, SeatConnection, SessionHost
 from server.records.export_mjai import MjaiStream
 from server.records.tiles import face_from_mjai, mjai_from_face
@@ -154,27 +153,6 @@ class MjaiSession(SeatConnection):
         self._pons: list[list[str]] = []  # our pons of this hand (mjai tiles), for kakan
 
     # -- Participant ---------------------------------------------------------------------------------
-
-    @property
-    def participant_id(self) -> str:
-        return self.session_id
-
-    @property
-    def account(self) -> Account:
-        assert self._account is not None, "no account before hello"
-        return self._account
-
-    def deliver(self, item: Outbound) -> None:
-        try:
-            self._deliver(item)
-        except Exception:
-            log.exception(
-                "%s: cannot deliver %s",
-                self.session_id,
-                type(item).__name__,
-                extra={"session": self.session_id},
-            )
-            self._outbox.drop("internal error while sending")
 
     def _deliver(self, item: Outbound) -> None:
         match item:
@@ -366,14 +344,14 @@ class MjaiSession(SeatConnection):
         answering = request is not None and (rid is None or rid == request.id)
         if not answering and not self._bucket.take():
             self._error(ErrorCode.RATE_LIMITED, "too many messages; slow down")
-            self._violation()
+            self._count_violation()
             return
         if request is None:
             if problem is not None:
                 self._error(ErrorCode.MALFORMED, problem)
             else:
                 self._error(ErrorCode.NOT_YOUR_TURN, "nothing is asked of you now; answer a request")
-            self._violation()
+            self._count_violation()
             return
         if rid is not None and rid != request.id:
             self._error(ErrorCode.STALE_STEP, f"request {rid} is over; the current one is {request.id}", rid)
@@ -511,17 +489,6 @@ class MjaiSession(SeatConnection):
         if applied is not None:
             error["applied"] = applied
         self._send(error)
-
-    def _violation(self) -> None:
-        self._violations += 1
-        if self._violations >= self._limits.max_violations:
-            log.info(
-                "%s: closed after %d violations",
-                self.session_id,
-                self._violations,
-                extra={"session": self.session_id},
-            )
-            self._outbox.close(CLOSE_POLICY, "too many bad or excessive messages")
 
     # -- lifecycle -----------------------------------------------------------------------------------
 

@@ -134,6 +134,48 @@ class SeatConnection(Participant, ConnectionAdapter):
     async def _on_frame(self, frame: str | bytes) -> None:
         raise NotImplementedError
 
+    def _deliver(self, item: Outbound) -> None:
+        """Render ``item`` in this adapter's protocol and queue it."""
+        raise NotImplementedError
+
+    # -- Participant ---------------------------------------------------------------------------------
+
+    @property
+    def participant_id(self) -> str:
+        return self.session_id
+
+    @property
+    def account(self) -> Account:
+        assert self._account is not None, "no account before hello"
+        return self._account
+
+    def deliver(self, item: Outbound) -> None:
+        """Never raises into the table: a failure to render drops this connection only."""
+        try:
+            self._deliver(item)
+        except Exception:
+            log.exception(
+                "%s: cannot deliver %s",
+                self.session_id,
+                type(item).__name__,
+                extra={"session": self.session_id},
+            )
+            self._outbox.drop("internal error while sending")
+
+    def _count_violation(self) -> bool:
+        """Count a rate-limited or malformed message; True when the connection is being closed."""
+        self._violations += 1
+        if self._violations >= self._limits.max_violations:
+            log.info(
+                "%s: closed after %d violations",
+                self.session_id,
+                self._violations,
+                extra={"session": self.session_id},
+            )
+            self._outbox.close(CLOSE_POLICY, "too many bad or excessive messages")
+            return True
+        return False
+
     async def run(self) -> None:
         try:
             if await self._hello():
@@ -174,29 +216,11 @@ class ProtocolSession(SeatConnection):
 
     # -- Participant ---------------------------------------------------------------------------------
 
-    @property
-    def participant_id(self) -> str:
-        return self.session_id
-
-    @property
-    def account(self) -> Account:
-        assert self._account is not None, "no account before hello"
-        return self._account
-
-    def deliver(self, item: Outbound) -> None:
-        try:
-            self._track(item)
-            for message in self._render(item):
-                if not self._send(message):
-                    return
-        except Exception:
-            log.exception(
-                "%s: cannot deliver %s",
-                self.session_id,
-                type(item).__name__,
-                extra={"session": self.session_id},
-            )
-            self._outbox.drop("internal error while sending")
+    def _deliver(self, item: Outbound) -> None:
+        self._track(item)
+        for message in self._render(item):
+            if not self._send(message):
+                return
 
     def _track(self, item: Outbound) -> None:
         match item:
@@ -350,20 +374,6 @@ class ProtocolSession(SeatConnection):
                 )
             )
             return True
-
-    def _count_violation(self) -> bool:
-        """Count a rate-limited or malformed message; True when the connection is being closed."""
-        self._violations += 1
-        if self._violations >= self._limits.max_violations:
-            log.info(
-                "%s: closed after %d violations",
-                self.session_id,
-                self._violations,
-                extra={"session": self.session_id},
-            )
-            self._outbox.close(CLOSE_POLICY, "too many bad or excessive messages")
-            return True
-        return False
 
     # -- requests ------------------------------------------------------------------------------------
 
