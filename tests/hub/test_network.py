@@ -35,7 +35,7 @@ from client_protocol.tracker import tile_sort_key
 from server.engine.views import seat_view
 from server.hub.repository import AccountKind
 from server.hub.server import Hub
-from server.hub.settings import ConnectionLimits, TableTimers
+from server.hub.settings import PACED_TIMERS, ConnectionLimits, TableTimers
 from server.hub.table import TableActor
 from server.hub.wire import meld_to_wire, tile_to_wire, tiles_to_wire
 from tests.hub.helpers import ScannedClient
@@ -365,7 +365,7 @@ async def test_browser_origins_are_checked() -> None:
 
 @pytest.mark.asyncio
 async def test_http_endpoints_and_a_private_table() -> None:
-    async with serving() as hub:
+    async with serving(timers=PACED_TIMERS) as hub:  # the server paces; this table does not
         assert await http_get(hub, "/healthz") == (200, "ok\n")
         status, body = await http_get(hub, "/")
         assert status == 200 and hub.url in body
@@ -377,7 +377,8 @@ async def test_http_endpoints_and_a_private_table() -> None:
         status, body = await http_get(hub, "/private/new?bots=9", auth)
         assert status == 400 and "bots" in body
         rules = '{"start_points":30000,"return_points":30000}'
-        status, body = await http_get(hub, f"/private/new?bots=2&action_ms=3000&rules={rules}", auth)
+        query = f"bots=2&action_ms=3000&hand_pause_ms=0&bot_delay_ms=0&rules={rules}"
+        status, body = await http_get(hub, f"/private/new?{query}", auth)
         assert status == 200, body
         invite = json.loads(body)
         assert invite["players_needed"] == 2
@@ -389,6 +390,7 @@ async def test_http_endpoints_and_a_private_table() -> None:
         assert (await next_of(alice, Seated)).match_id == seated.match_id
         table = _table(hub, seated.match_id)
         assert table.ruleset.start_points == 30000 and table.timers.action_ms == 3000
+        assert table.timers.hand_pause_ms == 0 and table.timers.bot_delay_ms == 0
         ends = await asyncio.gather(play(alice), play(bob))
         assert all(isinstance(e, MatchEnd) for e in ends)
         await _verify(hub, alice, bob)
