@@ -20,7 +20,7 @@ The policy here, applied by ``jantaku serve`` only (tests and embedders keep Pyt
 * automatic collections stay on, with **thresholds** ``(50_000, 1_000, 1_000)``, as a safety net
   for a loop blocked between ticks;
 * a **full collection** every ``full_every_s`` seconds (unfreeze, collect, freeze) returns what such
-  cycles hold; it is the one long pause left (about 0.5 s at 1,000 tables), once an hour by default
+  cycles hold; it is the one long pause left (0.5-1.2 s at 1,000 tables), once an hour by default
   (0: never).
 
 ``freeze_every_s = 0`` leaves the collector exactly as Python sets it. :class:`GcPauses` times every
