@@ -55,8 +55,6 @@ from server.web.api.review import (
     GameNotFoundError,
     NotExportableError,
     Review,
-    ReviewError,
-    outcome_of,
 )
 from server.web.api.settings import ApiSettings
 
@@ -301,22 +299,9 @@ async def _audited(
 ) -> T:
     """Run ``read`` and write the audit entry (with its outcome) before anything is served: if the
     entry cannot be written the request fails and nothing is returned."""
-    outcome = "error"
-    try:
-        result = await read()
-        outcome = outcome_of(None)
-        return result
-    except ReviewError as exc:
-        outcome = outcome_of(exc)
-        raise
-    finally:
-        await _review(request).audit(
-            actor=account.name,
-            actor_id=account.id,
-            action=action,
-            match_id=match_id,
-            detail={**(detail or {}), "outcome": outcome},
-        )
+    return await _review(request).audited(
+        read, actor=account.name, actor_id=account.id, action=action, match_id=match_id, detail=detail
+    )
 
 
 def _export_response(review_text: str, game_id: str, fmt: m.ExportFormat, download: bool) -> Response:

@@ -29,7 +29,7 @@ from server.store.errors import StoreConfigError
 from server.store.repository import SqlRepository
 from server.web.api import models as m
 from server.web.api.accounts import create_admin
-from server.web.api.review import GameFilters, Review, ReviewError, outcome_of
+from server.web.api.review import GameFilters, Review, ReviewError
 
 T = TypeVar("T")
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -231,21 +231,13 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     async def go(review: Review) -> int:
-        outcome = "error"
-        try:
-            game = await review.detail(args.game_id)
-            outcome = outcome_of(None)
-        except ReviewError as exc:
-            outcome = outcome_of(exc)
-            raise
-        finally:
-            await review.audit(
-                actor=cli_actor(),
-                actor_id=None,
-                action="game.read",
-                match_id=args.game_id,
-                detail={"outcome": outcome},
-            )
+        game = await review.audited(
+            lambda: review.detail(args.game_id),
+            actor=cli_actor(),
+            actor_id=None,
+            action="game.read",
+            match_id=args.game_id,
+        )
         if args.json:
             _print_json(game)
             return 0
@@ -305,21 +297,13 @@ def _hand_outcome(h: m.HandResult, names: dict[int, str]) -> str:
 
 def run_walls(args: argparse.Namespace) -> int:
     async def go(review: Review) -> int:
-        outcome = "error"
-        try:
-            report = await review.walls(args.game_id)
-            outcome = outcome_of(None)
-        except ReviewError as exc:
-            outcome = outcome_of(exc)
-            raise
-        finally:
-            await review.audit(
-                actor=cli_actor(),
-                actor_id=None,
-                action="game.verify",
-                match_id=args.game_id,
-                detail={"outcome": outcome},
-            )
+        report = await review.audited(
+            lambda: review.walls(args.game_id),
+            actor=cli_actor(),
+            actor_id=None,
+            action="game.verify",
+            match_id=args.game_id,
+        )
         if args.json:
             _print_json(report)
             return 0 if report.all_ok else 1
@@ -358,21 +342,14 @@ def run_export(args: argparse.Namespace) -> int:
     fmt = m.ExportFormat(args.format)
 
     async def go(review: Review) -> int:
-        outcome = "error"
-        try:
-            text = await review.export(args.game_id, fmt)
-            outcome = outcome_of(None)
-        except ReviewError as exc:
-            outcome = outcome_of(exc)
-            raise
-        finally:
-            await review.audit(
-                actor=cli_actor(),
-                actor_id=None,
-                action="game.export",
-                match_id=args.game_id,
-                detail={"format": fmt.value, "outcome": outcome},
-            )
+        text = await review.audited(
+            lambda: review.export(args.game_id, fmt),
+            actor=cli_actor(),
+            actor_id=None,
+            action="game.export",
+            match_id=args.game_id,
+            detail={"format": fmt.value},
+        )
         if args.out is None:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
         else:

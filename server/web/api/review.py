@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import time
 import urllib.parse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, exists, func, not_, or_, select
 
@@ -50,6 +50,8 @@ from server.store.models import MatchResultRow, MatchRow, SeatRow
 from server.store.repository import AuditEntry, HandResult, SqlRepository
 from server.web.api import models as m
 from server.web.api.events import StoredEventError, events_from_json
+
+T = TypeVar("T")
 
 TENHOU6_VIEWER = "https://tenhou.net/6/"
 WINDS = ("East", "South", "West", "North")
@@ -692,6 +694,36 @@ class Review:
                 detail=dict(detail or {}),
             )
         )
+
+    async def audited(
+        self,
+        read: Callable[[], Awaitable[T]],
+        *,
+        actor: str,
+        actor_id: str | None,
+        action: str,
+        match_id: str | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> T:
+        """Run ``read`` and write its audit entry, with the outcome, before anything is returned: if
+        the entry cannot be written the read fails (the API and ``jantaku admin games`` both use
+        this)."""
+        outcome = "error"
+        try:
+            result = await read()
+            outcome = outcome_of(None)
+            return result
+        except ReviewError as exc:
+            outcome = outcome_of(exc)
+            raise
+        finally:
+            await self.audit(
+                actor=actor,
+                actor_id=actor_id,
+                action=action,
+                match_id=match_id,
+                detail={**(detail or {}), "outcome": outcome},
+            )
 
     async def audit_log(
         self, *, match_id: str | None = None, actor_id: str | None = None, limit: int = 100
