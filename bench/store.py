@@ -37,10 +37,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.bots.selfplay import Step, play
+from server.domain.records import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.engine import events as ev
 from server.engine.actions import action_to_dict
 from server.engine.rules import preset
-from server.hub.repository import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.hub.wire import event_to_wire
 from server.store.db import normalize_url, sqlite_url
 from server.store.repository import SqlRepository

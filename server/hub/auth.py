@@ -31,14 +31,9 @@ from dataclasses import dataclass
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import Auth, GuestAuth, SessionAuth, TokenAuth
-from server.hub.repository import (
-    DEFAULT_SCOPES,
-    Account,
-    AccountKind,
-    NotFoundError,
-    Repository,
-    SessionRecord,
-)
+from server.domain.errors import NotFoundError
+from server.domain.ports import Repository
+from server.domain.records import DEFAULT_SCOPES, Account, AccountKind, SessionRecord
 
 log = logging.getLogger(__name__)
 

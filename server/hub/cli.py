@@ -27,10 +27,12 @@ from typing import TypeVar, cast
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.bots import BOTS
+from server.domain.errors import ConflictError, NotFoundError, RepositoryError
+from server.domain.ports import Repository
+from server.domain.records import AccountKind
 from server.hub import config, gcpolicy, logs
 from server.hub.auth import Authenticator
 from server.hub.memory import AccountFile, InMemoryRepository
-from server.hub.repository import AccountKind, ConflictError, NotFoundError, Repository, RepositoryError
 from server.hub.server import HttpFallback, Hub
 from server.hub.settings import (
     ConnectionLimits,

@@ -23,7 +23,7 @@ from typing import Protocol
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from server.hub.repository import Account
+from server.domain.records import Account
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from server.domain.records import AccountKind
 from server.engine.actions import Action
 from server.hub.outputs import Participant
-from server.hub.repository import AccountKind
 
 
 class CommitError(Exception):

@@ -27,6 +27,8 @@ from typing import Any
 
 from client_protocol.errors import ErrorCode
 from server.bots import BOTS
+from server.domain.ports import Repository
+from server.domain.records import Account, AccountKind, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
 from server.hub.clock import Cancellable, Clock
@@ -34,7 +36,6 @@ from server.hub.inbox import Attach, SeatSpec
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
 from server.hub.recovery import RecoveredMatch, ReplayDivergedError, UnrecoverableError, rebuild
-from server.hub.repository import Account, AccountKind, MatchRecord, MatchStatus, Repository, Scope
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
 

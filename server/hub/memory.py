@@ -1,4 +1,4 @@
-"""The in-memory :class:`~server.hub.repository.Repository` (tests, ``--database-url memory:``).
+"""The in-memory :class:`~server.domain.ports.Repository` (tests, ``--database-url memory:``).
 
 Everything lives in memory and is lost when the process exits; ``jantaku serve`` uses the SQL store
 (``server.store``) otherwise. Before the SQL store, player and bot accounts were kept in a JSON file
@@ -18,13 +18,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from server.hub.repository import (
+from server.domain.errors import ConflictError, NotFoundError
+from server.domain.records import (
     Account,
     AccountKind,
-    ConflictError,
     MatchRecord,
     MatchStatus,
-    NotFoundError,
     RecoveryRecord,
     ResultRecord,
     Scope,
@@ -116,7 +115,7 @@ def _as_stored(step: StepRecord) -> StepRecord:
 
 
 class InMemoryRepository:
-    """Implements :class:`~server.hub.repository.Repository` (checked by the tests)."""
+    """Implements :class:`~server.domain.ports.Repository` (checked by the tests)."""
 
     def __init__(self, accounts_path: Path | None = None) -> None:
         self._file = AccountFile(accounts_path) if accounts_path is not None else None

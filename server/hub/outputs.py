@@ -17,9 +17,9 @@ from typing import Protocol
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEndReason
+from server.domain.records import Account, AccountKind
 from server.engine.actions import Action
 from server.engine.events import Event
-from server.hub.repository import Account, AccountKind
 
 
 @dataclass(frozen=True, slots=True)

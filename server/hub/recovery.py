@@ -1,7 +1,7 @@
 """Crash recovery: rebuild a running match from its stored log, and check that it is the same match.
 
 A match is fully determined by its ruleset, its seed and the actions applied to it; the store keeps
-all three (the seed in the secret :class:`~server.hub.repository.RecoveryRecord`). On start the
+all three (the seed in the secret :class:`~server.domain.records.RecoveryRecord`). On start the
 lobby replays each unfinished match through the pure engine (:func:`replay_log`): step 0 is
 :func:`~server.engine.new_match`, every later step the stored action applied by the stored seat.
 The events the engine regenerates must equal the stored ones, event for event, as JSON. If they do
@@ -30,19 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from server.domain.records import DIVERGED_PREFIX, JSON, MatchRecord, RecoveryRecord, StepRecord
 from server.engine import Transition, new_match
 from server.engine import apply as engine_apply
 from server.engine.actions import action_from_dict
 from server.engine.errors import RulesError
 from server.engine.rules import Ruleset
 from server.engine.wall import seed_commitment
-from server.hub.repository import (
-    DIVERGED_PREFIX,
-    JSON,
-    MatchRecord,
-    RecoveryRecord,
-    StepRecord,
-)
 from server.hub.settings import SettingsError, SpectatePolicy, TableTimers
 from server.hub.steplog import event_json
 

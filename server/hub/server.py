@@ -40,6 +40,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server.domain.ports import Repository
 from server.engine.rules import Ruleset
 from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
@@ -48,7 +49,6 @@ from server.hub.gcpolicy import GcPauses
 from server.hub.lobby import Lobby, LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
-from server.hub.repository import Repository
 from server.hub.session import CLOSE_RESTART, ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection

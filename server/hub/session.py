@@ -54,6 +54,7 @@ from client_protocol.messages import (
     Welcome,
 )
 from client_protocol.tracker import MatchTracker
+from server.domain.records import Account
 from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, with_deadline
 from server.hub.connection import ConnectionAdapter, Outbox, TokenBucket
@@ -72,7 +73,6 @@ from server.hub.outputs import (
     QueuedOut,
     SeatedOut,
 )
-from server.hub.repository import Account
 from server.hub.settings import ConnectionLimits
 from server.hub.wire import action_from_wire, event_to_wire, legal_actions_to_wire
 

@@ -1,4 +1,4 @@
-"""The records a table writes: its match and the step log (see :mod:`server.hub.repository`)."""
+"""The records a table writes: its match and the step log (see :mod:`server.domain.ports`)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 
 import msgspec
 
+from server.domain.records import JSON, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.engine import ENGINE_VERSION, Transition
 from server.engine.actions import Action, action_to_dict
 from server.engine.events import Event
 from server.engine.rules import Ruleset
 from server.engine.wall import WALL_ALGORITHM, seed_commitment
 from server.hub.inbox import SeatSpec
-from server.hub.repository import JSON, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.wire import event_to_wire
 
@@ -68,5 +68,5 @@ def step_record(
 
 
 def table_settings_json(timers: TableTimers, spectate: SpectatePolicy) -> JSON:
-    """A table's settings as its :class:`~server.hub.repository.RecoveryRecord` keeps them."""
+    """A table's settings as its :class:`~server.domain.records.RecoveryRecord` keeps them."""
     return {"timers": dataclasses.asdict(timers), "spectate": dataclasses.asdict(spectate)}

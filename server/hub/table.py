@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEndReason
 from server.bots import get_bot
+from server.domain.ports import Repository
+from server.domain.records import AccountKind, MatchStatus, RecoveryRecord, ResultRecord, StepRecord
 from server.engine import (
     MatchState,
     Phase,
@@ -72,14 +74,6 @@ from server.hub.outputs import (
     ResultOut,
     SeatedOut,
     TablePlayerInfo,
-)
-from server.hub.repository import (
-    AccountKind,
-    MatchStatus,
-    RecoveryRecord,
-    Repository,
-    ResultRecord,
-    StepRecord,
 )
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.spectators import EventStream, SpectatorFeed

@@ -2,7 +2,7 @@
 
 Tree::
 
-    RepositoryError                      (server.hub.repository)
+    RepositoryError                      (server.domain.errors)
     ├── NotFoundError                    no such account / match
     ├── ConflictError                    a duplicate name, id or step
     │   └── StepConflictError            a different step is already stored at (match, step),
@@ -16,7 +16,7 @@ Tree::
 
 from __future__ import annotations
 
-from server.hub.repository import ConflictError, RepositoryError, UnavailableError
+from server.domain.errors import ConflictError, RepositoryError, UnavailableError
 
 
 class StepConflictError(ConflictError):

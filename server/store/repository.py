@@ -1,4 +1,4 @@
-"""The SQL implementation of the hub's :class:`~server.hub.repository.Repository`.
+"""The SQL implementation of the hub's :class:`~server.domain.ports.Repository`.
 
 >>> import asyncio, tempfile
 >>> async def demo(path: str) -> int:
@@ -30,14 +30,13 @@ from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server.hub.repository import (
+from server.domain.errors import ConflictError, NotFoundError
+from server.domain.records import (
     JSON,
     Account,
     AccountKind,
-    ConflictError,
     MatchRecord,
     MatchStatus,
-    NotFoundError,
     RecoveryRecord,
     ResultRecord,
     Scope,
@@ -208,7 +207,7 @@ def _hand(row: Row[Any]) -> HandResult:
 
 
 class SqlRepository:
-    """Implements :class:`~server.hub.repository.Repository` on SQLite or PostgreSQL.
+    """Implements :class:`~server.domain.ports.Repository` on SQLite or PostgreSQL.
 
     Make one with :meth:`open` (engine, pragma check, migrations) or from an engine you own; call
     :meth:`close` (or use ``async with``) to commit what is queued and release the connections.

@@ -48,7 +48,8 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from server.hub.repository import NotFoundError, RepositoryError, StepRecord
+from server.domain.errors import NotFoundError, RepositoryError
+from server.domain.records import StepRecord
 from server.store.db import write_connection
 from server.store.errors import (
     InvalidRecordError,

@@ -14,11 +14,11 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from server.domain.records import AccountKind
 from server.engine import hand as analysis
 from server.engine.tiles import kind
 from server.hub.memory import InMemoryRepository
 from server.hub.mjai import MJAI_EVENT_TYPES
-from server.hub.repository import AccountKind
 from server.hub.server import Hub, running_hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.table import TableActor

@@ -20,6 +20,8 @@ from client_protocol.messages import (
     ServerMessage,
     Snapshot,
 )
+from server.domain.ports import Repository
+from server.domain.records import DEFAULT_SCOPES, Account, AccountKind, StepRecord
 from server.engine.rules import TENHOU, Ruleset
 from server.engine.tiles import Tile, full_set, kind, parse_tiles, sort_key
 from server.engine.wall import build_wall
@@ -34,7 +36,6 @@ from server.hub.outputs import (
     Outbound,
     PromptOut,
 )
-from server.hub.repository import DEFAULT_SCOPES, Account, AccountKind, Repository, StepRecord
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.table import TableActor
 

@@ -9,17 +9,11 @@ import pytest
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import GuestAuth, SessionAuth, TokenAuth
+from server.domain.errors import ConflictError, NotFoundError
+from server.domain.ports import Repository
+from server.domain.records import AccountKind, MatchRecord, MatchStatus, StepRecord
 from server.hub.auth import Authenticator, AuthError, hash_token, public_id
 from server.hub.memory import InMemoryRepository
-from server.hub.repository import (
-    AccountKind,
-    ConflictError,
-    MatchRecord,
-    MatchStatus,
-    NotFoundError,
-    Repository,
-    StepRecord,
-)
 
 
 class Wall:

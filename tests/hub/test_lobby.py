@@ -7,11 +7,11 @@ import random
 import pytest
 
 from client_protocol.errors import ErrorCode
+from server.domain.records import AccountKind, Scope
 from server.hub.clock import ManualClock
 from server.hub.lobby import Lobby, LobbyError
 from server.hub.memory import InMemoryRepository
 from server.hub.outputs import CatchupOut, ErrorOut, LeftOut, QueuedOut, SeatedOut
-from server.hub.repository import AccountKind, Scope
 from server.hub.settings import HubSettings, TableTimers
 from tests.hub.helpers import EAST, FakeParticipant, account
 

@@ -32,8 +32,8 @@ from client_protocol.messages import (
 )
 from client_protocol.seatview import SeatView as WireSeatView
 from client_protocol.tracker import tile_sort_key
+from server.domain.records import AccountKind
 from server.engine.views import seat_view
-from server.hub.repository import AccountKind
 from server.hub.server import Hub
 from server.hub.settings import PACED_TIMERS, ConnectionLimits, TableTimers
 from server.hub.table import TableActor

@@ -27,11 +27,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from client_protocol.client import Client
 from client_protocol.messages import EventMessage, GuestAuth, MatchEnd, Prompt, ServerMessage, TokenAuth
 from server.cli import main
+from server.domain.records import AccountKind, StepRecord
 from server.hub.auth import Authenticator
 from server.hub.cli import import_accounts_file, open_repository
 from server.hub.clock import ManualClock
 from server.hub.memory import InMemoryRepository
-from server.hub.repository import AccountKind, StepRecord
 from server.hub.server import Hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.store.db import SQLITE_FILENAME, sqlite_path

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from server.domain.records import DIVERGED_PREFIX, MatchStatus, StepRecord
 from server.engine import apply as engine_apply
 from server.engine import new_match, redact_all
 from server.engine.actions import Action, action_to_dict
@@ -33,7 +34,6 @@ from server.hub.lobby import Lobby
 from server.hub.memory import InMemoryRepository
 from server.hub.outputs import AckOut, CatchupOut, MatchEndOut, PromptOut
 from server.hub.recovery import ReplayDivergedError, replay_log, table_settings_from_json
-from server.hub.repository import DIVERGED_PREFIX, MatchStatus, StepRecord
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.steplog import step_record
 from server.hub.table import TableActor

@@ -46,13 +46,13 @@ from client_protocol.messages import (
     Seated,
     ServerMessage,
 )
+from server.domain.records import MatchStatus, StepRecord
 from server.engine import apply as engine_apply
 from server.engine import new_match
 from server.engine.actions import action_from_dict
 from server.engine.events import Event
 from server.engine.rules import Ruleset
 from server.engine.views import redact
-from server.hub.repository import MatchStatus, StepRecord
 from server.hub.steplog import event_json
 from server.store.db import sqlite_url
 from server.store.repository import SqlRepository

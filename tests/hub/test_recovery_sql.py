@@ -20,8 +20,8 @@ from sqlalchemy import text
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import ErrorMessage, GuestAuth, MatchEnd, Prompt, ServerMessage, SessionAuth
+from server.domain.records import DIVERGED_PREFIX, MatchStatus
 from server.hub.clock import ManualClock
-from server.hub.repository import DIVERGED_PREFIX, MatchStatus
 from server.hub.server import Hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.store.db import write_connection

@@ -12,8 +12,8 @@ import pytest
 
 from client_protocol.messages import Seated, TokenAuth
 from server.cli import build_parser, main
+from server.domain.records import AccountKind
 from server.hub import config, logs
-from server.hub.repository import AccountKind
 from tests.hub.netkit import connect_client, play, serving
 
 

@@ -24,8 +24,8 @@ import pytest_asyncio
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from server.domain.ports import Repository
 from server.hub.memory import InMemoryRepository
-from server.hub.repository import Repository
 from server.store.db import create_engine, normalize_url, sqlite_url
 from server.store.repository import SqlRepository
 

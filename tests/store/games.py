@@ -11,10 +11,10 @@ from typing import Any
 import msgspec
 
 from server.bots.selfplay import Step, play
+from server.domain.records import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.engine import events as ev
 from server.engine.actions import action_to_dict
 from server.engine.rules import preset
-from server.hub.repository import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.hub.wire import event_to_wire
 
 T0 = 1_700_000_000.0

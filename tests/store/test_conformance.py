@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from server.hub.repository import (
+from server.domain.errors import ConflictError, NotFoundError
+from server.domain.ports import Repository
+from server.domain.records import (
     Account,
     AccountKind,
-    ConflictError,
     MatchRecord,
     MatchStatus,
-    NotFoundError,
-    Repository,
     ResultRecord,
     Scope,
     SeatRecord,

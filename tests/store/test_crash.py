@@ -22,7 +22,7 @@ TABLES = 8
 CHILD = textwrap.dedent(
     """
     import asyncio, json, sys, time
-    from server.hub.repository import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
+    from server.domain.records import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
     from server.store.repository import SqlRepository
 
     URL, SEARCH_PATH, TABLES = sys.argv[1], sys.argv[2] or None, int(sys.argv[3])

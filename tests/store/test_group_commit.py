@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import insert, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from server.hub.repository import StepRecord, UnavailableError
+from server.domain.errors import UnavailableError
+from server.domain.records import StepRecord
 from server.store.db import sqlite_path
 from server.store.errors import (
     InvalidRecordError,

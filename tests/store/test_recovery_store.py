@@ -8,12 +8,8 @@ import dataclasses
 import pytest
 from sqlalchemy import text
 
-from server.hub.repository import (
-    DIVERGED_PREFIX,
-    MatchStatus,
-    RecoveryRecord,
-    Repository,
-)
+from server.domain.ports import Repository
+from server.domain.records import DIVERGED_PREFIX, MatchStatus, RecoveryRecord
 from server.store.db import write_connection
 from server.store.migrate import downgrade, upgrade
 from tests.store.conftest import Database

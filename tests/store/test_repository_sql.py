@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from server.hub.repository import AccountKind, ConflictError, MatchStatus, NotFoundError, ResultRecord
+from server.domain.errors import ConflictError, NotFoundError
+from server.domain.records import AccountKind, MatchStatus, ResultRecord
 from server.store.repository import AuditEntry, SqlRepository
 from tests.store.conftest import Database
 from tests.store.test_conformance import T0, account, match, step

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from server.domain.records import StepRecord
 from server.engine import events as ev
-from server.hub.repository import StepRecord
 from server.store.models import StepRow
 from server.store.repository import SqlRepository
 from server.store.writer import normalized_json

@@ -13,11 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.bots.selfplay import Step, play
-from server.engine import events as ev
-from server.engine.actions import action_to_dict
-from server.engine.rules import Ruleset, preset
-from server.hub.auth import Authenticator
-from server.hub.repository import (
+from server.domain.records import (
     DEFAULT_SCOPES,
     Account,
     AccountKind,
@@ -28,6 +24,10 @@ from server.hub.repository import (
     SeatRecord,
     StepRecord,
 )
+from server.engine import events as ev
+from server.engine.actions import action_to_dict
+from server.engine.rules import Ruleset, preset
+from server.hub.auth import Authenticator
 from server.hub.steplog import event_json
 from server.store.repository import SqlRepository
 from server.web.api.accounts import create_admin

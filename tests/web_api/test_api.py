@@ -13,11 +13,11 @@ import httpx
 import pytest
 from sqlalchemy.exc import OperationalError
 
+from server.domain.records import AccountKind, SessionRecord
 from server.engine import events as ev
 from server.engine.rules import preset
 from server.engine.wall import make_salt
 from server.hub.auth import Authenticator, hash_token, make_token
-from server.hub.repository import AccountKind, SessionRecord
 from server.records.export import export_match
 from server.web.api.accounts import create_admin
 from tests.web_api.conftest import Api

@@ -14,8 +14,8 @@ import pytest_asyncio
 from sqlalchemy import update
 
 from server.bots.selfplay import play_events
+from server.domain.records import AccountKind, SeatRecord
 from server.engine.rules import PRESETS, preset
-from server.hub.repository import AccountKind, SeatRecord
 from server.hub.wire import event_to_wire
 from server.records.export import export_match
 from server.store.db import sqlite_url

@@ -11,8 +11,9 @@ import secrets
 import time
 from collections.abc import Callable
 
+from server.domain.ports import Repository
+from server.domain.records import Account, AccountKind, Scope
 from server.hub.auth import hash_token, make_token, valid_account_name
-from server.hub.repository import Account, AccountKind, Repository, Scope
 
 ADMIN_SCOPES = frozenset({Scope.ADMIN})
 ADMIN_ID_PREFIX = "a-"

@@ -40,9 +40,10 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.domain.errors import UnavailableError
+from server.domain.records import Account
+from server.domain.records import Scope as AccountScope
 from server.hub.auth import Authenticator, AuthError
-from server.hub.repository import Account, UnavailableError
-from server.hub.repository import Scope as AccountScope
 from server.store.repository import SqlRepository
 from server.web.api import models as m
 from server.web.api.pages import admin_page_response

@@ -22,7 +22,7 @@ from typing import TypeAlias, TypeVar
 from pydantic import BaseModel
 from sqlalchemy.exc import SQLAlchemyError
 
-from server.hub.repository import RepositoryError
+from server.domain.errors import RepositoryError
 from server.store.cli import add_database_options, database_url
 from server.store.db import display_url
 from server.store.errors import StoreConfigError

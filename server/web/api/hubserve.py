@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from server.hub.repository import Repository
+from server.domain.ports import Repository
 from server.hub.settings import SettingsError
 from server.store.repository import SqlRepository
 from server.web.api.app import create_app

@@ -24,6 +24,15 @@ from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, exists, func, not_, or_, select
 
+from server.domain.records import (
+    SERVER_PLAYED_SOURCES,
+    AccountKind,
+    MatchRecord,
+    MatchStatus,
+    ResultRecord,
+    SeatRecord,
+    StepRecord,
+)
 from server.engine.errors import NotationError, RulesetError
 from server.engine.rules import Ruleset
 from server.engine.tiles import parse_tile, sorted_tiles
@@ -34,15 +43,6 @@ from server.engine.wall import (
     make_wall,
     seed_commitment,
     verify_wall,
-)
-from server.hub.repository import (
-    SERVER_PLAYED_SOURCES,
-    AccountKind,
-    MatchRecord,
-    MatchStatus,
-    ResultRecord,
-    SeatRecord,
-    StepRecord,
 )
 from server.records.errors import RecordError
 from server.records.export import export_match

@@ -1,8 +1,8 @@
-"""What the hub persists, behind one small async interface (:class:`Repository`).
+"""The records Jantaku persists: accounts, sessions, matches, the step log, results.
 
-The hub only ever talks to this Protocol. ``server.store.repository.SqlRepository`` implements it on
-SQLite or PostgreSQL (what ``jantaku serve`` uses); :mod:`server.hub.memory` implements it in memory
-(tests, ``--database-url memory:``).
+A neutral module: the hub writes them, the store keeps them, the web layer reads them, and none of
+those imports another for them. The ports that move them are in :mod:`server.domain.ports`, their
+errors in :mod:`server.domain.errors`.
 
 Records are frozen values; JSON-shaped fields hold only JSON types (the SQL store keeps them in JSON
 columns):
@@ -27,45 +27,15 @@ columns):
 * :class:`RecoveryRecord`: what a restarted server needs to resume a running match: the SECRET
   seed and the table's settings. Kept apart from :class:`MatchRecord` (no match listing or export
   ever carries it): the seed is public only once the match is over (``MatchRecord.seed_hex``).
-
-Exception tree::
-
-    RepositoryError
-    ├── NotFoundError        no such account / match
-    ├── ConflictError        a duplicate name, id or step
-    ├── UnavailableError     the store is stalled, down or overloaded: the outcome of the write is
-    │                        unknown; retrying the same write is safe (the hub answers busy_retry)
-    └── (anything else the backend raises: the hub treats it as "the write may not have happened")
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
 JSON = Any  # a JSON-compatible value (dict / list / str / int / float / bool / None)
-
-
-class RepositoryError(Exception):
-    """Root of the errors a repository raises on purpose."""
-
-
-class NotFoundError(RepositoryError):
-    pass
-
-
-class ConflictError(RepositoryError):
-    pass
-
-
-class UnavailableError(RepositoryError):
-    """The store could not confirm the write in time (stalled, failed or overloaded).
-
-    The write may or may not have happened: retry the very same call (writes are idempotent). The
-    table answers ``busy_retry`` and, before its next write, reads ``step_count`` to learn whether
-    the write landed (then it adopts it)."""
 
 
 class AccountKind(StrEnum):
@@ -191,76 +161,3 @@ class ResultRecord:
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     final_points: tuple[float, ...]
-
-
-class Repository(Protocol):
-    """The hub's persistence port. Every method may raise; the hub never trusts a write that raised."""
-
-    # accounts
-    async def create_account(self, account: Account) -> None:
-        """Raises ConflictError for a duplicate id, or a duplicate name among players and bots."""
-        ...
-
-    async def account_by_id(self, account_id: str) -> Account | None: ...
-
-    async def account_by_name(self, name: str) -> Account | None:
-        """A player or bot account (guests are not looked up by name)."""
-        ...
-
-    async def list_accounts(self) -> Sequence[Account]:
-        """Players and bots (not guests)."""
-        ...
-
-    async def revoke_account(self, account_id: str, at: float) -> Account:
-        """Mark the account revoked (its token and sessions stop working); NotFoundError if unknown."""
-        ...
-
-    # sessions
-    async def create_session(self, session: SessionRecord) -> None: ...
-
-    async def session_by_id(self, session_id: str) -> SessionRecord | None: ...
-
-    async def delete_expired_sessions(self, now: float) -> int: ...
-
-    # matches and the step log
-    async def create_match(self, match: MatchRecord, recovery: RecoveryRecord | None = None) -> None:
-        """Store the match, its seats and (in the same transaction) its recovery record."""
-        ...
-
-    async def get_match(self, match_id: str) -> MatchRecord | None: ...
-
-    async def finish_match(
-        self,
-        match_id: str,
-        status: MatchStatus,
-        ended_at: float,
-        seed_hex: str | None,
-        reason: str | None = None,
-    ) -> None:
-        """Set the final status (and ``status_reason``); reveal the seed (None keeps it secret)."""
-        ...
-
-    async def unfinished_matches(self) -> Sequence[MatchRecord]:
-        """Matches still running (to resume after a restart), oldest first."""
-        ...
-
-    async def recovery_record(self, match_id: str) -> RecoveryRecord | None:
-        """The secret seed and table settings of a match (crash recovery only)."""
-        ...
-
-    async def append_step(self, step: StepRecord) -> None:
-        """Append step ``step.step``; it must be the next one (ConflictError otherwise, unless the
-        very same record is already stored: appending is idempotent)."""
-        ...
-
-    async def steps(self, match_id: str, after: int = -1) -> Sequence[StepRecord]:
-        """The stored steps with ``step > after``, in order."""
-        ...
-
-    async def step_count(self, match_id: str) -> int:
-        """How many steps are stored (= the next step expected)."""
-        ...
-
-    async def record_result(self, result: ResultRecord) -> None: ...
-
-    async def get_result(self, match_id: str) -> ResultRecord | None: ...
