@@ -199,6 +199,18 @@ def _hand_end(seeds: range, want: Callable[[tuple[Event, ...], int], bool]) -> t
     raise LookupError("no hand found")
 
 
+def _next_hand_started(events: tuple[Event, ...]) -> tuple[Event, ...]:
+    """``events`` (up to a hand's round_ended) and the events of the match up to the next round_started."""
+    for i in range(60):
+        final = list(moments(f"jantaku-web-{i}".encode()))[-1].events
+        if final[: len(events)] == events:
+            k = len(events)
+            while type(final[k]).__name__ != "RoundStarted":
+                k += 1
+            return final[: k + 1]
+    raise LookupError("no match found")
+
+
 def _good_win(events: tuple[Event, ...], j: int) -> bool:
     e = events[j]
     return isinstance(e, HandWon) and e.seat == 0 and len(e.yaku) >= 3
@@ -243,10 +255,34 @@ def scenario(name: str) -> dict[str, Any]:
     if name == "end":
         final = list(moments(b"jantaku-web-0"))[-1]
         return _scenario(name, 0, _messages(final.events, 0, end=True))
+    if name == "leftover":
+        # an east-only match whose last hand left a riichi stick on the table (it goes to the top)
+        east = PRESETS["tenhou"].with_options(game_length="east")
+        final = list(moments(b"jantaku-web-7", east))[-1]
+        last = [e for e in final.events if isinstance(e, RoundEnded)][-1]
+        assert last.riichi_sticks > 0
+        return _scenario(name, 0, _messages(final.events, 0, end=True))
+    if name == "spectator-newhand":
+        # a spectator saw a hand end, and the next hand has started
+        events = _next_hand_started(_hand_end(range(60), _good_win))
+        return _scenario(name, None, _messages(events, None))
     raise KeyError(name)
 
 
-SCENARIOS = ("start", "discard", "riichi", "chi", "pon", "kan", "spectator", "win", "draw", "end")
+SCENARIOS = (
+    "start",
+    "discard",
+    "riichi",
+    "chi",
+    "pon",
+    "kan",
+    "spectator",
+    "win",
+    "draw",
+    "end",
+    "leftover",
+    "spectator-newhand",
+)
 
 
 def full_match(seed: bytes, ruleset: Ruleset = PRESETS["tenhou"]) -> tuple[Event, ...]:

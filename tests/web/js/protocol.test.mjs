@@ -129,3 +129,36 @@ test("backoff doubles up to 10 s", () => {
   assert.deepEqual([0, 1, 2, 3, 4, 5, 9].map((n) => backoffMs(n, mid)), [500, 1000, 2000, 4000, 8000, 10000, 10000]);
   assert.ok(backoffMs(0, () => 0) >= 375 && backoffMs(0, () => 0.999) <= 625);
 });
+
+test("a connection replaced by another tab stops reconnecting until 'play here'", () => {
+  const h = harness();
+  h.conn.start();
+  const ws = FakeSocket.all[0];
+  ws.open();
+  ws.deliver(WELCOME);
+  // the server's replaced(): close code 1000 with a reason naming the replacement
+  ws.onclose({ code: 1000, reason: "replaced by a newer connection of the same player" });
+  assert.equal(h.conn.status, "replaced");
+  assert.equal(h.timers.length, 0, "no reconnection is scheduled");
+  assert.equal(FakeSocket.all.length, 1);
+  h.conn.reconnectNow();
+  assert.equal(FakeSocket.all.length, 1, "a stopped connection does not reopen by itself");
+  h.conn.takeOver();
+  assert.equal(FakeSocket.all.length, 2);
+  FakeSocket.all[1].open();
+  assert.equal(FakeSocket.all[1].sent[0].auth.session_token, "tok-1");
+  FakeSocket.all[1].deliver(WELCOME);
+  assert.equal(h.conn.status, "open");
+});
+
+test("close code 4001 also means replaced; a plain 1000 or a restart (1012) reconnects", () => {
+  for (const [event, replaced] of [[{ code: 4001, reason: "" }, true], [{ code: 1000, reason: "bye" }, false], [{ code: 1012, reason: "server restarting" }, false]]) {
+    const h = harness();
+    h.conn.start();
+    FakeSocket.all[0].open();
+    FakeSocket.all[0].deliver(WELCOME);
+    FakeSocket.all[0].onclose(event);
+    assert.equal(h.conn.status === "replaced", replaced, JSON.stringify(event));
+    assert.equal(h.timers.length, replaced ? 0 : 1, JSON.stringify(event));
+  }
+});

@@ -7,6 +7,9 @@
 import { httpBase } from "./protocol.js";
 import { MatchTracker, TrackerError } from "./view.js";
 import { buttonForKey, handSlots, promptOptions, slotAction, tileKeyIndex } from "./actions.js";
+import { autoAction, loadPrefs, readHints, savePref, shownWaits } from "./comforts.js";
+import { Sounds, loudest, soundOf } from "./sound.js";
+import { inviteLink, inviteFromLocation, renderLiveTables, renderPrivate, renderQueue } from "./lobby.js";
 import {
   el,
   playerName,
@@ -18,11 +21,17 @@ import {
   renderSideInfo,
   renderSideKeys,
   renderTimer,
+  renderToggles,
+  renderWaits,
 } from "./render.js";
 
 const MATCH_KEY = "jantaku.match";
 const LEFT_KEY = "jantaku.left_match";
 const TOAST_MS = 6000;
+const LIVE_TABLES_PATH = "/tables/live";
+const LIVE_TABLES_EVERY_MS = 15000;
+const FRESH_MS = 1400; // how long a discard, a call or a callout counts as new (its animation)
+const BURST = 4; // more events than this between two frames is a catch-up: no sound
 
 function noStorage() {
   const data = new Map();
@@ -38,13 +47,30 @@ export class App {
    * doc: the document; connection: a js/protocol.js Connection (or a fake with the same methods);
    * storage: localStorage-like; now(): a millisecond clock; fetch: for /private/new.
    */
-  constructor({ doc, connection, storage, now, fetch, animate = true }) {
+  constructor({ doc, connection, storage, now, fetch, animate = true, sounds, location, clipboard }) {
     this.doc = doc;
     this.conn = connection;
     this.storage = storage ?? noStorage();
     this.now = now ?? (() => performance.now());
     this.fetch = fetch ?? ((...args) => globalThis.fetch(...args));
     this.animate = animate;
+    this.location = location ?? globalThis.location;
+    this.clipboard = clipboard ?? globalThis.navigator?.clipboard;
+    this.prefs = loadPrefs(this.storage);
+    this.sounds = sounds ?? new Sounds({ enabled: this.prefs.sound });
+    this.soundsDue = [];
+    this.eventsThisFrame = 0;
+    this.fresh = null; // {kind: "discard"|"meld", seat, index, at}: the newest discard or call
+    this.callout = null; // {seat, text, at}: "Pon", "Riichi", "Ron", ... over a seat
+    this.hints = null; // the current prompt's hints (comforts.js readHints)
+    this.lastWaits = null; // the waits after the player's own last discard, from the hints
+    this.lastJoin = null; // {kind: "queue"|"private"|"spectate", code?}
+    this.privateWaiting = null; // the `queued` message of a private table being filled
+    this.inviteCode = inviteFromLocation(this.location); // ?invite=CODE: join that table once connected
+    this.live = { state: "unknown", tables: [] }; // the lobby's live tables (unknown | absent | shown)
+    this.liveTimer = null;
+    this.liveAsked = false; // the first look at the live tables happens at once, the next ones every 15 s
+    this.freshTimer = null;
     this.status = "connecting";
     this.statusDetail = "";
     this.player = null;
@@ -74,7 +100,6 @@ export class App {
     const $ = this.$;
     $("btn-play-bots").addEventListener("click", () => this.playBots());
     $("btn-queue").addEventListener("click", () => this.quickMatch());
-    $("btn-unqueue").addEventListener("click", () => this.leaveQueue());
     $("btn-create-private").addEventListener("click", () => this.createPrivate());
     $("form-join-private").addEventListener("submit", (e) => {
       e.preventDefault();
@@ -85,6 +110,10 @@ export class App {
       this.spectate($("spectate-id").value);
     });
     $("btn-leave").addEventListener("click", () => this.leaveTable());
+    $("btn-stop-watching").addEventListener("click", () => this.leaveTable());
+    $("btn-play-here").addEventListener("click", () => this.conn.takeOver());
+    // The browser lets a page start audio only from a click or a key press.
+    for (const type of ["pointerdown", "keydown"]) this.doc.addEventListener(type, () => this.sounds.unlock(), { capture: true });
     $("btn-help").addEventListener("click", () => this.toggleHelp());
     $("btn-help-close").addEventListener("click", () => this.toggleHelp(false));
     this.doc.addEventListener("keydown", (e) => this.onKey(e));
@@ -101,6 +130,14 @@ export class App {
     this.statusDetail = detail;
     if (status !== "open") this.resumeRequest = null;
     if (status === "reconnecting") this.reconnected = true;
+    if (status === "replaced") {
+      // Another tab plays now: this one shows the table as it was, offers nothing, sends nothing.
+      this.prompt = null;
+      this.pending = null;
+      this.queued = null;
+      this.privateWaiting = null;
+      this.reconnected = true;
+    }
     this.render();
   }
 
@@ -115,7 +152,25 @@ export class App {
     } else if (!this.match) {
       this._resumeSaved();
     }
+    if (this.inviteCode && !this.match) {
+      // Opened from an invite link: join that private table (once; a reload does not join again).
+      const code = this.inviteCode;
+      this.inviteCode = null;
+      this._forgetInviteInURL();
+      this.$("private-code").value = code;
+      this.joinPrivate(code);
+    }
     this.render();
+  }
+
+  _forgetInviteInURL() {
+    try {
+      const url = new URL(this.location.href);
+      url.searchParams.delete("invite");
+      globalThis.history?.replaceState(null, "", url.toString());
+    } catch {
+      // not a browser page (tests): nothing to rewrite
+    }
   }
 
   _resumeSaved() {
@@ -156,7 +211,9 @@ export class App {
         this._onError(message);
         break;
       case "queued":
-        this.queued = message;
+        // The same message answers a quick-match join and a private table still filling up.
+        if (this.lastJoin?.kind === "private") this.privateWaiting = message;
+        else this.queued = message;
         break;
       case "seated":
         this._onSeated(message);
@@ -186,7 +243,11 @@ export class App {
         }
         break;
       case "left":
-        if (message.match_id === null || message.match_id === undefined) this.queued = null;
+        if (message.match_id === null || message.match_id === undefined) {
+          this.queued = null;
+          this.privateWaiting = null;
+          this.invite = null;
+        }
         break;
       default:
         return; // pong and types this client does not know
@@ -215,6 +276,7 @@ export class App {
     if (rid !== null && rid !== undefined && rid === this.joinRequest) {
       this.joinRequest = null;
       this.queued = null;
+      this.privateWaiting = null;
     }
     this.toast(message.message || message.code, "error");
   }
@@ -222,6 +284,9 @@ export class App {
   _onSeated(message) {
     this.joinRequest = null;
     this.queued = null;
+    // The invitation is used up once its table starts: it must not linger in the lobby afterwards.
+    this.invite = null;
+    this.privateWaiting = null;
     this.storage.removeItem(LEFT_KEY);
     const spectating = message.seat === null;
     this._enterMatch(message.match_id, message.seat, message.players, new MatchTracker(message.match_id, message.seat), spectating);
@@ -234,6 +299,10 @@ export class App {
     this.pending = null;
     this.results = null;
     this.matchEnd = null;
+    this.hints = null;
+    this.lastWaits = null;
+    this.fresh = null;
+    this.callout = null;
     this.ui = { selected: null, mode: null, chooser: null, help: this.ui.help };
   }
 
@@ -265,6 +334,13 @@ export class App {
     }
     this.resyncPending = false;
     const event = message.event;
+    this._noticeEvent(event, tracker);
+    if (event.type === "round_started") {
+      this.lastWaits = null;
+      // A spectator never acts, so nothing else would close the last hand's result: it goes when
+      // the next hand starts (a player's stays until they act or close it).
+      if (match.spectating && this.results && this.results.handIndex !== event.hand_index) this.results = null;
+    }
     if (event.type === "hand_won" || event.type === "hand_drawn") {
       const round = tracker.view().round;
       if (!this.results || this.results.handIndex !== round?.hand_index) {
@@ -275,6 +351,34 @@ export class App {
       this.matchEnd = this.matchEnd ?? { match_id: match.id, reason: "completed", result: event };
     }
     if (this.prompt && tracker.version > this.prompt.version) this._dropPrompt();
+  }
+
+  /** Sounds, animations and callouts for an event just folded into `tracker`. */
+  _noticeEvent(event, tracker) {
+    const at = this.now();
+    this.eventsThisFrame += 1;
+    const sound = soundOf(event);
+    if (sound) this.soundsDue.push(sound);
+    const view = () => tracker.view();
+    switch (event.type) {
+      case "tile_discarded":
+        this.fresh = { kind: "discard", seat: event.seat, index: view().seats[event.seat].river.length - 1, at };
+        if (event.riichi) this.callout = { seat: event.seat, text: "Riichi", at };
+        break;
+      case "meld_called": {
+        const melds = view().seats[event.seat].melds;
+        const index = event.meld_type === "kakan" ? melds.findIndex((m) => m.type === "kakan" && m.added === event.meld.added) : melds.length - 1;
+        this.fresh = { kind: "meld", seat: event.seat, index, at };
+        const names = { chi: "Chi", pon: "Pon", daiminkan: "Kan", ankan: "Kan", kakan: "Kan" };
+        this.callout = { seat: event.seat, text: names[event.meld_type] ?? "Call", at };
+        break;
+      }
+      case "hand_won":
+        this.callout = { seat: event.seat, text: event.seat === event.from_seat ? "Tsumo" : "Ron", at };
+        break;
+      default:
+        break;
+    }
   }
 
   _resync() {
@@ -301,6 +405,7 @@ export class App {
     const again = this.pending && this.pending.step === message.step;
     this.prompt = message;
     this.promptAt = this.now();
+    this.hints = readHints(message);
     this.ui.mode = null;
     this.ui.chooser = null;
     this.ui.selected = null;
@@ -308,10 +413,15 @@ export class App {
       // After a reconnection the decision is still open: send the same act again (same request
       // id, so the server applies it at most once).
       this.conn.resendAct(this.pending.request_id, this.pending.step, this.pending.action);
-    } else {
-      this.pending = null;
+      this.reconnected = false;
+      return;
     }
+    this.pending = null;
     this.reconnected = false;
+    // The toggles and the tsumogiri after riichi answer at once: no click, no time used.
+    const seat = match.tracker.view().seats[match.seat];
+    const auto = autoAction(message.legal_actions, { inRiichi: Boolean(seat?.riichi), prefs: this.prefs });
+    if (auto) this.send(auto, { auto: true });
   }
 
   _dropPrompt() {
@@ -328,6 +438,7 @@ export class App {
     const preset = this.$("bots-preset").value;
     const length = this.$("bots-length").value;
     if (length === "east_south") {
+      this.lastJoin = { kind: "queue" };
       this.joinRequest = this.conn.join({ type: "queue", preset: `${preset}+bots` });
       return;
     }
@@ -337,6 +448,7 @@ export class App {
 
   quickMatch() {
     const preset = this.$("queue-preset").value;
+    this.lastJoin = { kind: "queue" };
     this.joinRequest = this.conn.join({ type: "queue", preset });
     this.queued = { preset, players_waiting: 1 };
     this.render();
@@ -345,6 +457,7 @@ export class App {
   leaveQueue() {
     this.conn.leave();
     this.queued = null;
+    this.privateWaiting = null;
     this.render();
   }
 
@@ -371,21 +484,82 @@ export class App {
       this.toast(`Cannot open a table: ${exc.message ?? exc}`, "error");
       return;
     }
-    if (bots < 3) this.invite = body;
+    if (bots < 3) this.invite = { ...body, link: inviteLink(this.location, body.code) };
     this.joinPrivate(body.code);
   }
 
   joinPrivate(code) {
     const text = String(code ?? "").trim();
     if (!text) return;
+    this.queued = null;
+    this.lastJoin = { kind: "private", code: text };
     this.joinRequest = this.conn.join({ type: "private", code: text });
     this.render();
+  }
+
+  async copyInvite() {
+    const link = this.invite?.link;
+    if (!link) return;
+    try {
+      await this.clipboard.writeText(link);
+      this.toast("Invite link copied: send it to your friends");
+    } catch {
+      const box = this.$("invite-link");
+      box?.focus();
+      box?.select();
+      this.toast("Copy the selected link (Ctrl+C) and send it to your friends");
+    }
   }
 
   spectate(matchId) {
     const text = String(matchId ?? "").trim();
     if (!text) return;
+    this.lastJoin = { kind: "spectate" };
     this.joinRequest = this.conn.join({ type: "spectate", match_id: text });
+  }
+
+  /** The lobby's live tables, from the hub's JSON list (hidden for good when the hub has none). */
+  async refreshLiveTables() {
+    this.liveTimer = null;
+    if (this.live.state === "absent" || this.match) return;
+    let tables = null;
+    try {
+      const response = await this.fetch(`${httpBase(this.conn.url)}${LIVE_TABLES_PATH}`, { cache: "no-store" });
+      if (response.status === 404) {
+        this.live = { state: "absent", tables: [] };
+        this.render();
+        return;
+      }
+      const body = response.ok ? await response.json() : null;
+      tables = Array.isArray(body?.tables) ? body.tables : null;
+    } catch {
+      tables = null; // the hub is unreachable for now: try again later
+    }
+    this.live = tables ? { state: "shown", tables } : { state: "unknown", tables: [] };
+    this.render();
+  }
+
+  _scheduleLiveTables() {
+    if (this.liveTimer !== null || this.live.state === "absent" || !this.animate) return;
+    const delay = this.liveAsked ? LIVE_TABLES_EVERY_MS : 0;
+    this.liveAsked = true;
+    this.liveTimer = setTimeout(() => this.refreshLiveTables(), delay);
+  }
+
+  setPref(id, value) {
+    this.prefs = { ...this.prefs, [id]: value };
+    savePref(this.storage, id, value);
+    if (id === "sound") this.sounds.setEnabled(value);
+    // A toggle switched on while a decision is open applies to it at once.
+    if (value && this.prompt && !this.pending && this.match && !this.match.spectating) {
+      const seat = this.match.tracker.view().seats[this.match.seat];
+      const auto = autoAction(this.prompt.legal_actions, { inRiichi: Boolean(seat?.riichi), prefs: this.prefs });
+      if (auto) {
+        this.send(auto, { auto: true });
+        return;
+      }
+    }
+    this.render();
   }
 
   resumeSeat(matchId, seat) {
@@ -399,10 +573,9 @@ export class App {
     const match = this.match;
     if (!match) return;
     if (!this.matchEnd) {
-      const question = match.spectating
-        ? "Stop watching this table?"
-        : "Leave the table? Your seat will be played automatically until you come back.";
-      if (typeof globalThis.confirm === "function" && !globalThis.confirm(question)) return;
+      // A spectator just goes; a player is asked first, since their seat goes on without them.
+      const question = "Leave the table? Your seat will be played automatically until you come back.";
+      if (!match.spectating && typeof globalThis.confirm === "function" && !globalThis.confirm(question)) return;
       this.conn.leave(match.id);
       if (!match.spectating) {
         this.storage.setItem(LEFT_KEY, match.id);
@@ -436,13 +609,18 @@ export class App {
     return handSlots(view.seats[match.seat]);
   }
 
-  send(action) {
-    if (!this.prompt || this.pending) return;
+  send(action, { auto = false } = {}) {
+    if (!this.prompt || this.pending || this.status === "replaced") return;
     const step = this.prompt.step;
     const request_id = this.conn.act(step, action);
-    // Acting in a later hand means the previous hand's result has been seen.
+    // Acting in a later hand means the previous hand's result has been seen (an answer the page
+    // gave by itself does not: the player may still be reading it).
     const round = this.match?.tracker.view().round;
-    if (this.results && !this.matchEnd && round && this.results.handIndex !== round.hand_index) this.results = null;
+    if (!auto && this.results && !this.matchEnd && round && this.results.handIndex !== round.hand_index) this.results = null;
+    if (action.type === "discard" || action.type === "riichi") {
+      const after = this.hints?.discards.get(`${action.tile}|${action.tsumogiri ? 1 : 0}`);
+      this.lastWaits = after ? { ...after, after: null } : null;
+    }
     this.pending = { request_id, step, action };
     this.ui.mode = null;
     this.ui.chooser = null;
@@ -656,17 +834,20 @@ export class App {
   _draw() {
     const $ = this.$;
     const status = $("status");
-    const label = { connecting: "connecting…", open: "online", reconnecting: "reconnecting…", closed: "offline", failed: "cannot connect", idle: "" }[this.status] ?? this.status;
+    const label = { connecting: "connecting…", open: "online", reconnecting: "reconnecting…", closed: "offline", failed: "cannot connect", replaced: "in another tab", idle: "" }[this.status] ?? this.status;
     status.textContent = label;
     status.dataset.status = this.status;
     status.title = this.statusDetail;
     $("me").textContent = this.player ? this.player.name : "";
     $("help").hidden = !this.ui.help;
+    $("replaced").hidden = this.status !== "replaced";
     const match = this.match;
     $("lobby").hidden = Boolean(match);
     $("table").hidden = !match;
-    $("btn-leave").hidden = !match;
+    $("btn-leave").hidden = !match || match.spectating;
+    $("btn-stop-watching").hidden = !match || !match.spectating;
     this.doc.body.dataset.screen = match ? "table" : "lobby";
+    this._flushSounds();
     if (!match) {
       this._drawLobby();
       this._stopTimer();
@@ -676,15 +857,22 @@ export class App {
     this._drawTable();
   }
 
+  /** Play the loudest sound due since the last frame, unless that frame caught up on many events. */
+  _flushSounds() {
+    const due = this.soundsDue;
+    const burst = this.eventsThisFrame > BURST;
+    this.soundsDue = [];
+    this.eventsThisFrame = 0;
+    const name = loudest(due);
+    if (name && !burst && this.status === "open") this.sounds.play(name);
+  }
+
   _drawLobby() {
     const $ = this.$;
-    const queued = $("queued");
-    queued.hidden = !this.queued;
-    $("btn-unqueue").hidden = !this.queued;
-    if (this.queued) queued.textContent = `Waiting for players (${this.queued.preset}): ${this.queued.players_waiting} at the table…`;
-    const invite = $("invite");
-    invite.hidden = !this.invite;
-    if (this.invite) invite.replaceChildren("Invite code ", el("code", {}, this.invite.code), ` — waiting for ${this.invite.players_needed} player(s)`);
+    const open = this.status === "open";
+    renderQueue($("queue-status"), this, { onCancel: () => this.leaveQueue() });
+    renderPrivate($("private-status"), this, { onCopy: () => this.copyInvite(), onCancel: () => this.leaveQueue() });
+    renderLiveTables($("live-tables"), this, { onWatch: (id) => this.spectate(id) });
     const seats = this.liveSeats.filter((s) => s.match_id !== this.match?.id);
     const box = $("live-seats");
     box.hidden = seats.length === 0;
@@ -693,15 +881,20 @@ export class App {
         el("button", { type: "button", "data-testid": "resume-seat", onclick: () => this.resumeSeat(s.match_id, s.seat) }, `Back to your seat in ${s.match_id}`),
       ),
     );
-    const open = this.status === "open";
-    for (const id of ["btn-play-bots", "btn-queue", "btn-create-private"]) $(id).disabled = !open || Boolean(this.queued);
+    const waiting = Boolean(this.queued || this.privateWaiting);
+    for (const id of ["btn-play-bots", "btn-queue", "btn-create-private"]) $(id).disabled = !open || waiting;
+    this._scheduleLiveTables();
   }
 
   _drawTable() {
     const $ = this.$;
     const match = this.match;
     const view = match.tracker.view();
-    const options = this.options();
+    const options = this.status === "replaced" ? null : this.options();
+    const now = this.now();
+    const recent = (item) => (item && now - item.at < FRESH_MS ? { ...item, age: Math.max(0, now - item.at) } : null);
+    const slots = this.slots();
+    const selected = this.ui.selected !== null ? slots[this.ui.selected] : null;
     const ctx = {
       view,
       viewer: match.seat ?? 0,
@@ -715,7 +908,11 @@ export class App {
       ui: this.ui,
       results: this.results,
       matchEnd: this.matchEnd,
-      elapsed: this.prompt ? this.now() - this.promptAt : 0,
+      elapsed: this.prompt ? now - this.promptAt : 0,
+      prefs: this.prefs,
+      fresh: recent(this.fresh),
+      callout: recent(this.callout),
+      waits: this.prompt && this.hints ? shownWaits(this.hints, options?.discards.size ? selected : null) : this.lastWaits,
     };
     const handlers = {
       onSlot: (i) => this.onSlot(i),
@@ -724,6 +921,7 @@ export class App {
       onCancel: () => this.cancel(),
       onCloseResult: () => this.closeResult(),
       onLobby: () => this.backToLobby(),
+      onToggle: (id, value) => this.setPref(id, value),
     };
     const table = $("table");
     table.classList.toggle("spectator", match.spectating);
@@ -732,14 +930,23 @@ export class App {
     table.dataset.riichiMode = this.ui.mode === "riichi" ? "true" : "false";
     renderBoard($("board"), ctx);
     renderSideInfo($("side-info"), ctx);
-    renderSideKeys($("side-keys"));
+    renderSideKeys($("side-keys"), ctx);
     renderHand($("hand"), $("my-melds"), ctx, handlers);
+    renderWaits($("waits"), ctx);
+    renderToggles($("toggles"), ctx, handlers);
     renderActions($("actions"), ctx, handlers);
     renderChooser($("chooser"), ctx, handlers);
     renderResult($("result"), ctx, handlers);
     renderTimer($("timer"), ctx);
     if (this.prompt) this._startTimer();
     else this._stopTimer();
+    // Redraw once the newest animation is over, so that its element stops counting as new.
+    if ((ctx.fresh || ctx.callout) && this.animate && !this.freshTimer) {
+      this.freshTimer = setTimeout(() => {
+        this.freshTimer = null;
+        this.render();
+      }, FRESH_MS + 50);
+    }
     this.doc.title = this.prompt ? "● Your turn — Jantaku" : `Jantaku — ${playerName(match.players, match.seat ?? 0)}`;
   }
 

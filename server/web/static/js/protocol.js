@@ -29,6 +29,21 @@ export function httpBase(wsURL) {
   return `${url.protocol}//${url.host}`;
 }
 
+/** Close code the server may use for "a newer connection of the same player took over". */
+export const CLOSE_REPLACED = 4001;
+
+/**
+ * Whether a close event means this connection was replaced by another one of the same player (in
+ * another tab or window): the server closes it with 1000 and a reason naming the replacement
+ * (server/hub/session.py `replaced()`), or with 4001. Such a tab must not reconnect by itself, or two
+ * tabs would knock each other off forever.
+ */
+export function isReplacedClose(event) {
+  if (!event) return false;
+  if (event.code === CLOSE_REPLACED) return true;
+  return event.code === 1000 && /replaced/i.test(String(event.reason ?? ""));
+}
+
 /** Backoff before reconnection attempt n (0-based): 0.5 s doubling up to 10 s, with jitter. */
 export function backoffMs(attempt, random = Math.random) {
   const base = Math.min(10000, 500 * 2 ** Math.min(attempt, 10));
@@ -61,7 +76,7 @@ export class Connection {
     this.onStatus = options.onStatus ?? (() => {});
     this.onWelcome = options.onWelcome ?? (() => {});
     this.ws = null;
-    this.status = "idle"; // idle | connecting | open | reconnecting | closed | failed
+    this.status = "idle"; // idle | connecting | open | reconnecting | closed | failed | replaced
     this.welcome = null;
     this.attempt = 0;
     this.timer = null;
@@ -214,6 +229,13 @@ export class Connection {
         this._setStatus("failed", this.fatal);
         return;
       }
+      if (isReplacedClose(event)) {
+        // Another tab of this browser (same session) took over: stay closed until "play here".
+        this.stopped = true;
+        this.queue = [];
+        this._setStatus("replaced", String(event.reason || "replaced by a newer connection"));
+        return;
+      }
       const reason = event && event.code ? `closed (${event.code}${event.reason ? `: ${event.reason}` : ""})` : "closed";
       // 1012: the server restarts; 1008 after a refused session: retry at once as a guest.
       this._scheduleReconnect(reason);
@@ -227,6 +249,16 @@ export class Connection {
     this.attempt += 1;
     this._setStatus("reconnecting", `${reason}; retrying in ${(delay / 1000).toFixed(1)} s`);
     this.timer = this.setTimeout(() => this._open(), delay);
+  }
+
+  /** "Play here": take the session back from the tab that replaced this one. */
+  takeOver() {
+    if (this.timer !== null) this.clearTimeout(this.timer);
+    this.timer = null;
+    this.stopped = false;
+    this.attempt = 0;
+    if (this.ws) return;
+    this._open();
   }
 
   /** Reconnect now (e.g. the user clicked "retry"). */

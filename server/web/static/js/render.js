@@ -22,6 +22,7 @@ import {
   yakuLabel,
 } from "./actions.js";
 import { TILE_KEYS } from "./actions.js";
+import { PREFS, doraCount } from "./comforts.js";
 
 /** Create an element: el("div", {className: "x", "data-testid": "y", onclick: fn}, child, ...). */
 export function el(tag, props = {}, ...children) {
@@ -54,21 +55,44 @@ export function tilesEl(tiles, className = "tiles") {
   return el("span", { className }, tiles.map((t) => tileEl(t)));
 }
 
-function meldEl(meld, owner, testid = "meld") {
+/** The classes and attributes that mark a dora (data-dora: how many times it counts). */
+function doraMark(tile, dora) {
+  const n = dora ? doraCount(tile, dora) : 0;
+  return n ? { className: "is-dora", props: { "data-dora": n } } : { className: "", props: {} };
+}
+
+/** Set a CSS animation running for `age` ms already, so that redrawing does not restart it. */
+function animateFrom(node, age) {
+  node.style.animationDelay = `${-Math.round(age)}ms`;
+  return node;
+}
+
+function meldEl(meld, owner, testid = "meld", { dora = null, fresh = null } = {}) {
   const parts = [];
   const layout = meldLayout(meld, owner);
+  const tileOf = (item, sideways) => {
+    const mark = item.back ? { className: "", props: {} } : doraMark(item.tile, dora);
+    return tileEl(item.tile, { sideways, back: item.back, className: mark.className, props: mark.props });
+  };
   for (let i = 0; i < layout.length; i++) {
     const item = layout[i];
     if (item.added) continue;
     const next = layout[i + 1];
-    const tile = tileEl(item.tile, { sideways: item.sideways, back: item.back });
+    const tile = tileOf(item, item.sideways);
     if (next && next.added) {
-      parts.push(el("span", { className: "stack" }, tileEl(next.tile, { sideways: true }), tile));
+      parts.push(el("span", { className: "stack" }, tileOf(next, true), tile));
     } else {
       parts.push(tile);
     }
   }
-  return el("span", { className: `meld meld-${meld.type}`, "data-testid": testid, "data-meld": meld.type }, parts);
+  const node = el("span", { className: `meld meld-${meld.type}${fresh ? " fresh" : ""}`, "data-testid": testid, "data-meld": meld.type }, parts);
+  return fresh ? animateFrom(node, fresh.age) : node;
+}
+
+/** The meld `index` of `seat` is the newest call (ctx.fresh), or null. */
+function freshMeld(ctx, seat, index) {
+  const f = ctx.fresh;
+  return f && f.kind === "meld" && f.seat === seat && f.index === index ? f : null;
 }
 
 export function playerName(players, seat) {
@@ -77,7 +101,7 @@ export function playerName(players, seat) {
 
 // ---- board ------------------------------------------------------------------------------------
 
-function riverEl(river, seat, lastOffered) {
+function riverEl(river, seat, lastOffered, fresh) {
   const rows = [river.slice(0, 6), river.slice(6, 12), river.slice(12)];
   return el(
     "div",
@@ -92,11 +116,14 @@ function riverEl(river, seat, lastOffered) {
           if (t.tsumogiri) classes.push("tsumogiri");
           if (t.riichi) classes.push("riichi-tile");
           if (lastOffered && t === river[river.length - 1]) classes.push("last");
-          return tileEl(t.tile, {
+          const isFresh = fresh && fresh.kind === "discard" && fresh.seat === seat && river.indexOf(t) === fresh.index;
+          if (isFresh) classes.push("fresh");
+          const node = tileEl(t.tile, {
             sideways: t.sideways,
             className: classes.join(" "),
             props: { title: `${tileLabel(t.tile)}${t.tsumogiri ? " (tsumogiri)" : ""}${t.riichi ? " — riichi" : ""}${t.called ? " — called" : ""}` },
           });
+          return isFresh ? animateFrom(node, fresh.age) : node;
         }),
       ),
     ),
@@ -158,13 +185,19 @@ export function renderBoard(board, ctx) {
         ? seatState.hand.map((t) => tileEl(t))
         : Array.from({ length: seatState.hand_size }, () => tileEl(null, { back: true }));
       strip.append(el("span", { className: "concealed", "data-testid": `concealed-${seat}` }, hidden));
-      strip.append(el("span", { className: "melds" }, seatState.melds.map((m) => meldEl(m, seat))));
+      strip.append(el("span", { className: "melds" }, seatState.melds.map((m, i) => meldEl(m, seat, "meld", { dora: view.dora_indicators, fresh: freshMeld(ctx, seat, i) }))));
     }
     const classes = ["zone", `pos-${pos}`];
     if (view.turn === seat) classes.push("turn");
-    board.append(el("div", { className: classes.join(" "), "data-seat": seat }, riverEl(seatState.river, seat, view.turn === seat && seatState.hand_size % 3 === 1), strip));
+    board.append(el("div", { className: classes.join(" "), "data-seat": seat }, riverEl(seatState.river, seat, view.turn === seat && seatState.hand_size % 3 === 1, ctx.fresh), strip));
   }
   board.append(centerEl(ctx));
+  const callout = ctx.callout;
+  if (callout) {
+    const pos = relativePosition(callout.seat, viewer);
+    const node = el("div", { className: `callout pos-${pos} callout-${callout.text.toLowerCase()}`, "data-testid": "callout", "aria-hidden": "true" }, callout.text);
+    board.append(animateFrom(node, callout.age));
+  }
 }
 
 // ---- side panels ------------------------------------------------------------------------------
@@ -207,8 +240,19 @@ export function renderSideInfo(side, ctx) {
   );
 }
 
-export function renderSideKeys(side) {
-  if (side.childElementCount) return;
+export function renderSideKeys(side, ctx = {}) {
+  // A spectator has no keys to press: the panel says so instead of listing a player's shortcuts.
+  const mode = ctx.spectating ? "spectator" : "player";
+  if (side.dataset.mode === mode && side.childElementCount) return;
+  side.dataset.mode = mode;
+  side.replaceChildren();
+  if (ctx.spectating) {
+    side.append(
+      el("h3", {}, "Watching"),
+      el("p", { className: "hint", "data-testid": "spectator-note" }, "You see what every player shows: the discards, calls and results, never a concealed hand. Stop watching with the button at the top right."),
+    );
+    return;
+  }
   side.append(
     el("h3", {}, "Keys"),
     el(
@@ -231,8 +275,10 @@ export function renderHand(handBox, meldBox, ctx, handlers) {
   if (ownSeat === null || !view.round) return;
   const seatState = view.seats[ownSeat];
   const slots = handSlots(seatState);
+  const dora = view.dora_indicators;
   slots.forEach((slot, index) => {
     const action = pending ? null : slotAction(slot, options, ui.mode);
+    const mark = doraMark(slot.tile, dora);
     const classes = ["hand-tile"];
     if (slot.drawn) classes.push("drawn");
     if (action) classes.push("legal");
@@ -252,11 +298,65 @@ export function renderHand(handBox, meldBox, ctx, handlers) {
         disabled: !action,
         onclick: () => handlers.onSlot(index),
       },
-      tileEl(slot.tile),
+      tileEl(slot.tile, { className: mark.className, props: mark.props }),
     );
     handBox.append(button);
   });
-  meldBox.append(...seatState.melds.map((m) => meldEl(m, ownSeat, "my-meld")));
+  meldBox.append(...seatState.melds.map((m, i) => meldEl(m, ownSeat, "my-meld", { dora, fresh: freshMeld(ctx, ownSeat, i) })));
+}
+
+/** The toggles (和了 / 鳴きなし / ツモ切り / sound): a player's only; spectators get none. */
+export function renderToggles(box, ctx, handlers) {
+  if (ctx.spectating) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  box.hidden = false;
+  box.replaceChildren(
+    ...PREFS.map((pref) => {
+      const on = Boolean(ctx.prefs?.[pref.id]);
+      return el(
+        "button",
+        {
+          type: "button",
+          className: `toggle${on ? " on" : ""}`,
+          "data-testid": `toggle-${pref.id}`,
+          "aria-pressed": on ? "true" : "false",
+          title: pref.title,
+          onclick: () => handlers.onToggle(pref.id, !on),
+        },
+        pref.id === "sound"
+          ? el("span", { className: "toggle-kanji toggle-icon", "aria-hidden": "true" }, on ? "♪" : "✕")
+          : el("span", { className: "toggle-kanji", lang: "ja" }, pref.kanji),
+        el("span", { className: "toggle-label" }, pref.id === "sound" ? (on ? "Sound" : "Muted") : pref.label),
+      );
+    }),
+  );
+}
+
+/** The waits (and the tiles of each still unseen) and the furiten warning, from the server's hints. */
+export function renderWaits(box, ctx) {
+  const waits = ctx.spectating ? null : ctx.waits;
+  if (!waits || (!waits.waits.length && !waits.furiten)) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  box.hidden = false;
+  const total = waits.waits.reduce((n, w) => n + (Number(w.left) || 0), 0);
+  box.replaceChildren(
+    el("span", { className: "waits-label" }, waits.after ? "After this discard, waits" : "Waits"),
+    el(
+      "span",
+      { className: "waits-tiles" },
+      waits.waits.map((w) =>
+        el("span", { className: `wait${Number(w.left) ? "" : " dead"}`, "data-testid": "wait", "data-tile": w.tile, "data-left": Number(w.left) || 0 }, tileEl(w.tile), el("small", {}, `×${Number(w.left) || 0}`)),
+      ),
+    ),
+    waits.waits.length ? el("span", { className: "waits-total", "data-testid": "waits-left" }, `${total} left`) : null,
+    waits.furiten ? el("span", { className: "furiten", "data-testid": "furiten", title: "You cannot win by ron: one of your waits is in your discards, or you passed a win" }, "Furiten") : null,
+  );
 }
 
 export function renderActions(box, ctx, handlers) {
@@ -348,7 +448,13 @@ export function renderTimer(box, ctx) {
 
 // ---- results ----------------------------------------------------------------------------------
 
-function deltasEl(deltas, scores, players) {
+/**
+ * The score changes of a hand. `bonus`: per seat, the riichi sticks left on the table that the
+ * match's end gave (to the top player): shown in their own column, and the scores include them, so
+ * that this table and the final standings agree.
+ */
+function deltasEl(deltas, scores, players, bonus = null) {
+  const extra = bonus && bonus.some((b) => b !== 0);
   return el(
     "table",
     { className: "deltas", "data-testid": "deltas" },
@@ -358,13 +464,25 @@ function deltasEl(deltas, scores, players) {
         {},
         el("td", { className: "d-name" }, playerName(players, seat)),
         el("td", { className: `d-delta ${d > 0 ? "plus" : d < 0 ? "minus" : ""}`, "data-testid": `delta-${seat}` }, formatDelta(d)),
-        el("td", { className: "d-score" }, formatPoints(scores[seat])),
+        extra
+          ? el("td", { className: `d-sticks ${bonus[seat] > 0 ? "plus" : ""}`, "data-testid": `sticks-${seat}`, title: "riichi sticks left on the table, to the winner of the match" }, bonus[seat] ? `${formatDelta(bonus[seat])} sticks` : "")
+          : null,
+        el("td", { className: "d-score", "data-testid": `score-after-${seat}` }, formatPoints(scores[seat] + (extra ? bonus[seat] : 0))),
       ),
     ),
   );
 }
 
-function winEl(event, players) {
+/** Per seat, what the match's end added to the last hand's scores (the leftover riichi sticks), or null. */
+export function leftoverBonus(results, matchEnd) {
+  const final = matchEnd?.result?.scores;
+  const last = results?.events?.[results.events.length - 1];
+  if (!final || !last || !last.scores) return null;
+  const bonus = final.map((score, seat) => score - last.scores[seat]);
+  return bonus.some((b) => b !== 0) ? bonus : null;
+}
+
+function winEl(event, players, bonus = null) {
   const winner = playerName(players, event.seat);
   const how = event.seat === event.from_seat ? "tsumo" : `ron from ${playerName(players, event.from_seat)}`;
   const concealed = [...event.hand];
@@ -379,9 +497,12 @@ function winEl(event, players) {
     el(
       "div",
       { className: "win-hand", "data-testid": "win-hand" },
-      tilesEl(concealed, "tiles concealed"),
-      el("span", { className: "win-tile", title: "winning tile" }, tileEl(event.win_tile)),
-      el("span", { className: "melds" }, event.melds.map((m) => meldEl(m, event.seat))),
+      el("span", { className: "tiles concealed" }, concealed.map((t) => {
+        const mark = doraMark(t, event.dora_indicators);
+        return tileEl(t, { className: mark.className, props: mark.props });
+      })),
+      el("span", { className: "win-tile", title: "winning tile" }, tileEl(event.win_tile, doraMark(event.win_tile, event.dora_indicators))),
+      el("span", { className: "melds" }, event.melds.map((m) => meldEl(m, event.seat, "meld", { dora: event.dora_indicators }))),
     ),
     el(
       "div",
@@ -396,32 +517,35 @@ function winEl(event, players) {
     ),
     el("div", { className: "value", "data-testid": "win-value" }, value, el("b", { "data-testid": "win-points" }, ` ${formatPoints(event.points)}`)),
     event.pao_seat !== null && event.pao_seat !== undefined ? el("div", { className: "pao" }, `Pao: ${playerName(players, event.pao_seat)} pays`) : null,
-    deltasEl(event.deltas, event.scores, players),
+    deltasEl(event.deltas, event.scores, players, bonus),
   );
 }
 
-function drawEl(event, players) {
-  const rows = event.tenpai.map((tenpai, seat) =>
+function drawEl(event, players, bonus = null) {
+  // Each seat on one line (name, tenpai or noten), its open hand on the next one across the whole
+  // width, so that four tenpai hands fit a phone.
+  const rows = event.tenpai.flatMap((tenpai, seat) => [
     el(
       "tr",
       { "data-testid": `draw-seat-${seat}` },
       el("td", { className: "d-name" }, playerName(players, seat)),
       el("td", { className: tenpai ? "tenpai" : "noten" }, event.reason === "exhaustive" ? (tenpai ? "tenpai" : "noten") : ""),
-      el("td", {}, event.hands[seat] ? tilesEl(event.hands[seat]) : ""),
     ),
-  );
+    event.hands[seat] ? el("tr", { className: "draw-hand" }, el("td", { colspan: 2 }, tilesEl(event.hands[seat]))) : null,
+  ]);
   return el(
     "section",
     { className: "draw", "data-testid": "draw" },
     el("h3", {}, DRAW_REASONS[event.reason] ?? event.reason),
     el("table", { className: "tenpai-table" }, rows),
     event.nagashi.length ? el("div", {}, `Nagashi mangan: ${event.nagashi.map((s) => playerName(players, s)).join(", ")}`) : null,
-    deltasEl(event.deltas, event.scores, players),
+    deltasEl(event.deltas, event.scores, players, bonus),
   );
 }
 
-function matchEndEl(result, players, ownSeat) {
+function matchEndEl(result, players, ownSeat, bonus = null) {
   const order = [0, 1, 2, 3].sort((a, b) => result.ranks[a] - result.ranks[b]);
+  const sticks = bonus ? bonus.map((b, seat) => [b, seat]).filter(([b]) => b !== 0) : [];
   return el(
     "section",
     { className: "match-end", "data-testid": "match-end" },
@@ -440,6 +564,9 @@ function matchEndEl(result, players, ownSeat) {
         ),
       ),
     ),
+    sticks.length
+      ? el("p", { className: "hint", "data-testid": "leftover-sticks" }, sticks.map(([b, seat]) => `${playerName(players, seat)}: ${formatDelta(b)} from the riichi sticks left on the table`).join("; "))
+      : null,
   );
 }
 
@@ -452,16 +579,18 @@ export function renderResult(box, ctx, handlers) {
   }
   box.hidden = false;
   const parts = [];
+  const bonus = leftoverBonus(results, matchEnd);
   if (matchEnd) {
     // the final standings first: on a small screen the last hand's details are below them
-    if (matchEnd.result) parts.push(matchEndEl(matchEnd.result, players, ownSeat));
+    if (matchEnd.result) parts.push(matchEndEl(matchEnd.result, players, ownSeat, bonus));
     else parts.push(el("section", { className: "match-end", "data-testid": "match-end" }, el("h3", {}, "The match was stopped by the server.")));
   }
   if (results) {
     parts.push(el("div", { className: "result-round" }, results.round ? `${roundLabel(results.round)}, ${results.round.honba} honba` : ""));
-    for (const event of results.events) {
-      parts.push(event.type === "hand_won" ? winEl(event, players) : drawEl(event, players));
-    }
+    results.events.forEach((event, i) => {
+      const last = i === results.events.length - 1 ? bonus : null;
+      parts.push(event.type === "hand_won" ? winEl(event, players, last) : drawEl(event, players, last));
+    });
   }
   const buttons = el("div", { className: "result-buttons" });
   if (matchEnd) {
