@@ -199,6 +199,17 @@ def _hand_end(seeds: range, want: Callable[[tuple[Event, ...], int], bool]) -> t
     raise LookupError("no hand found")
 
 
+def _in_riichi_drawing(m: Moment) -> bool:
+    """Seat 0 is in riichi and drew a tile that it can only discard."""
+    riichi = False
+    for e in reversed(m.events):
+        if type(e).__name__ == "RoundStarted":
+            break
+        if isinstance(e, RiichiAccepted) and e.seat == 0:
+            riichi = True
+    return riichi and len(m.legal) == 1 and all(isinstance(a, Discard) and a.tsumogiri for a in m.legal)
+
+
 def _next_hand_started(events: tuple[Event, ...]) -> tuple[Event, ...]:
     """``events`` (up to a hand's round_ended) and the events of the match up to the next round_started."""
     for i in range(60):
@@ -223,7 +234,7 @@ def _tenpai_draw(events: tuple[Event, ...], j: int) -> bool:
 
 @functools.cache
 def scenario(name: str) -> dict[str, Any]:
-    """A scenario by name: discard, riichi, chi, pon, spectator, win, draw, end, start.
+    """A scenario by name (one of :data:`SCENARIOS`).
 
     Raises KeyError for an unknown name.
     """
@@ -255,6 +266,12 @@ def scenario(name: str) -> dict[str, Any]:
     if name == "end":
         final = list(moments(b"jantaku-web-0"))[-1]
         return _scenario(name, 0, _messages(final.events, 0, end=True))
+    if name == "riichi-draw":
+        m = _first(range(60), _in_riichi_drawing)
+        return _scenario(name, 0, _messages(m.events, 0, m))
+    if name == "win-offer":
+        m = _first(range(60), lambda m: any(isinstance(a, Ron | Tsumo) for a in m.legal))
+        return _scenario(name, 0, _messages(m.events, 0, m))
     if name == "leftover":
         # an east-only match whose last hand left a riichi stick on the table (it goes to the top)
         east = PRESETS["tenhou"].with_options(game_length="east")
@@ -282,6 +299,8 @@ SCENARIOS = (
     "end",
     "leftover",
     "spectator-newhand",
+    "riichi-draw",
+    "win-offer",
 )
 
 

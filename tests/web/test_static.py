@@ -151,3 +151,16 @@ def test_static_files_are_package_data() -> None:
     assert "server" in pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
     assert STATIC_DIR.is_relative_to(Path(__file__).resolve().parents[2] / "server")
     assert (STATIC_DIR.parent / "__init__.py").is_file()
+
+
+def test_the_readme_names_the_pages_real_buttons() -> None:
+    """The Quick start says which button to press: the page has a button with that very text."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    buttons = {
+        re.sub(r"<[^>]+>", "", b).strip() for b in re.findall(r"<button[^>]*>(.*?)</button>", html, re.S)
+    }
+    pressed = re.findall(r"press\s+\*([^*]+)\*", readme.replace("\n", " "))
+    assert pressed, "the README's Quick start names the button to press"
+    for name in pressed:
+        assert re.sub(r"\s+", " ", name) in buttons, (name, buttons)

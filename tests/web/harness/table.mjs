@@ -5,7 +5,7 @@
 // Comforts: &prefs=autoWin,noCalls,tsumogiri (toggles switched on before the scenario plays; the
 // sound is off unless &prefs names it), &hints=1 (the last prompt carries canned waits and furiten),
 // &live=list|none (what GET /tables/live answers: two tables, or 404), &invite=CODE (the page's own
-// ?invite= link). `globalThis.sent` lists what the page sent; `globalThis.harness.deliver(message)`
+// ?invite= link); GET /private/new answers code K7QF-M2XD. `globalThis.sent` lists what the page sent; `globalThis.harness.deliver(message)`
 // hands it one more server message.
 import { App } from "/static/js/app.js";
 
@@ -32,6 +32,11 @@ const LIVE = {
 };
 const live = params.get("live") ?? "none";
 const fetchStub = async (url) => {
+  if (String(url).includes("/private/new?")) {
+    const bots = Number(new URL(url).searchParams.get("bots"));
+    const body = { code: "K7QF-M2XD", preset: "tenhou", bots, players_needed: 4 - bots, expires_in_s: 3600 };
+    return { ok: true, status: 200, json: async () => body };
+  }
   if (String(url).endsWith("/tables/live") && live === "list") {
     return { ok: true, status: 200, json: async () => LIVE };
   }
@@ -79,7 +84,12 @@ if (name !== "lobby") {
     const last = messages[messages.length - 1];
     if (last.type === "prompt") last.hints = HINTS;
   }
+  // One drawing for the whole scenario, as a browser catching up would (and fast: a whole match is
+  // several hundred messages); a burst like this plays no sound.
+  const render = app.render;
+  app.render = () => {};
   for (const message of messages) app.handle(message);
+  app.render = render;
 }
 if (params.get("help")) app.toggleHelp(true);
 clock = elapsed;
