@@ -6,7 +6,8 @@
 
 import { httpBase } from "./protocol.js";
 import { MatchTracker, TrackerError } from "./view.js";
-import { buttonForKey, handSlots, promptOptions, slotAction, tileKeyIndex } from "./actions.js";
+import { handSlots, promptOptions, slotAction } from "./actions.js";
+import { onKey } from "./keys.js";
 import { autoAction, loadPrefs, readHints, savePref, shownWaits } from "./comforts.js";
 import { Sounds, loudest, soundOf } from "./sound.js";
 import { inviteLink, inviteFromLocation, renderLiveTables, renderPrivate, renderQueue } from "./lobby.js";
@@ -684,95 +685,7 @@ export class App {
   }
 
   onKey(e) {
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    const target = e.target;
-    const tag = target && target.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-    const key = e.key;
-    const consume = () => {
-      e.preventDefault();
-      e.stopPropagation();
-    };
-    if (key === "?") {
-      consume();
-      this.toggleHelp();
-      return;
-    }
-    if (this.ui.help) {
-      if (key === "Escape" || key === "Enter") {
-        consume();
-        this.toggleHelp(false);
-      }
-      return;
-    }
-    if (!this.match) return;
-    const options = this.options();
-    if (this.ui.chooser) {
-      const n = Number(key);
-      if (Number.isInteger(n) && n >= 1 && n <= this.ui.chooser.actions.length) {
-        consume();
-        this.onChoose(n - 1);
-      } else if (key === "Escape") {
-        consume();
-        this.cancel();
-      }
-      return;
-    }
-    if (key === "Escape" && this.ui.mode) {
-      consume();
-      this.cancel();
-      return;
-    }
-    if ((key === "Escape" || key === "Enter") && this.results && !this.matchEnd && (key === "Escape" || this.ui.selected === null)) {
-      consume();
-      this.closeResult();
-      return;
-    }
-    if (!options || this.pending) return;
-    const slots = this.slots();
-    const selectable = slots.map((s, i) => (slotAction(s, options, this.ui.mode) ? i : -1)).filter((i) => i >= 0);
-    const index = tileKeyIndex(key);
-    if (index !== null) {
-      consume();
-      if (index >= slots.length || !selectable.includes(index)) return;
-      if (this.ui.selected === index) this.onSlot(index);
-      else {
-        this.ui.selected = index;
-        this.render();
-      }
-      return;
-    }
-    if (key === "ArrowLeft" || key === "ArrowRight") {
-      consume();
-      if (!selectable.length) return;
-      const at = selectable.indexOf(this.ui.selected);
-      let next;
-      if (at < 0) next = key === "ArrowLeft" ? selectable[selectable.length - 1] : selectable[0];
-      else next = selectable[(at + (key === "ArrowLeft" ? -1 : 1) + selectable.length) % selectable.length];
-      this.ui.selected = next;
-      this.render();
-      return;
-    }
-    if (key === "Enter") {
-      if (this.ui.selected !== null && selectable.includes(this.ui.selected)) {
-        consume();
-        this.onSlot(this.ui.selected);
-      }
-      return;
-    }
-    if ((key === "x" || key === "X") && !this.ui.mode) {
-      const drawn = slots.findIndex((s) => s.drawn);
-      if (drawn >= 0 && selectable.includes(drawn)) {
-        consume();
-        this.onSlot(drawn);
-      }
-      return;
-    }
-    const button = buttonForKey(key, options.buttons);
-    if (button) {
-      consume();
-      this.onButton(button.id);
-    }
+    onKey(this, e);
   }
 
   // ---- storage --------------------------------------------------------------------------------
