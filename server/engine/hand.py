@@ -534,11 +534,13 @@ def decompositions(counts: Sequence[int]) -> tuple[Decomposition, ...]:
 # Kan during riichi
 
 
-def riichi_ankan_allowed(counts_before_draw: Sequence[int], drawn_kind: int, mode: str) -> bool:
+def riichi_ankan_allowed(
+    counts_before_draw: Sequence[int], drawn_kind: int, mode: KanDuringRiichi | str
+) -> bool:
     """May a riichi hand that draws a fourth ``drawn_kind`` declare a closed kan of it?
 
     ``counts_before_draw`` is the locked tenpai hand (3k+1 tiles) holding three ``drawn_kind``.
-    ``mode`` is a :class:`~server.engine.rules.KanDuringRiichi` value:
+    ``mode`` is a :class:`~server.engine.rules.KanDuringRiichi` (or its string, checked):
 
     * ``never``: no kan after riichi.
     * ``waits``: the waits must not change (002). After the kan the four tiles are gone, so the hand

@@ -30,6 +30,7 @@ from server.engine.rules import KanDuringRiichi, Kuikae, Ruleset
 from server.engine.scoring import HandValue, WinContext, evaluate_win
 from server.engine.state import HandState, Player
 from server.engine.tiles import NUM_KINDS, WINDS, Tile, kind, sort_key, suit_of
+from server.engine.wall import dora_indicators, ura_indicators
 
 MAX_KANS = 4  # a fifth kan is impossible
 
@@ -111,8 +112,8 @@ def win_context(
         tenhou=tsumo and first_turn and not h.rinshan and seat == h.dealer,
         chiihou=tsumo and first_turn and not h.rinshan and seat != h.dealer,
         renhou=not tsumo and first_turn and seat != h.dealer,
-        dora_indicators=tuple(h.wall[126 + i] for i in range(n_ind)),
-        ura_indicators=tuple(h.wall[131 + i] for i in range(n_ind if kan_ura else 1)) if p.riichi else (),
+        dora_indicators=dora_indicators(h.wall, n_ind),
+        ura_indicators=ura_indicators(h.wall, n_ind if kan_ura else 1) if p.riichi else (),
     )
 
 
@@ -177,7 +178,7 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
                     continue
                 before = list(counts)
                 before[k] -= 1
-                if not analysis.riichi_ankan_allowed(before, k, str(ruleset.kan_during_riichi)):
+                if not analysis.riichi_ankan_allowed(before, k, ruleset.kan_during_riichi):
                     continue
             faces = sorted((t for t in p.hand if kind(t) == k), key=sort_key)
             opts.add(Ankan((faces[0], faces[1], faces[2], faces[3])))

@@ -261,6 +261,16 @@ def ura_indicator(wall: Sequence[Tile], i: int) -> Tile:
     return _at(wall, URA_START, INDICATORS, i, "ura indicator")
 
 
+def dora_indicators(wall: Sequence[Tile], count: int) -> tuple[Tile, ...]:
+    """The first ``count`` dora indicators: the one turned at the start, then one per kan."""
+    return tuple(wall[DORA_START : DORA_START + count])
+
+
+def ura_indicators(wall: Sequence[Tile], count: int) -> tuple[Tile, ...]:
+    """The ura indicators under the first ``count`` dora indicators."""
+    return tuple(wall[URA_START : URA_START + count])
+
+
 def live_tiles_left(live_draws: int, kans: int) -> int:
     """Live-wall tiles still to draw after ``live_draws`` live draws and ``kans`` rinshan draws.
 

@@ -13,8 +13,9 @@ import pytest
 
 from server.engine.errors import RulesError
 from server.engine.melds import Meld, MeldType
+from server.engine.payments import ron_points
 from server.engine.rules import DoubleYakuman, KazoeLimit, RenhouValue, Ruleset
-from server.engine.scoring import HandValue, WinContext, evaluate_win, has_yaku, points_limit, ron_points
+from server.engine.scoring import HandValue, WinContext, evaluate_win, has_yaku, points_limit
 from server.engine.tiles import EAST, NORTH, SOUTH, WEST, parse_tile, parse_tiles
 
 TENHOU = Ruleset()
