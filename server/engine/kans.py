@@ -20,7 +20,11 @@ from server.engine.tiles import Tile, kind, sort_key
 
 
 def declare_kan(b: Builder, seat: int, action: Ankan | Kakan) -> None:
-    b.flush_pending_dora()
+    if isinstance(action, Ankan):
+        # Only kokushi may rob a closed kan, and not on Tenhou: the indicator still pending from
+        # the player's open kan is turned before the closed kan, as Mortal's table does. An added
+        # kan waits until nobody robs it (complete_kan, docs/rules.md#kan-dora).
+        b.flush_pending_dora()
     p = b.players[seat]
     if isinstance(action, Ankan):
         consumed: tuple[Tile, ...] = action.consumed
@@ -78,8 +82,13 @@ def kan_passed(b: Builder, window: Window) -> None:
 
 
 def complete_kan(b: Builder, seat: int, meld: Meld) -> None:
-    """The kan stands: ippatsu ends for all, a dora is (or will be) flipped, rinshan draw."""
+    """The kan stands: ippatsu ends for all, the indicator of the player's previous open kan is
+    turned if still pending, this kan's is turned (or will be), and the replacement is drawn.
+
+    Tenhou's records turn an open kan's pending indicator only once the next kan stands: a second
+    added kan that is robbed never shows the first one's (docs/rules.md#kan-dora)."""
     b.end_every_ippatsu()
+    b.flush_pending_dora()
     b.set_hand(no_calls=False, kans=(*b.hand.kans, seat))
     if meld.type is MeldType.ANKAN or b.ruleset.open_kan_dora is OpenKanDora.IMMEDIATE:
         b.reveal_dora()
