@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from server.engine import hand as analysis
 from server.engine.builder import Builder
 from server.engine.events import DrawReason, HandDrawn, HandWon, MatchEnded, RoundEnded, WallRevealed
-from server.engine.options import counts_of, evaluate, held_counts, insert_sorted
+from server.engine.options import counts_of, evaluate, insert_sorted, own_counts
 from server.engine.payments import WinSettlement, hand_points, nagashi_payments, noten_payments, settle_wins
 from server.engine.rules import GameLength, LeftoverSticks, MultipleRon, Ruleset
 from server.engine.state import HandState, Phase, Window
@@ -99,7 +99,7 @@ def exhaustive_draw(b: Builder) -> None:
     tenpai = []
     shown: list[tuple[Tile, ...] | None] = []
     for p in b.players:
-        t = analysis.tenpai_for_draw(counts_of(p.hand), held_counts(p))
+        t = analysis.tenpai_for_draw(counts_of(p.hand), own_counts(p, r))
         tenpai.append(t)
         shown.append(p.hand if t else None)
     nagashi = tuple(

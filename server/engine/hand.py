@@ -423,8 +423,9 @@ def is_tenpai(counts: Sequence[int]) -> bool:
 def tenpai_for_draw(counts: Sequence[int], held: Sequence[int]) -> bool:
     """Formal tenpai at an exhaustive draw: a wait of which the player does not hold all four copies.
 
-    ``held`` counts the player's concealed *and* melded tiles: a hand waiting only on a kind whose
-    four copies are all its own (e.g. a pon of it and the fourth in hand) waits on nothing (002).
+    ``held`` counts the player's own tiles that can empty a wait: the concealed ones, and the
+    melded ones too where the ruleset says so (``Ruleset.karaten``). A hand waiting only on a kind
+    whose four copies are all held waits on nothing (docs/rules.md#karaten).
     """
     t = tuple(counts)
     h = tuple(held)

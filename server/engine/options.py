@@ -26,7 +26,7 @@ from server.engine.actions import (
     Tsumo,
 )
 from server.engine.melds import MeldType
-from server.engine.rules import KanDuringRiichi, Kuikae, Ruleset
+from server.engine.rules import KanDuringRiichi, Karaten, Kuikae, Ruleset
 from server.engine.scoring import HandValue, WinContext, evaluate_win
 from server.engine.state import HandState, Player
 from server.engine.tiles import NUM_KINDS, WINDS, Tile, kind, sort_key, suit_of
@@ -54,8 +54,16 @@ def _counts_of_tuple(tiles: tuple[Tile, ...]) -> tuple[int, ...]:
 
 
 def held_counts(player: Player) -> tuple[int, ...]:
-    """Counts of every tile the player owns: concealed and melded (for formal tenpai)."""
+    """Counts of every tile the player owns: concealed and melded."""
     return counts_of([*player.hand, *(t for m in player.melds for t in m.tiles)])
+
+
+def own_counts(player: Player, ruleset: Ruleset) -> tuple[int, ...]:
+    """The player's own copies of each kind that can empty a wait (karaten, docs/rules.md#karaten):
+    the concealed tiles, and the melded ones too under ``Karaten.CONCEALED_AND_MELDS``."""
+    if ruleset.karaten is Karaten.CONCEALED:
+        return counts_of(player.hand)
+    return held_counts(player)
 
 
 def remove_one(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
@@ -153,7 +161,8 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
         and remaining >= ruleset.riichi_min_live_tiles
         and analysis.shanten(counts) <= 0  # cheap (cached) filter before trying every discard
     ):
-        held = held_counts(p)
+        # Riichi needs a hand that would count as tenpai at an exhaustive draw: no noten riichi.
+        held = own_counts(p, ruleset)
         for k in analysis.discards_keeping_tenpai(counts):
             after = list(counts)
             after[k] -= 1

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from server.engine.actions import Discard, KyuushuKyuuhai, Pass, Pon, Ron
+from server.engine.actions import Daiminkan, Discard, KyuushuKyuuhai, Pass, Pon, Ron
 from server.engine.events import DrawReason, HandDrawn, HandWon, RoundStarted
-from server.engine.rules import EMA, MAHJONGSOUL, TENHOU
+from server.engine.rules import EMA, MAHJONGSOUL, TENHOU, Karaten, Ruleset
 from server.engine.tiles import is_terminal_or_honor, kind, parse_tile, parse_tiles, tile_name
 from tests.engine.scenario import Game
 
@@ -73,13 +73,15 @@ def test_noten_payment_total_is_an_option() -> None:
 
 def test_a_wait_on_four_own_tiles_is_noten_but_a_dead_wait_elsewhere_is_tenpai() -> None:
     """002 / docs/rules.md: a hand waiting only on a tile whose four copies are all its own (a pon of
-    6z and the fourth 6z as its tanki) is noten; a tanki on 3z whose other three copies are all in
-    the dead wall is formal tenpai and counts."""
+    6z and the fourth 6z as its tanki) is noten when melds count (``karaten =
+    concealed_and_melds``); a tanki on 3z whose other three copies are all in the dead wall is
+    formal tenpai and counts."""
     g = Game.start(
         {1: "666z123m456p789s9p", 2: "234m345p678s1113z"},
         draws="6z",
         ura="3z3z3z",
         quiet=True,
+        ruleset=TENHOU.with_options(karaten=Karaten.CONCEALED_AND_MELDS),
     )
     g.tsumogiri(0)
     g.do(1, Pon((T("6z"), T("6z"))))
@@ -89,6 +91,42 @@ def test_a_wait_on_four_own_tiles_is_noten_but_a_dead_wait_elsewhere_is_tenpai()
     drawn = _play_out(g)
     assert drawn.tenpai == (False, False, True, False)
     assert drawn.deltas == (-1000, -1000, 3000, -1000)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "tenpai"),
+    [
+        (TENHOU, True),
+        (MAHJONGSOUL, True),
+        (EMA, False),
+        (TENHOU.with_options(karaten=Karaten.CONCEALED_AND_MELDS), False),
+        (EMA.with_options(karaten=Karaten.CONCEALED), True),
+    ],
+    ids=["tenhou", "mahjongsoul", "ema", "concealed_and_melds", "concealed"],
+)
+def test_karaten_with_the_four_tiles_in_the_hands_own_meld(ruleset: Ruleset, tenpai: bool) -> None:
+    """docs/rules.md#karaten: 68m 567s 55z with a pon of 3m and an open kan of 7m waits only on 7m,
+    whose four copies are in its own kan. ``karaten = concealed`` (Tenhou, Mahjong Soul) counts
+    only the concealed tiles, so the hand is tenpai; ``concealed_and_melds`` (EMA) counts the kan
+    too, so it is noten."""
+    g = Game.start({1: "3367778m567s55z9p"}, draws="3m", late={3: "7m"}, ruleset=ruleset)
+    g.tsumogiri(0)  # 3m
+    g.do(1, Pon((T("3m"), T("3m"))))
+    g.discard(1, "9p")
+    g.pass_all()
+    g.tsumogiri(2)
+    g.pass_all()
+    g.tsumogiri(3)
+    g.pass_all()
+    g.tsumogiri(0)  # 7m
+    g.do(1, Daiminkan((T("7m"), T("7m"), T("7m"))))
+    g.tsumogiri(1)  # the replacement tile
+    g.pass_all()
+    assert g.hand(1) == "68m567s55z"
+    drawn = _play_out(g)
+    assert drawn.tenpai == (False, tenpai, False, False)
+    assert drawn.deltas == ((-1000, 3000, -1000, -1000) if tenpai else (0, 0, 0, 0))
+    assert (drawn.hands[1] is not None) == tenpai
 
 
 def test_exhaustive_draw_dealer_tenpai_keeps_the_deal() -> None:
