@@ -140,6 +140,11 @@ def _rules(rule: dict[str, Any]) -> tuple[dict[str, Any], str]:
         raise RecordError(f"tenhou6: rule.disp must be a string, got {disp!r:.40}")
     if "三" in disp:
         raise UnsupportedRecordError(f"tenhou6: rule {disp!r} is three-player mahjong")
+    if "祝" in disp:
+        raise UnsupportedRecordError(
+            f"tenhou6: rule {disp!r} is a chip lobby (祝儀): its results pay chips beside the points, "
+            "which Jantaku does not score, so the record is not replayed"
+        )
     lobby = bool(disp) and disp[0] in _LOBBY_MARKS  # Tenhou's own lobby names: 般南喰赤 etc.
     reds: tuple[int, int, int] | None = None
     if all(isinstance(rule.get(k), int) for k in ("aka51", "aka52", "aka53")):
