@@ -141,14 +141,14 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
                 opts.add(Discard(t, False))
         return frozenset(opts)
     counts = counts_of(p.hand)
-    # Discards (riichi locks the hand: tsumogiri only, 002).
+    # Discards (riichi locks the hand: tsumogiri only, docs/rules.md#riichi).
     if drawn is not None:
         opts.add(Discard(drawn, True))
     if not p.riichi:
         rest = remove_one(p.hand, drawn) if drawn is not None else p.hand
         for t in set(rest):
             opts.add(Discard(t, False))
-    # Tsumo: a complete hand with a yaku (furiten hands may still win by tsumo, 002).
+    # Tsumo: a complete hand with a yaku (furiten hands may still win by tsumo, docs/rules.md#furiten).
     if drawn is not None and analysis.is_agari(counts) and evaluate(h, ruleset, seat, drawn, tsumo=True):
         opts.add(Tsumo())
     remaining = h.live_remaining
@@ -280,7 +280,8 @@ def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarde
 def chankan_options(
     h: HandState, ruleset: Ruleset, seat: int, tile: Tile, *, closed_kan: bool
 ) -> frozenset[Action]:
-    """May ``seat`` rob this kan? Added kan: any win; closed kan: only kokushi (001), if enabled."""
+    """May ``seat`` rob this kan? Added kan: any win; closed kan: only kokushi, if enabled
+    (docs/rules.md#chankan)."""
     p = h.players[seat]
     counts = counts_of(p.hand)
     k = kind(tile)

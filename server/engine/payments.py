@@ -91,9 +91,9 @@ def settle_wins(
 
     * Ron: the loser pays :func:`ron_points`. Tsumo: :func:`tsumo_points` from each other seat.
     * Honba (``honba * Ruleset.honba_value``) and all riichi sticks (1000 each) go to the *first*
-      winner only (004 "the player closest to the discarding player receives all riichi deposits";
+      winner only (docs/rules.md#sticks-and-honba: "the player closest to the discarding player";
       Tenhou does the same with honba). On tsumo each loser pays a third of the honba.
-    * Pao (001 "liability payments"; Tenhou's behaviour): on tsumo the liable player pays the
+    * Pao (docs/rules.md#pao; Tenhou's behaviour): on tsumo the liable player pays the
       liable value as if dealt in; on ron the discarder and the liable player pay half of it each.
       The liable player also pays the honba in both cases (Tenhou/Mahjong Soul records; riichi
       wiki "Sekinin barai"). ``PaoScope.FULL``: the liable value is the whole hand. ``PORTION``:
@@ -200,7 +200,8 @@ def noten_payments(tenpai: Sequence[bool], ruleset: Ruleset) -> Deltas:
 
 
 def nagashi_payments(seats: Iterable[int], dealer: int, ruleset: Ruleset) -> Deltas:
-    """Nagashi mangan (004): each seat is paid as a mangan tsumo, without honba or sticks."""
+    """Nagashi mangan (docs/rules.md#option-nagashi_mangan): each seat is paid as a mangan tsumo,
+    without honba or sticks."""
     if not ruleset.nagashi_mangan:
         raise RulesError(f"ruleset {ruleset.name!r} has no nagashi mangan")
     deltas = [0, 0, 0, 0]

@@ -1,6 +1,6 @@
 """The ruleset: every rule option of a match as one frozen, hashable, JSON-serialisable value.
 
-Where the references in ``shared/rules/`` disagree, the disagreement is an option here; each option,
+Where the rules references disagree, the disagreement is an option here; each option,
 its meaning and its value in every preset is documented in ``docs/rules.md``.
 
 >>> Ruleset.from_json(TENHOU.to_json()) == TENHOU
@@ -34,7 +34,9 @@ class MultipleRon(StrEnum):
 
 class KanDuringRiichi(StrEnum):
     NEVER = "never"
-    STRICT = "strict"  # waits unchanged AND the three tiles can only be read as a triplet (EMA, 003)
+    # Waits unchanged AND the three tiles can only be read as a triplet (EMA,
+    # docs/rules.md#kan-during-riichi).
+    STRICT = "strict"
     WAITS = "waits"  # waits unchanged (Tenhou)
 
 
@@ -51,7 +53,7 @@ class Kuikae(StrEnum):
 
 class RenhouValue(StrEnum):
     NONE = "none"
-    MANGAN = "mangan"  # not cumulative with other yaku or dora (EMA, 001)
+    MANGAN = "mangan"  # not cumulative with other yaku or dora (EMA, docs/rules.md#option-renhou)
     BAIMAN = "baiman"
     YAKUMAN = "yakuman"
 
@@ -304,9 +306,9 @@ EMA = Ruleset(
     red_fives=(0, 0, 0),
     multiple_ron=MultipleRon.HEAD_BUMP,
     abort_sanchahou=False,
-    composite_yakuman=False,  # "Yakuman yaku are not cumulative" (001)
+    composite_yakuman=False,  # "Yakuman yaku are not cumulative" (docs/rules.md#option-composite_yakuman)
     kazoe_limit=KazoeLimit.SANBAIMAN,
-    renhou=RenhouValue.MANGAN,  # 001: renhou is a mangan, not cumulative
+    renhou=RenhouValue.MANGAN,  # a mangan, not cumulative (docs/rules.md#option-renhou)
     nagashi_mangan=False,
     abort_kyuushu_kyuuhai=False,
     abort_suufon_renda=False,
@@ -316,10 +318,10 @@ EMA = Ruleset(
     agari_yame=False,
     tenpai_yame=False,
     sudden_death=False,
-    kan_during_riichi=KanDuringRiichi.STRICT,  # 001: waits unchanged and only readable as a pung
+    kan_during_riichi=KanDuringRiichi.STRICT,  # only a pung (docs/rules.md#kan-during-riichi)
     open_kan_dora=OpenKanDora.IMMEDIATE,
     kan_ura=True,
-    chankan_ankan_kokushi=True,  # 001: kokushi may rob a concealed kong
+    chankan_ankan_kokushi=True,  # kokushi may rob a concealed kong (docs/rules.md#chankan)
     pao=frozenset({Pao.DAISANGEN, Pao.DAISUUSHII}),
     pao_scope=PaoScope.FULL,
     leftover_sticks=LeftoverSticks.TO_TOP,

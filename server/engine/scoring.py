@@ -130,7 +130,7 @@ def points_limit(han: int, fu: int, ruleset: Ruleset) -> tuple[str, int]:
     ('kazoe_yakuman', 8000)
     """
     if han >= 13:
-        # 004: 13+ han is kazoe yakuman; EMA caps it at sanbaiman (Ruleset.kazoe_limit).
+        # 13+ han is kazoe yakuman; EMA caps it at sanbaiman (docs/rules.md#option-kazoe_limit).
         match ruleset.kazoe_limit:
             case KazoeLimit.YAKUMAN:
                 return "kazoe_yakuman", 8000
@@ -242,8 +242,9 @@ def evaluate_win(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
     (e.g. tenhou for a non-dealer): the engine only calls this for complete hands.
 
     Renhou (``Ruleset.renhou``): as ``yakuman`` it is a yakuman like any other. As ``mangan`` or
-    ``baiman`` it follows 001: a fixed value "not cumulative with other yaku and dora" — the hand
-    is worth the greater of renhou alone and its ordinary value without renhou (ordinary on a tie).
+    ``baiman`` it is a fixed value "not cumulative with other yaku and dora"
+    (docs/rules.md#option-renhou): the hand is worth the greater of renhou alone and its ordinary
+    value without renhou (ordinary on a tie).
     """
     _check_context(ctx)
     renhou_as_limit = ctx.renhou and ruleset.renhou in (RenhouValue.MANGAN, RenhouValue.BAIMAN)
@@ -335,10 +336,11 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
         is_tsumo=ctx.is_tsumo,
         is_riichi=ctx.riichi and not ctx.double_riichi,
         is_daburu_riichi=ctx.double_riichi,
-        is_ippatsu=ctx.ippatsu and riichi,  # 000: ippatsu exists only with riichi
+        is_ippatsu=ctx.ippatsu and riichi,  # only with riichi (docs/rules.md#ippatsu)
         is_rinshan=ctx.rinshan,
         is_chankan=ctx.chankan,
-        is_haitei=ctx.haitei and not ctx.rinshan,  # 001: a last-tile rinshan scores only rinshan
+        # A last-tile rinshan scores only rinshan (docs/rules.md#haitei-houtei).
+        is_haitei=ctx.haitei and not ctx.rinshan,
         is_houtei=ctx.houtei and not ctx.chankan,
         is_tenhou=ctx.tenhou,
         is_chiihou=ctx.chiihou,
@@ -347,7 +349,8 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
         round_wind=ctx.round_wind,
         options=options,
     )
-    # 002: ura dora under every revealed indicator, or only the first without kan ura.
+    # Ura dora under every revealed indicator, or only the first without kan ura
+    # (docs/rules.md#option-kan_ura).
     ura = ctx.ura_indicators if ruleset.kan_ura else ctx.ura_indicators[:1]
     response: Any = HandCalculator.estimate_hand_value(
         [*concealed_ids, *(i for mids in meld_ids for i in mids)],
@@ -376,8 +379,9 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
 
     if yakuman:
         if not ruleset.composite_yakuman:
-            # 001: "Yakuman yaku are not cumulative": the single most valuable one counts; on a tie
-            # the one that can carry liability, so that pao still applies.
+            # "Yakuman yaku are not cumulative" (docs/rules.md#option-composite_yakuman): the single
+            # most valuable one counts; on a tie the one that can carry liability, so that pao
+            # still applies.
             yakuman = [max(yakuman, key=lambda item: (item[2], item[1] in PAO_YAKUMAN, -item[0]))]
         multiple = sum(m for _, _, m in yakuman)
         return HandValue(

@@ -274,8 +274,8 @@ def ura_indicators(wall: Sequence[Tile], count: int) -> tuple[Tile, ...]:
 def live_tiles_left(live_draws: int, kans: int) -> int:
     """Live-wall tiles still to draw after ``live_draws`` live draws and ``kans`` rinshan draws.
 
-    0 means the last draw was the haitei tile. Riichi needs at least 4 (002_771fe0e0e8fc409b.txt,
-    ``Ruleset.riichi_min_live_tiles``).
+    0 means the last draw was the haitei tile. Riichi needs at least 4
+    (docs/rules.md#option-riichi_min_live_tiles, ``Ruleset.riichi_min_live_tiles``).
     """
     return LIVE_TILES - live_draws - kans
 

@@ -2,13 +2,14 @@
 abortive draws (kyuushu kyuuhai, suufon renda, sanchahou; suucha riichi and suukaikan live in
 test_round_ippatsu.py and test_round_kan.py).
 
-Rules (docs/rules.md "Abortive draws", "Ending a hand", 002_771fe0e0e8fc409b.txt, 004_e170b41610fddef3.txt):
-at an exhaustive draw the noten players pay ``noten_payment_total`` shared by the tenpai players; a
-wait whose four tiles are all the player's own is no wait (002, formal tenpai otherwise counts);
-nagashi mangan (004) pays a mangan as by tsumo to a player whose discards are all terminals and
-honors, none called, and replaces the noten payments; kyuushu kyuuhai is the player's choice on the
-first draw with nine kinds of terminals and honors and no call; suufon renda: four identical wind
-first discards; sanchahou: three rons on one discard abort under Tenhou's rules.
+Rules (docs/rules.md#ending-a-hand, the abortive-draw options in docs/rules.md): at an
+exhaustive draw the noten players pay ``noten_payment_total`` shared by the tenpai players; a wait
+whose four tiles are all the player's own is no wait (docs/rules.md#karaten, formal tenpai otherwise
+counts); nagashi mangan (docs/rules.md#option-nagashi_mangan) pays a mangan as by tsumo to a player
+whose discards are all terminals and honors, none called, and replaces the noten payments; kyuushu
+kyuuhai is the player's choice on the first draw with nine kinds of terminals and honors and no
+call; suufon renda: four identical wind first discards; sanchahou: three rons on one discard abort
+under Tenhou's rules.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def test_noten_payment_total_is_an_option() -> None:
 
 
 def test_a_wait_on_four_own_tiles_is_noten_but_a_dead_wait_elsewhere_is_tenpai() -> None:
-    """002 / docs/rules.md: a hand waiting only on a tile whose four copies are all its own (a pon of
-    6z and the fourth 6z as its tanki) is noten when melds count (``karaten =
+    """docs/rules.md#karaten: a hand waiting only on a tile whose four copies are all its own (a pon
+    of 6z and the fourth 6z as its tanki) is noten when melds count (``karaten =
     concealed_and_melds``); a tanki on 3z whose other three copies are all in the dead wall is
     formal tenpai and counts."""
     g = Game.start(
@@ -106,9 +107,9 @@ def test_a_wait_on_four_own_tiles_is_noten_but_a_dead_wait_elsewhere_is_tenpai()
 )
 def test_karaten_with_the_four_tiles_in_the_hands_own_meld(ruleset: Ruleset, tenpai: bool) -> None:
     """docs/rules.md#karaten: 68m 567s 55z with a pon of 3m and an open kan of 7m waits only on 7m,
-    whose four copies are in its own kan. ``karaten = concealed`` (Tenhou, Mahjong Soul) counts
-    only the concealed tiles, so the hand is tenpai; ``concealed_and_melds`` (EMA) counts the kan
-    too, so it is noten."""
+    whose four copies are in its own kan. ``karaten = concealed`` (Tenhou, Mahjong Soul) counts only
+    the concealed tiles, so the hand is tenpai; ``concealed_and_melds`` (EMA) counts the kan too, so
+    it is noten."""
     g = Game.start({1: "3367778m567s55z9p"}, draws="3m", late={3: "7m"}, ruleset=ruleset)
     g.tsumogiri(0)  # 3m
     g.do(1, Pon((T("3m"), T("3m"))))
@@ -161,8 +162,9 @@ NAGASHI_DRAWS = "1m9m1p9p1s9s5z6z7z1m9m1p9p1s9s5z6z7z"  # 18 terminals and honor
     ("seat", "deltas"), [(0, (12000, -4000, -4000, -4000)), (1, (-4000, 8000, -2000, -2000))]
 )
 def test_nagashi_mangan(seat: int, deltas: tuple[int, ...]) -> None:
-    """004: nagashi mangan - every discard a terminal or honor, none called: a mangan paid as by tsumo
-    (dealer 4,000 all; non-dealer 4,000 / 2,000 / 2,000), instead of the noten payments."""
+    """docs/rules.md#option-nagashi_mangan: nagashi mangan - every discard a terminal or honor, none
+    called: a mangan paid as by tsumo (dealer 4,000 all; non-dealer 4,000 / 2,000 / 2,000), instead
+    of the noten payments."""
     g = Game.start({}, late=_late(seat, NAGASHI_DRAWS))
     drawn = _play_out(g)
     assert drawn.nagashi == (seat,)
@@ -173,7 +175,8 @@ def test_nagashi_mangan(seat: int, deltas: tuple[int, ...]) -> None:
 
 
 def test_nagashi_mangan_broken_by_a_called_discard() -> None:
-    """004: "none of them called": seat 2 pons seat 1's 7z, so seat 1 gets no nagashi mangan."""
+    """docs/rules.md#option-nagashi_mangan: "none of them called": seat 2 pons seat 1's 7z, so seat
+    1 gets no nagashi mangan."""
     late = _late(1, "1m9m1p9p1s9s5z6z1m9m1p9p1s9s5z6z7z")  # 7z is seat 1's 17th draw (#65)
     late[68] = "5z"
     late[69] = "6z"
