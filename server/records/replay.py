@@ -5,8 +5,10 @@ For each :class:`~server.records.model.HandRecord` the engine gets the wall the 
 recorded hand (:class:`server.engine.HandStart`: round, kyoku, honba, sticks, scores). Then it is
 driven by the record: at every decision the seats in :func:`~server.engine.pending_seats` answer
 with what the record's next step says (the discard, the call, the win) and everyone else passes.
-Every action must be among :func:`~server.engine.legal_actions`, and what the engine does by itself
-must equal the record:
+Every action must be among :func:`~server.engine.legal_actions` (a discard whose tsumogiri flag the
+engine cannot match is taken with the other flag: records of Mahjong Soul and some tenhou.net/6
+writers mark the dealer's first discard differently, and which copy of a tile left the hand is no
+rule), and what the engine does by itself must equal the record:
 
 * draws (live and rinshan), riichi deposits and kan dora indicators, step by step; a dora
   indicator may sit on either side of the action that turns it over (Tenhou writes a daiminkan's or
