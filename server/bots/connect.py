@@ -15,9 +15,10 @@ The answer goes to the server tagged with the request it answers. The connector 
 itself when the connection drops (at once, then with exponential backoff while the server cannot
 be reached) and resumes: the server sends the game again from ``start_game`` and the events the bot
 already has are skipped; an answer the server may have missed is sent again. After ``--games N``
-games it exits 0. A bot that exits, cannot be written to or does not answer in time is reported on
-stderr with what it did; a line that is not JSON is reported and passed on (the server answers it
-with an error and plays the default action).
+games it exits 0 (a game that ended while it was reconnecting counts: seated in a new match after
+that, it leaves instead of playing it). A bot that exits, cannot be written to or does not answer
+in time is reported on stderr with what it did; a line that is not JSON is reported and passed on
+(the server answers it with an error and plays the default action).
 """
 
 from __future__ import annotations
@@ -293,8 +294,9 @@ class Connector:
                     log.info("connected to %s as %s", self.url, player.get("name"))
                 elif kind == "queued":
                     log.info("queued (%s waiting)", message.get("players_waiting"))
-                elif kind == "seated":
-                    await self._on_seated(message)
+                elif kind == "seated" and not await self._on_seated(message):
+                    await ws.close(1000, "played its games")  # --games reached: do not play this one
+                    return
                 elif kind == "error":
                     self._on_error(message)
                 elif kind == "match_end":
@@ -312,19 +314,24 @@ class Connector:
         extra = f" (the server played {json.dumps(applied)})" if applied is not None else ""
         log.warning("server error %s: %s%s", code, text, extra)
 
-    async def _on_seated(self, message: dict[str, Any]) -> None:
+    async def _on_seated(self, message: dict[str, Any]) -> bool:
+        """Take the seat; ``False`` when ``--games`` are already played (the caller leaves)."""
         match_id, seat = str(message["match_id"]), int(message["seat"])
         game = self._game
         if game is not None and game.match_id == match_id:
             self._skip = game.received  # the server starts again from start_game
             log.info("resumed match %s (seat %d)", match_id, seat)
-            return
+            return True
         if game is not None:  # the game ended while we were away
             log.warning("match %s ended while disconnected", game.match_id)
             await self._close_game(game)
+        if self.games_done >= self.options.games:
+            log.info("seated in match %s, but %d game(s) are played: leaving", match_id, self.games_done)
+            return False
         self._skip = 0
         self._game = _Game(match_id, seat)
         log.info("seated in match %s as seat %d: %s", match_id, seat, message.get("names"))
+        return True
 
     async def _on_event(self, event: dict[str, Any]) -> None:
         game = self._game

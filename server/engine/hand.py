@@ -129,7 +129,8 @@ def _shanten_regular(counts: tuple[int, ...]) -> int:
 
 
 def _shanten_chiitoitsu(counts: tuple[int, ...]) -> int:
-    # Seven *distinct* pairs (004): four of a kind is one pair and a useless tile, not two pairs.
+    # Seven *distinct* pairs (docs/rules.md#hand-shapes): four of a kind is one pair and a useless
+    # tile, not two pairs.
     kinds = NUM_KINDS - counts.count(0)
     pairs = kinds - counts.count(1)
     if pairs >= 7:
@@ -367,7 +368,7 @@ def _part_complete(counts: tuple[int, ...], part: int, with_pair: bool) -> bool:
 def _chiitoitsu_wait(counts: tuple[int, ...]) -> int | None:
     """The single of six distinct pairs and one single (13 tiles), else ``None``.
 
-    Three or four of a kind never wait here: the pairs must be distinct (004).
+    Three or four of a kind never wait here: the pairs must be distinct (docs/rules.md#hand-shapes).
     """
     single = None
     pairs = 0
@@ -423,8 +424,9 @@ def is_tenpai(counts: Sequence[int]) -> bool:
 def tenpai_for_draw(counts: Sequence[int], held: Sequence[int]) -> bool:
     """Formal tenpai at an exhaustive draw: a wait of which the player does not hold all four copies.
 
-    ``held`` counts the player's concealed *and* melded tiles: a hand waiting only on a kind whose
-    four copies are all its own (e.g. a pon of it and the fourth in hand) waits on nothing (002).
+    ``held`` counts the player's own tiles that can empty a wait: the concealed ones, and the
+    melded ones too where the ruleset says so (``Ruleset.karaten``). A hand waiting only on a kind
+    whose four copies are all held waits on nothing (docs/rules.md#karaten).
     """
     t = tuple(counts)
     h = tuple(held)
@@ -436,7 +438,7 @@ def tenpai_for_draw(counts: Sequence[int], held: Sequence[int]) -> bool:
 
 
 def discards_keeping_tenpai(counts14: Sequence[int]) -> frozenset[int]:
-    """Kinds whose discard leaves these 3k+2 tiles tenpai (the riichi discards, 002)."""
+    """Kinds whose discard leaves these 3k+2 tiles tenpai (the riichi discards, docs/rules.md#riichi)."""
     t = tuple(counts14)
     total = _total(t, "discards_keeping_tenpai")
     _require(total, 2, "discards_keeping_tenpai", t)
@@ -534,19 +536,22 @@ def decompositions(counts: Sequence[int]) -> tuple[Decomposition, ...]:
 # Kan during riichi
 
 
-def riichi_ankan_allowed(counts_before_draw: Sequence[int], drawn_kind: int, mode: str) -> bool:
+def riichi_ankan_allowed(
+    counts_before_draw: Sequence[int], drawn_kind: int, mode: KanDuringRiichi | str
+) -> bool:
     """May a riichi hand that draws a fourth ``drawn_kind`` declare a closed kan of it?
 
     ``counts_before_draw`` is the locked tenpai hand (3k+1 tiles) holding three ``drawn_kind``.
-    ``mode`` is a :class:`~server.engine.rules.KanDuringRiichi` value:
+    ``mode`` is a :class:`~server.engine.rules.KanDuringRiichi` (or its string, checked):
 
     * ``never``: no kan after riichi.
-    * ``waits``: the waits must not change (002). After the kan the four tiles are gone, so the hand
-      must wait on exactly the same kinds without them; a drawn tile that wins the hand is a wait
-      the kan would give up, so it can never be kanned.
+    * ``waits``: the waits must not change (docs/rules.md#kan-during-riichi). After the kan the
+      four tiles are gone, so the hand must wait on exactly the same kinds without them; a drawn
+      tile that wins the hand is a wait the kan would give up, so it can never be kanned.
     * ``strict``: also, for every winning tile, every reading of the complete hand uses the three
-      tiles as a triplet, never in sequences or as the pair (003: 3444m778899s333z cannot kan 4m;
-      001: three consecutive triplets in one suit, which read as three identical sequences, cannot).
+      tiles as a triplet, never in sequences or as the pair (docs/rules.md#kan-during-riichi:
+      3444m778899s333z cannot kan 4m; three consecutive triplets in one suit, which read as three
+      identical sequences, cannot).
     """
     before = tuple(counts_before_draw)
     total = _total(before, "riichi_ankan_allowed")

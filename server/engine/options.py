@@ -26,10 +26,11 @@ from server.engine.actions import (
     Tsumo,
 )
 from server.engine.melds import MeldType
-from server.engine.rules import KanDuringRiichi, Kuikae, Ruleset
+from server.engine.rules import KanDuringRiichi, Karaten, Kuikae, Ruleset
 from server.engine.scoring import HandValue, WinContext, evaluate_win
 from server.engine.state import HandState, Player
 from server.engine.tiles import NUM_KINDS, WINDS, Tile, kind, sort_key, suit_of
+from server.engine.wall import dora_indicators, ura_indicators
 
 MAX_KANS = 4  # a fifth kan is impossible
 
@@ -53,8 +54,16 @@ def _counts_of_tuple(tiles: tuple[Tile, ...]) -> tuple[int, ...]:
 
 
 def held_counts(player: Player) -> tuple[int, ...]:
-    """Counts of every tile the player owns: concealed and melded (for formal tenpai)."""
+    """Counts of every tile the player owns: concealed and melded."""
     return counts_of([*player.hand, *(t for m in player.melds for t in m.tiles)])
+
+
+def own_counts(player: Player, ruleset: Ruleset) -> tuple[int, ...]:
+    """The player's own copies of each kind that can empty a wait (karaten, docs/rules.md#karaten):
+    the concealed tiles, and the melded ones too under ``Karaten.CONCEALED_AND_MELDS``."""
+    if ruleset.karaten is Karaten.CONCEALED:
+        return counts_of(player.hand)
+    return held_counts(player)
 
 
 def remove_one(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
@@ -111,8 +120,8 @@ def win_context(
         tenhou=tsumo and first_turn and not h.rinshan and seat == h.dealer,
         chiihou=tsumo and first_turn and not h.rinshan and seat != h.dealer,
         renhou=not tsumo and first_turn and seat != h.dealer,
-        dora_indicators=tuple(h.wall[126 + i] for i in range(n_ind)),
-        ura_indicators=tuple(h.wall[131 + i] for i in range(n_ind if kan_ura else 1)) if p.riichi else (),
+        dora_indicators=dora_indicators(h.wall, n_ind),
+        ura_indicators=ura_indicators(h.wall, n_ind if kan_ura else 1) if p.riichi else (),
     )
 
 
@@ -132,14 +141,14 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
                 opts.add(Discard(t, False))
         return frozenset(opts)
     counts = counts_of(p.hand)
-    # Discards (riichi locks the hand: tsumogiri only, 002).
+    # Discards (riichi locks the hand: tsumogiri only, docs/rules.md#riichi).
     if drawn is not None:
         opts.add(Discard(drawn, True))
     if not p.riichi:
         rest = remove_one(p.hand, drawn) if drawn is not None else p.hand
         for t in set(rest):
             opts.add(Discard(t, False))
-    # Tsumo: a complete hand with a yaku (furiten hands may still win by tsumo, 002).
+    # Tsumo: a complete hand with a yaku (furiten hands may still win by tsumo, docs/rules.md#furiten).
     if drawn is not None and analysis.is_agari(counts) and evaluate(h, ruleset, seat, drawn, tsumo=True):
         opts.add(Tsumo())
     remaining = h.live_remaining
@@ -152,7 +161,8 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
         and remaining >= ruleset.riichi_min_live_tiles
         and analysis.shanten(counts) <= 0  # cheap (cached) filter before trying every discard
     ):
-        held = held_counts(p)
+        # Riichi needs a hand that would count as tenpai at an exhaustive draw: no noten riichi.
+        held = own_counts(p, ruleset)
         for k in analysis.discards_keeping_tenpai(counts):
             after = list(counts)
             after[k] -= 1
@@ -177,7 +187,7 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
                     continue
                 before = list(counts)
                 before[k] -= 1
-                if not analysis.riichi_ankan_allowed(before, k, str(ruleset.kan_during_riichi)):
+                if not analysis.riichi_ankan_allowed(before, k, ruleset.kan_during_riichi):
                     continue
             faces = sorted((t for t in p.hand if kind(t) == k), key=sort_key)
             opts.add(Ankan((faces[0], faces[1], faces[2], faces[3])))
@@ -270,7 +280,8 @@ def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarde
 def chankan_options(
     h: HandState, ruleset: Ruleset, seat: int, tile: Tile, *, closed_kan: bool
 ) -> frozenset[Action]:
-    """May ``seat`` rob this kan? Added kan: any win; closed kan: only kokushi (001), if enabled."""
+    """May ``seat`` rob this kan? Added kan: any win; closed kan: only kokushi, if enabled
+    (docs/rules.md#chankan)."""
     p = h.players[seat]
     counts = counts_of(p.hand)
     k = kind(tile)

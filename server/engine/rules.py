@@ -1,6 +1,6 @@
 """The ruleset: every rule option of a match as one frozen, hashable, JSON-serialisable value.
 
-Where the references in ``shared/rules/`` disagree, the disagreement is an option here; each option,
+Where the rules references disagree, the disagreement is an option here; each option,
 its meaning and its value in every preset is documented in ``docs/rules.md``.
 
 >>> Ruleset.from_json(TENHOU.to_json()) == TENHOU
@@ -34,7 +34,9 @@ class MultipleRon(StrEnum):
 
 class KanDuringRiichi(StrEnum):
     NEVER = "never"
-    STRICT = "strict"  # waits unchanged AND the three tiles can only be read as a triplet (EMA, 003)
+    # Waits unchanged AND the three tiles can only be read as a triplet (EMA,
+    # docs/rules.md#kan-during-riichi).
+    STRICT = "strict"
     WAITS = "waits"  # waits unchanged (Tenhou)
 
 
@@ -51,7 +53,7 @@ class Kuikae(StrEnum):
 
 class RenhouValue(StrEnum):
     NONE = "none"
-    MANGAN = "mangan"  # not cumulative with other yaku or dora (EMA, 001)
+    MANGAN = "mangan"  # not cumulative with other yaku or dora (EMA, docs/rules.md#option-renhou)
     BAIMAN = "baiman"
     YAKUMAN = "yakuman"
 
@@ -79,6 +81,13 @@ class DoubleYakuman(StrEnum):
     KOKUSHI_13 = "kokushi_13"
     JUNSEI_CHUUREN = "junsei_chuuren"
     DAISUUSHII = "daisuushii"
+
+
+class Karaten(StrEnum):
+    """Which of a player's own tiles empty a wait at an exhaustive draw (docs/rules.md#karaten)."""
+
+    CONCEALED = "concealed"  # all four copies in the concealed hand: noten (Tenhou, Mahjong Soul)
+    CONCEALED_AND_MELDS = "concealed_and_melds"  # ... or in its melds too (EMA: "already has 4")
 
 
 class Pao(StrEnum):
@@ -130,6 +139,7 @@ class Ruleset:
     leftover_sticks: LeftoverSticks = LeftoverSticks.TO_TOP
     double_wind_pair_fu: int = 4
     pinfu_tsumo_fu: bool = False  # True: pinfu-shaped tsumo gets 2 fu and loses pinfu (30 fu, no pinfu)
+    karaten: Karaten = Karaten.CONCEALED
     _hash: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -142,11 +152,15 @@ class Ruleset:
         return self._hash
 
     def to_dict(self) -> dict[str, Any]:
+        """Every option (see :data:`ADDED_OPTIONS` for the ones left out when they hold their
+        earlier meaning)."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             if f.name.startswith("_"):
                 continue
             value = getattr(self, f.name)
+            if f.name in ADDED_OPTIONS and value == ADDED_OPTIONS[f.name]:
+                continue
             if isinstance(value, frozenset):
                 value = sorted(str(v) for v in value)
             elif isinstance(value, tuple):
@@ -162,7 +176,12 @@ class Ruleset:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ruleset:
-        """Build a ruleset from a (possibly partial) dict; missing keys take the ``tenhou`` defaults."""
+        """Build a ruleset from a (possibly partial) dict; missing keys take the ``tenhou`` defaults.
+
+        A document that names every option of the first version but not an option added since
+        (:data:`ADDED_OPTIONS`) was written before that option existed: it gets the value that
+        keeps its earlier meaning, so a stored match replays under the rules it was played by.
+        """
         if not isinstance(data, dict):
             raise RulesetError(f"a ruleset must be a JSON object, got {type(data).__name__}")
         known = {f.name: f for f in dataclasses.fields(cls) if not f.name.startswith("_")}
@@ -171,6 +190,9 @@ class Ruleset:
             if key not in known:
                 raise RulesetError(f"unknown ruleset option {key!r}")
             kwargs[key] = _coerce(key, raw, _DEFAULTS[key])
+        if kwargs.keys() >= _FIRST_OPTIONS:
+            for key, earlier in ADDED_OPTIONS.items():
+                kwargs.setdefault(key, earlier)
         return cls(**kwargs)
 
     @classmethod
@@ -248,11 +270,18 @@ def _validate(r: Ruleset) -> None:
 
 
 _SET_TYPES: dict[str, type[StrEnum]] = {"double_yakuman": DoubleYakuman, "pao": Pao}
+
+ADDED_OPTIONS: dict[str, Any] = {"karaten": Karaten.CONCEALED_AND_MELDS}
+"""Options added after matches were first stored, each with the value that means the rules from
+before it existed. A ruleset holding that value leaves the option out of its canonical JSON (so
+its JSON and hash are what they were), and a complete document without it reads that value."""
 _DEFAULTS: dict[str, Any] = {
     f.name: (f.default if f.default is not dataclasses.MISSING else None)
     for f in dataclasses.fields(Ruleset)
     if not f.name.startswith("_")
 }
+
+_FIRST_OPTIONS = frozenset(_DEFAULTS) - frozenset(ADDED_OPTIONS)
 
 TENHOU = Ruleset()
 
@@ -277,9 +306,9 @@ EMA = Ruleset(
     red_fives=(0, 0, 0),
     multiple_ron=MultipleRon.HEAD_BUMP,
     abort_sanchahou=False,
-    composite_yakuman=False,  # "Yakuman yaku are not cumulative" (001)
+    composite_yakuman=False,  # "Yakuman yaku are not cumulative" (docs/rules.md#option-composite_yakuman)
     kazoe_limit=KazoeLimit.SANBAIMAN,
-    renhou=RenhouValue.MANGAN,  # 001: renhou is a mangan, not cumulative
+    renhou=RenhouValue.MANGAN,  # a mangan, not cumulative (docs/rules.md#option-renhou)
     nagashi_mangan=False,
     abort_kyuushu_kyuuhai=False,
     abort_suufon_renda=False,
@@ -289,14 +318,15 @@ EMA = Ruleset(
     agari_yame=False,
     tenpai_yame=False,
     sudden_death=False,
-    kan_during_riichi=KanDuringRiichi.STRICT,  # 001: waits unchanged and only readable as a pung
+    kan_during_riichi=KanDuringRiichi.STRICT,  # only a pung (docs/rules.md#kan-during-riichi)
     open_kan_dora=OpenKanDora.IMMEDIATE,
     kan_ura=True,
-    chankan_ankan_kokushi=True,  # 001: kokushi may rob a concealed kong
+    chankan_ankan_kokushi=True,  # kokushi may rob a concealed kong (docs/rules.md#chankan)
     pao=frozenset({Pao.DAISANGEN, Pao.DAISUUSHII}),
     pao_scope=PaoScope.FULL,
     leftover_sticks=LeftoverSticks.TO_TOP,
     double_wind_pair_fu=2,
+    karaten=Karaten.CONCEALED_AND_MELDS,  # "waiting only for a tile of which he already has 4"
 )
 
 PRESETS: dict[str, Ruleset] = {"tenhou": TENHOU, "mahjongsoul": MAHJONGSOUL, "ema": EMA}

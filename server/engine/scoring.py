@@ -1,14 +1,11 @@
-"""Hand value and payments: the one adapter over the ``mahjong`` package, then our own arithmetic.
+"""Hand value: the one adapter over the ``mahjong`` package.
 
-Two halves:
-
-* :func:`evaluate_win` turns a complete hand (:class:`WinContext`) into a :class:`HandValue`: yaku,
-  han, fu, limit and basic points. Yaku detection, fu and the choice of the most valuable
-  decomposition come from the ``mahjong`` package (``HandCalculator.estimate_hand_value``); every
-  rule option it does not model, or models differently, is applied here.
-* :func:`settle_wins`, :func:`noten_payments` and :func:`nagashi_payments` turn values into score
-  deltas: honba, riichi sticks, pao (liability), multiple ron. The package's own payment figures
-  are never used.
+:func:`evaluate_win` turns a complete hand (:class:`WinContext`) into a :class:`HandValue`: yaku,
+han, fu, limit and basic points. Yaku detection, fu and the choice of the most valuable
+decomposition come from the ``mahjong`` package (``HandCalculator.estimate_hand_value``); every
+rule option it does not model, or models differently, is applied here. Turning values into score
+changes (honba, sticks, pao, multiple ron, draws) is :mod:`server.engine.payments`; the package's
+own payment figures are never used.
 
 Traps of the package this adapter works around (each pinned by a test):
 
@@ -20,7 +17,8 @@ Traps of the package this adapter works around (each pinned by a test):
   listed in ``Ruleset.double_yakuman``.
 * It adds honba for every winner of a multiple ron and has no pao: payments are ours.
 * It always gives a double wind pair 4 fu: ``double_wind_pair_fu = 2`` is applied afterwards.
-* It refuses haitei together with rinshan: 001 says only rinshan is scored, so haitei is dropped.
+* It refuses haitei together with rinshan: only rinshan is scored (docs/rules.md#haitei-houtei),
+  so haitei is dropped.
 
 Values are in points; *basic points* are ``fu * 2 ** (han + 2)`` below the limits (mangan 2000,
 haneman 3000, baiman 4000, sanbaiman 6000, yakuman 8000 per multiple).
@@ -28,7 +26,7 @@ haneman 3000, baiman 4000, sanbaiman 6000, yakuman 8000 per multiple).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -44,7 +42,7 @@ from mahjong.meld import Meld as _PkgMeld
 from server.engine.errors import RulesError
 from server.engine.events import YakuScore
 from server.engine.melds import Meld, MeldType
-from server.engine.rules import KazoeLimit, PaoScope, RenhouValue, Ruleset
+from server.engine.rules import KazoeLimit, Pao, RenhouValue, Ruleset
 from server.engine.tiles import EAST, FIVE_KINDS, NUM_FACES, WINDS, Tile, format_tiles, is_red, kind
 
 __all__ = [
@@ -52,32 +50,19 @@ __all__ = [
     "PAO_YAKUMAN",
     "HandValue",
     "WinContext",
-    "WinSettlement",
     "evaluate_win",
-    "hand_points",
     "has_yaku",
-    "nagashi_payments",
-    "noten_payments",
     "points_limit",
-    "ron_points",
-    "settle_wins",
-    "tsumo_points",
 ]
-
-Deltas = tuple[int, int, int, int]
 
 LIMIT_BASE: Mapping[str, int] = MappingProxyType(
     {"mangan": 2000, "haneman": 3000, "baiman": 4000, "sanbaiman": 6000, "yakuman": 8000}
 )
 """Basic points of each limit (yakuman: per multiple)."""
 
-PAO_YAKUMAN: frozenset[str] = frozenset({"daisangen", "daisuushii", "suukantsu"})
-"""Yakuman that can carry liability (001: daisangen, daisuushii; suukantsu as a rule option)."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Values
-# ---------------------------------------------------------------------------------------------
+PAO_YAKUMAN: frozenset[Pao] = frozenset(Pao)
+"""Yakuman that can carry liability (daisangen, daisuushii; suukantsu as a rule option;
+docs/rules.md#pao)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +111,7 @@ class HandValue:
     yakuman: int
     limit: str
     base_points: int
-    pao_yakuman: tuple[tuple[str, int], ...] = ()
+    pao_yakuman: tuple[tuple[Pao, int], ...] = ()
 
     @property
     def is_yakuman(self) -> bool:
@@ -145,7 +130,7 @@ def points_limit(han: int, fu: int, ruleset: Ruleset) -> tuple[str, int]:
     ('kazoe_yakuman', 8000)
     """
     if han >= 13:
-        # 004: 13+ han is kazoe yakuman; EMA caps it at sanbaiman (Ruleset.kazoe_limit).
+        # 13+ han is kazoe yakuman; EMA caps it at sanbaiman (docs/rules.md#option-kazoe_limit).
         match ruleset.kazoe_limit:
             case KazoeLimit.YAKUMAN:
                 return "kazoe_yakuman", 8000
@@ -257,16 +242,16 @@ def evaluate_win(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
     (e.g. tenhou for a non-dealer): the engine only calls this for complete hands.
 
     Renhou (``Ruleset.renhou``): as ``yakuman`` it is a yakuman like any other. As ``mangan`` or
-    ``baiman`` it follows 001: a fixed value "not cumulative with other yaku and dora" — the hand
-    is worth the greater of renhou alone and its ordinary value without renhou (ordinary on a tie).
+    ``baiman`` it is a fixed value "not cumulative with other yaku and dora"
+    (docs/rules.md#option-renhou): the hand is worth the greater of renhou alone and its ordinary
+    value without renhou (ordinary on a tie).
     """
     _check_context(ctx)
     renhou_as_limit = ctx.renhou and ruleset.renhou in (RenhouValue.MANGAN, RenhouValue.BAIMAN)
     ordinary = _evaluate(ctx, ruleset)
     if not renhou_as_limit:
         return ordinary
-    limit = str(ruleset.renhou)
-    han = 5 if limit == "mangan" else 8
+    limit, han = ("mangan", 5) if ruleset.renhou is RenhouValue.MANGAN else ("baiman", 8)
     alone = HandValue(han, 0, (YakuScore("renhou", han),), 0, limit, LIMIT_BASE[limit])
     if ordinary is None or alone.base_points > ordinary.base_points:
         return alone
@@ -351,10 +336,11 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
         is_tsumo=ctx.is_tsumo,
         is_riichi=ctx.riichi and not ctx.double_riichi,
         is_daburu_riichi=ctx.double_riichi,
-        is_ippatsu=ctx.ippatsu and riichi,  # 000: ippatsu exists only with riichi
+        is_ippatsu=ctx.ippatsu and riichi,  # only with riichi (docs/rules.md#ippatsu)
         is_rinshan=ctx.rinshan,
         is_chankan=ctx.chankan,
-        is_haitei=ctx.haitei and not ctx.rinshan,  # 001: a last-tile rinshan scores only rinshan
+        # A last-tile rinshan scores only rinshan (docs/rules.md#haitei-houtei).
+        is_haitei=ctx.haitei and not ctx.rinshan,
         is_houtei=ctx.houtei and not ctx.chankan,
         is_tenhou=ctx.tenhou,
         is_chiihou=ctx.chiihou,
@@ -363,7 +349,8 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
         round_wind=ctx.round_wind,
         options=options,
     )
-    # 002: ura dora under every revealed indicator, or only the first without kan ura.
+    # Ura dora under every revealed indicator, or only the first without kan ura
+    # (docs/rules.md#option-kan_ura).
     ura = ctx.ura_indicators if ruleset.kan_ura else ctx.ura_indicators[:1]
     response: Any = HandCalculator.estimate_hand_value(
         [*concealed_ids, *(i for mids in meld_ids for i in mids)],
@@ -392,8 +379,9 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
 
     if yakuman:
         if not ruleset.composite_yakuman:
-            # 001: "Yakuman yaku are not cumulative": the single most valuable one counts; on a tie
-            # the one that can carry liability, so that pao still applies.
+            # "Yakuman yaku are not cumulative" (docs/rules.md#option-composite_yakuman): the single
+            # most valuable one counts; on a tie the one that can carry liability, so that pao
+            # still applies.
             yakuman = [max(yakuman, key=lambda item: (item[2], item[1] in PAO_YAKUMAN, -item[0]))]
         multiple = sum(m for _, _, m in yakuman)
         return HandValue(
@@ -403,7 +391,7 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
             yakuman=multiple,
             limit="yakuman",
             base_points=8000 * multiple,
-            pao_yakuman=tuple((name, m) for _, name, m in yakuman if name in PAO_YAKUMAN),
+            pao_yakuman=tuple((Pao(name), m) for _, name, m in yakuman if name in PAO_YAKUMAN),
         )
 
     if red_count:
@@ -418,195 +406,3 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
         fu = (sum(d["fu"] for d in response.fu_details) - 2 + 9) // 10 * 10
     limit, base = points_limit(han, fu, ruleset)
     return HandValue(han, fu, yaku, _kazoe_multiple(limit, base), limit, base)
-
-
-# ---------------------------------------------------------------------------------------------
-# Payments
-# ---------------------------------------------------------------------------------------------
-
-
-def _ceil100(points: int) -> int:
-    return -(-points // 100) * 100
-
-
-def ron_points(base: int, dealer: bool) -> int:
-    """What the discarder pays for a ron: 6x (dealer) or 4x basic points, rounded up to 100.
-
-    >>> ron_points(1920, dealer=False), ron_points(1920, dealer=True)
-    (7700, 11600)
-    """
-    return _ceil100(base * (6 if dealer else 4))
-
-
-def tsumo_points(base: int, dealer: bool) -> tuple[int, int]:
-    """``(from the dealer, from each non-dealer)`` for a tsumo; a dealer's win has no dealer payer.
-
-    >>> tsumo_points(240, dealer=False)
-    (500, 300)
-    >>> tsumo_points(2000, dealer=True)
-    (0, 4000)
-    """
-    if dealer:
-        return 0, _ceil100(2 * base)
-    return _ceil100(2 * base), _ceil100(base)
-
-
-def hand_points(value: HandValue, *, dealer: bool, tsumo: bool) -> int:
-    """What the winner receives for the hand itself, before honba and sticks (``HandWon.points``)."""
-    if not tsumo:
-        return ron_points(value.base_points, dealer)
-    from_dealer, from_other = tsumo_points(value.base_points, dealer)
-    return 3 * from_other if dealer else from_dealer + 2 * from_other
-
-
-@dataclass(frozen=True, slots=True)
-class WinSettlement:
-    """One winner's part of a settlement.
-
-    ``loser`` is the discarder (the kan declarer for chankan), ``None`` for tsumo. ``pao_seat`` is
-    the liable player, if any; ``pao_yakuman`` the yakuman that player fed (``None``: every
-    liability yakuman of the hand that ``Ruleset.pao`` lists).
-    """
-
-    winner: int
-    loser: int | None
-    value: HandValue
-    pao_seat: int | None = None
-    pao_yakuman: str | None = None
-
-    @property
-    def is_tsumo(self) -> bool:
-        return self.loser is None
-
-
-def settle_wins(
-    wins: Sequence[WinSettlement], *, dealer: int, honba: int, riichi_sticks: int, ruleset: Ruleset
-) -> tuple[Deltas, ...]:
-    """Score deltas of each win, in the order given (the caller orders winners from the
-    discarder's right). Each tuple includes that win's honba and sticks.
-
-    * Ron: the loser pays :func:`ron_points`. Tsumo: :func:`tsumo_points` from each other seat.
-    * Honba (``honba * Ruleset.honba_value``) and all riichi sticks (1000 each) go to the *first*
-      winner only (004 "the player closest to the discarding player receives all riichi deposits";
-      Tenhou does the same with honba). On tsumo each loser pays a third of the honba.
-    * Pao (001 "liability payments"; Tenhou's behaviour): on tsumo the liable player pays the
-      liable value as if dealt in; on ron the discarder and the liable player pay half of it each.
-      The liable player also pays the honba in both cases (Tenhou/Mahjong Soul records; riichi
-      wiki "Sekinin barai"). ``PaoScope.FULL``: the liable value is the whole hand. ``PORTION``:
-      only the fed yakuman's multiple; the rest of a composite yakuman is paid as usual.
-    """
-    if not wins:
-        raise RulesError("settle_wins needs at least one win")
-    seats = [w.winner for w in wins]
-    if len(set(seats)) != len(seats) or any(not 0 <= s < 4 for s in (*seats, dealer)):
-        raise RulesError(f"bad winner seats {seats} (dealer {dealer})")
-    if any(w.is_tsumo for w in wins) and len(wins) > 1:
-        raise RulesError("a tsumo has exactly one winner")
-    losers = {w.loser for w in wins}
-    if len(losers) != 1:
-        raise RulesError(f"a multiple ron has one discarder, got {[w.loser for w in wins]}")
-    if any(w.loser is not None and (w.loser == w.winner or not 0 <= w.loser < 4) for w in wins):
-        raise RulesError(f"bad discarder in {[(w.winner, w.loser) for w in wins]}")
-    if honba < 0 or riichi_sticks < 0:
-        raise RulesError(f"honba and riichi sticks must not be negative: {honba}, {riichi_sticks}")
-    return tuple(
-        _settle_one(
-            w,
-            dealer=dealer,
-            honba_points=honba * ruleset.honba_value if i == 0 else 0,
-            sticks=riichi_sticks * 1000 if i == 0 else 0,
-            ruleset=ruleset,
-        )
-        for i, w in enumerate(wins)
-    )
-
-
-def _liable_base(win: WinSettlement, ruleset: Ruleset) -> int:
-    """Basic points the liable player answers for (0: no pao applies)."""
-    if win.pao_seat is None:
-        return 0
-    if win.pao_seat == win.winner or not 0 <= win.pao_seat < 4:
-        raise RulesError(f"pao seat {win.pao_seat} cannot be liable for seat {win.winner}'s win")
-    multiple = sum(
-        m
-        for name, m in win.value.pao_yakuman
-        if name in ruleset.pao and (win.pao_yakuman is None or name == win.pao_yakuman)
-    )
-    if multiple == 0:
-        return 0
-    if ruleset.pao_scope is PaoScope.FULL:
-        return win.value.base_points
-    return min(8000 * multiple, win.value.base_points)
-
-
-def _settle_one(
-    win: WinSettlement, *, dealer: int, honba_points: int, sticks: int, ruleset: Ruleset
-) -> Deltas:
-    deltas = [0, 0, 0, 0]
-
-    def pay(payer: int, amount: int) -> None:
-        deltas[payer] -= amount
-        deltas[win.winner] += amount
-
-    dealer_win = win.winner == dealer
-    liable = _liable_base(win, ruleset)
-    rest = win.value.base_points - liable
-    if win.loser is None:
-        others = [s for s in range(4) if s != win.winner]
-        if liable:
-            assert win.pao_seat is not None
-            pay(win.pao_seat, ron_points(liable, dealer_win) + honba_points)
-        if rest:
-            from_dealer, from_other = tsumo_points(rest, dealer_win)
-            for s in others:
-                pay(s, from_dealer if s == dealer else from_other)
-        if not liable:
-            for s in others:
-                pay(s, honba_points // 3)
-    elif liable:
-        assert win.pao_seat is not None
-        shared = ron_points(liable, dealer_win)
-        pay(win.loser, ron_points(rest, dealer_win) + shared - shared // 2)
-        pay(win.pao_seat, shared // 2 + honba_points)
-    else:
-        pay(win.loser, ron_points(rest, dealer_win) + honba_points)
-    deltas[win.winner] += sticks
-    return (deltas[0], deltas[1], deltas[2], deltas[3])
-
-
-def noten_payments(tenpai: Sequence[bool], ruleset: Ruleset) -> Deltas:
-    """Exhaustive-draw payments: ``Ruleset.noten_payment_total`` flows from the noten seats to the
-    tenpai seats, split evenly on both sides (3000: 1 tenpai +3000/-1000 each, 2 tenpai
-    +1500/-1500, 3 tenpai +1000/-3000); nothing when all or none are tenpai.
-
-    >>> noten_payments([True, False, False, False], Ruleset())
-    (3000, -1000, -1000, -1000)
-    """
-    if len(tenpai) != 4:
-        raise RulesError(f"need four tenpai flags, got {len(tenpai)}")
-    ready = sum(1 for t in tenpai if t)
-    if ready in (0, 4):
-        return (0, 0, 0, 0)
-    total = ruleset.noten_payment_total
-    if total % ready or total % (4 - ready):
-        raise RulesError(f"noten payment total {total} does not split among {ready} tenpai seats")
-    gain, loss = total // ready, total // (4 - ready)
-    d = [gain if t else -loss for t in tenpai]
-    return (d[0], d[1], d[2], d[3])
-
-
-def nagashi_payments(seats: Iterable[int], dealer: int, ruleset: Ruleset) -> Deltas:
-    """Nagashi mangan (004): each seat is paid as a mangan tsumo, without honba or sticks."""
-    if not ruleset.nagashi_mangan:
-        raise RulesError(f"ruleset {ruleset.name!r} has no nagashi mangan")
-    deltas = [0, 0, 0, 0]
-    for seat in seats:
-        if not 0 <= seat < 4:
-            raise RulesError(f"bad nagashi seat {seat}")
-        from_dealer, from_other = tsumo_points(LIMIT_BASE["mangan"], seat == dealer)
-        for s in range(4):
-            if s != seat:
-                amount = from_dealer if s == dealer else from_other
-                deltas[s] -= amount
-                deltas[seat] += amount
-    return (deltas[0], deltas[1], deltas[2], deltas[3])

@@ -12,8 +12,9 @@ from enum import StrEnum
 from server.engine.actions import Action
 from server.engine.events import Event
 from server.engine.melds import Meld
-from server.engine.rules import Ruleset
+from server.engine.rules import Pao, Ruleset
 from server.engine.tiles import Tile
+from server.engine.wall import LIVE_TILES
 
 
 class Phase(StrEnum):
@@ -46,7 +47,7 @@ class Player:
     kuikae: frozenset[int] = frozenset()  # kinds that may not be discarded right after a call
     sideways_pending: bool = False  # riichi tile was called: the next discard is laid sideways
     pao_seat: int | None = None  # seat liable (pao) for this player's yakuman
-    pao_yakuman: str | None = None
+    pao_yakuman: Pao | None = None  # the yakuman whose last set ``pao_seat`` fed
 
     @property
     def closed(self) -> bool:
@@ -80,7 +81,7 @@ class HandState:
     players: tuple[Player, Player, Player, Player]
     phase: Phase
     turn: int
-    live_drawn: int = 0  # live-wall draws made (the first 52 tiles are dealt, not drawn)
+    live_drawn: int = 0  # live-wall draws made (the first LIVE_START tiles are dealt, not drawn)
     kans: tuple[int, ...] = ()  # seat of every completed kan, in order (= rinshan draws made)
     dora_revealed: int = 1
     pending_dora: int = 0  # open-kan indicators still to flip after the next discard
@@ -95,8 +96,8 @@ class HandState:
 
     @property
     def live_remaining(self) -> int:
-        """Tiles still drawable from the live wall: 70 less draws less rinshan replacements."""
-        return 70 - self.live_drawn - len(self.kans)
+        """Tiles still drawable from the live wall: LIVE_TILES (70) less draws less rinshan draws."""
+        return LIVE_TILES - self.live_drawn - len(self.kans)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from server.engine.events import Event, RoundStarted, TileDrawn
 from server.engine.melds import Meld
 from server.engine.state import MatchState, RiverTile
 from server.engine.tiles import Tile
+from server.engine.wall import dora_indicators
 
 Viewer = int | None  # a seat 0..3, or None for a spectator
 
@@ -83,7 +84,7 @@ def seat_view(state: MatchState, seat: int) -> SeatView:
         kyoku=h.kyoku,
         honba=h.honba,
         riichi_sticks=state.riichi_sticks,
-        dora_indicators=tuple(h.wall[126 + i] for i in range(h.dora_revealed)) if h.wall else (),
+        dora_indicators=dora_indicators(h.wall, h.dora_revealed) if h.wall else (),
         live_remaining=h.live_remaining,
         step=state.step,
     )

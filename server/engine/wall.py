@@ -261,11 +261,21 @@ def ura_indicator(wall: Sequence[Tile], i: int) -> Tile:
     return _at(wall, URA_START, INDICATORS, i, "ura indicator")
 
 
+def dora_indicators(wall: Sequence[Tile], count: int) -> tuple[Tile, ...]:
+    """The first ``count`` dora indicators: the one turned at the start, then one per kan."""
+    return tuple(wall[DORA_START : DORA_START + count])
+
+
+def ura_indicators(wall: Sequence[Tile], count: int) -> tuple[Tile, ...]:
+    """The ura indicators under the first ``count`` dora indicators."""
+    return tuple(wall[URA_START : URA_START + count])
+
+
 def live_tiles_left(live_draws: int, kans: int) -> int:
     """Live-wall tiles still to draw after ``live_draws`` live draws and ``kans`` rinshan draws.
 
-    0 means the last draw was the haitei tile. Riichi needs at least 4 (002_771fe0e0e8fc409b.txt,
-    ``Ruleset.riichi_min_live_tiles``).
+    0 means the last draw was the haitei tile. Riichi needs at least 4
+    (docs/rules.md#option-riichi_min_live_tiles, ``Ruleset.riichi_min_live_tiles``).
     """
     return LIVE_TILES - live_draws - kans
 

@@ -28,9 +28,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "verify",
         help="replay game records through the engine and report every difference",
         description=(
-            "Replay every hand of tenhou.net/6 JSON, Tenhou mjlog XML and mjai JSONL records (plain or "
-            "gzip; directories are searched recursively) through the engine. Exit status 0 only "
-            "when no hand mismatches (and every file could be read)."
+            "Replay every hand of tenhou.net/6 JSON, Tenhou mjlog XML and mjai JSONL (.jsonl, .mjson) "
+            "records (plain or gzip; directories are searched recursively) through the engine. Exit "
+            "status 0 only when no hand mismatches (and every file could be read)."
         ),
     )
     v.add_argument("paths", nargs="+", metavar="PATH", help="record files or directories")

@@ -35,8 +35,9 @@ from typing import Any
 
 from server.engine.events import DrawReason, Event
 from server.engine.melds import MeldType
+from server.engine.payments import tsumo_points
 from server.engine.rules import GameLength, Ruleset
-from server.engine.scoring import LIMIT_BASE, tsumo_points
+from server.engine.scoring import LIMIT_BASE
 from server.engine.tiles import Tile, sort_key
 from server.records.from_events import record_from_events
 from server.records.model import CallStep, DiscardStep, DrawStep, GameRecord, HandRecord, RecordedYaku, Win

@@ -9,9 +9,9 @@ dora_marker, kyoku (1-based), honba, kyotaku, oya, scores, tehais}``, ``tsumo {a
 :mod:`server.records.tiles`); ``"?"`` (a hidden tile in a player's view) cannot be replayed.
 
 Optional fields of the original mjai (``fu``, ``fan``, ``hora_points``, ``yakus``,
-``uradora_markers``, a ryukyoku ``reason`` and ``tenpais``) are read when present. Without a reason,
-the kind of ryukyoku is told from the table: a seat that has just drawn declared kyuushu kyuuhai; an
-empty live wall is an exhaustive draw; then four riichi, four winds, four kans, else three rons.
+``uradora_markers``, a ryukyoku ``reason`` and ``tenpais``) are read when present. A reason may
+use any of the names other tools write (:mod:`server.records.draw_names`); without one, the kind
+of ryukyoku is told from the table (:func:`~server.records.draw_names.infer_draw_reason`).
 Jantaku's own extensions are read too: the whole ``ruleset`` in ``start_game`` and a win's ``pao``.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from server.engine.events import DrawReason
 from server.engine.melds import MeldType
-from server.engine.tiles import Tile, kind
+from server.engine.tiles import Tile
 from server.records.assemble import (
     call_step,
     checked,
@@ -34,7 +34,8 @@ from server.records.assemble import (
     rule_hints,
     ruleset_preset,
 )
-from server.records.check import ACT, CLAIM, LIVE_WALL, HandTracker
+from server.records.check import HandTracker
+from server.records.draw_names import draw_name, infer_draw_reason
 from server.records.errors import RecordError, TruncatedRecordError
 from server.records.export_mjai import write_mjai
 from server.records.model import (
@@ -51,28 +52,11 @@ from server.records.model import (
     Win,
 )
 from server.records.tiles import face_from_mjai
+from server.records.yaku import yaku_from_label
 
 __all__ = ["read_mjai", "write_mjai"]
 
 WINDS = "ESWN"
-_REASONS: dict[str, DrawReason] = {
-    "fanpai": DrawReason.EXHAUSTIVE,
-    "exhaustive": DrawReason.EXHAUSTIVE,
-    "nagashimangan": DrawReason.EXHAUSTIVE,
-    "nagashi_mangan": DrawReason.EXHAUSTIVE,
-    "yao9": DrawReason.KYUUSHU_KYUUHAI,
-    "kyushukyuhai": DrawReason.KYUUSHU_KYUUHAI,
-    "kyuushu_kyuuhai": DrawReason.KYUUSHU_KYUUHAI,
-    "kaze4": DrawReason.SUUFON_RENDA,
-    "suufon_renda": DrawReason.SUUFON_RENDA,
-    "reach4": DrawReason.SUUCHA_RIICHI,
-    "suucha_riichi": DrawReason.SUUCHA_RIICHI,
-    "kan4": DrawReason.SUUKAIKAN,
-    "suukaikan": DrawReason.SUUKAIKAN,
-    "ron3": DrawReason.SANCHAHOU,
-    "sanchaho": DrawReason.SANCHAHOU,
-    "sanchahou": DrawReason.SANCHAHOU,
-}
 
 
 def read_mjai(data: bytes | str) -> GameRecord:
@@ -306,7 +290,7 @@ class _Reader:
         yaku: tuple[RecordedYaku, ...] = ()
         if isinstance(yakus, list):
             yaku = tuple(
-                RecordedYaku(str(y[0]), y[1], str(y[0]), yakuman=y[1] >= 13)
+                _recorded_yaku(str(y[0]), y[1])
                 for y in yakus
                 if isinstance(y, list) and len(y) == 2 and isinstance(y[1], int)
             )
@@ -335,19 +319,16 @@ class _Reader:
         hand = self._live(where)
         tracker = hand.tracker()
         reason_text = event.get("reason")
-        reason = _REASONS.get(reason_text) if isinstance(reason_text, str) else None
-        if reason is None:
-            if reason_text is not None:
-                hand.problems.append(f"{where}: unknown ryukyoku reason {reason_text!r}")
-            reason = _infer_reason(tracker)
+        name = draw_name(reason_text) if isinstance(reason_text, str) else None
+        if name is None and reason_text is not None:
+            hand.problems.append(f"{where}: unknown ryukyoku reason {reason_text!r}")
+        reason = name.reason if name is not None else infer_draw_reason(tracker)
         deltas = self._deltas(event, where)
         exhaustive = reason is DrawReason.EXHAUSTIVE
         nagashi: tuple[int, ...] = ()
-        if exhaustive:
+        if exhaustive and (name is None or name.nagashi):
             # A stated reason says whether nagashi mangan was paid; without one, the rivers tell.
-            stated = isinstance(reason_text, str) and reason_text in _REASONS
-            if not stated or reason_text in ("nagashimangan", "nagashi_mangan"):
-                nagashi = tracker.nagashi_seats()
+            nagashi = tracker.nagashi_seats()
         tenpai: tuple[int, ...] | None = None
         tenpais = event.get("tenpais")
         if isinstance(tenpais, list) and len(tenpais) == 4:
@@ -434,21 +415,12 @@ class _Reader:
         )
 
 
+def _recorded_yaku(name: str, han: int) -> RecordedYaku:
+    """A ``yakus`` entry; its name may be Tenhou's label, Mahjong Soul's English name or our id."""
+    known = yaku_from_label(name)
+    return RecordedYaku(known.id if known else name, han, name, yakuman=han >= 13)
+
+
 def _pao(event: dict[str, Any], where: str) -> int | None:
     """The liable seat of a win (Jantaku's exports add ``pao``; Mortal's schema has none)."""
     return _seat(event, "pao", where) if event.get("pao") is not None else None
-
-
-def _infer_reason(tracker: HandTracker) -> DrawReason:
-    if tracker.phase == ACT:
-        return DrawReason.KYUUSHU_KYUUHAI
-    if tracker.phase == CLAIM and tracker.live + tracker.kans == LIVE_WALL:
-        return DrawReason.EXHAUSTIVE
-    if all(tracker.riichi) and not tracker.pending_riichi:
-        return DrawReason.SUUCHA_RIICHI
-    first = [river[0] for river in tracker.rivers if len(river) == 1]
-    if len(first) == 4 and len({kind(t) for t in first}) == 1 and 27 <= kind(first[0]) <= 30:
-        return DrawReason.SUUFON_RENDA
-    if tracker.kans >= 4:
-        return DrawReason.SUUKAIKAN
-    return DrawReason.SANCHAHOU

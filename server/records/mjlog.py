@@ -3,7 +3,8 @@
 Format facts used here (Tenhou's own records; see also the notes in ``docs/`` and the corpus README):
 
 * ``<GO type=>`` is a bit set: 0x01 vs humans, 0x02 *no* red fives, 0x04 *no* open tanyao,
-  0x08 east-south (else east only), 0x10 three players, 0x20/0x80 lobby level, 0x40 fast.
+  0x08 east-south (else east only), 0x10 three players, 0x20/0x80 lobby level, 0x40 fast,
+  0x200 a chip lobby (祝儀: chips paid beside the points; the results' ``sc`` then holds 16 values).
   ``169`` (0b10101001) is the four-player east-south game with red fives and open tanyao.
 * ``<INIT seed="round,honba,sticks,dice0,dice1,dora" ten= oya= hai0..3>``: ``round`` counts kyoku
   from east 1 (0) to north 4 (15); scores are in hundreds; tiles are 136-ids.
@@ -56,6 +57,11 @@ GO_NO_RED = 0x02
 GO_NO_KUITAN = 0x04
 GO_EAST_SOUTH = 0x08
 GO_SANMA = 0x10
+GO_CHIPS = 0x200  # chip lobbies (祝儀): GO 553 and 1569 among them
+_CHIPS = (
+    "mjlog: {} is a chip lobby (祝儀): its results pay chips beside the points, which Jantaku does not "
+    "score, so the record is not replayed"
+)
 
 MAX_INFLATED = 32 * 1024 * 1024  # no real record comes near; refuse gzip bombs
 
@@ -315,6 +321,8 @@ class _Reader:
         self.go_type = _int(attrs, "type", "GO")
         if self.go_type & GO_SANMA:
             raise UnsupportedRecordError(f"mjlog: GO type {self.go_type} is three-player mahjong")
+        if self.go_type & GO_CHIPS:
+            raise UnsupportedRecordError(_CHIPS.format(f"GO type {self.go_type}"))
 
     def _on_un(self, attrs: dict[str, str]) -> None:
         if "dan" not in attrs:
@@ -410,6 +418,8 @@ class _Reader:
         hand.steps.append(DoraStep(hand.face(tile_id)))
 
     def _result_scores(self, hand: _Hand, attrs: dict[str, str], where: str) -> tuple[int, ...]:
+        if len(attrs.get("sc", "").split(",")) == 16:
+            raise UnsupportedRecordError(_CHIPS.format(f"<{where} sc> with 16 values"))
         sc = _ints(attrs, "sc", where, 8)
         before, deltas = [v * 100 for v in sc[0::2]], tuple(v * 100 for v in sc[1::2])
         if before != hand.paid:

@@ -5,8 +5,10 @@ For each :class:`~server.records.model.HandRecord` the engine gets the wall the 
 recorded hand (:class:`server.engine.HandStart`: round, kyoku, honba, sticks, scores). Then it is
 driven by the record: at every decision the seats in :func:`~server.engine.pending_seats` answer
 with what the record's next step says (the discard, the call, the win) and everyone else passes.
-Every action must be among :func:`~server.engine.legal_actions`, and what the engine does by itself
-must equal the record:
+Every action must be among :func:`~server.engine.legal_actions` (a discard whose tsumogiri flag the
+engine cannot match is taken with the other flag: records of Mahjong Soul and some tenhou.net/6
+writers mark the dealer's first discard differently, and which copy of a tile left the hand is no
+rule), and what the engine does by itself must equal the record:
 
 * draws (live and rinshan), riichi deposits and kan dora indicators, step by step; a dora
   indicator may sit on either side of the action that turns it over (Tenhou writes a daiminkan's or
@@ -185,6 +187,26 @@ def _step_of(event: Event) -> Step | None:
     return None
 
 
+def _discard(legal: frozenset[Action], tile: Tile, tsumogiri: bool, riichi: bool) -> Action:
+    """The recorded discard as an action. A tsumogiri flag the engine cannot match is read the
+    other way: Mahjong Soul deals the dealer's fourteenth tile instead of drawing it, so its records
+    mark the dealer's first discard of that tile as not the drawn tile, and some tenhou.net/6
+    writers give the drawn tile's code instead of 60. Which copy of a tile left the hand changes
+    nothing the engine decides."""
+    kind_ = Riichi if riichi else Discard
+    action = kind_(tile, tsumogiri)
+    other = kind_(tile, not tsumogiri)
+    return other if action not in legal and other in legal else action
+
+
+def _same_step(recorded: Step, engine: Step) -> bool:
+    """Steps agree; discards agree on seat, tile and riichi whatever their tsumogiri flags say
+    (see :func:`_discard`)."""
+    if isinstance(recorded, DiscardStep) and isinstance(engine, DiscardStep):
+        return (recorded.seat, recorded.tile, recorded.riichi) == (engine.seat, engine.tile, engine.riichi)
+    return recorded == engine
+
+
 def describe(action: Action) -> str:
     """An action as its JSON form without quotes: ``discard 5m tsumogiri``."""
     data = action_to_dict(action)
@@ -269,7 +291,7 @@ class _Replay:
             raise self.stop(self.cursor, "the engine waits for nobody but the hand has not ended")
         j, step = self.next_action_step()
         if state.hand.phase is Phase.TURN:
-            answers = [(seats[0], self.turn_action(seats[0], j, step))]
+            answers = [(seats[0], self.turn_action(state, seats[0], j, step))]
         else:
             answers = self.window_answers(state, seats, j, step)
         events: list[Event] = []
@@ -283,7 +305,7 @@ class _Replay:
         self.consume(events)
         return state
 
-    def turn_action(self, seat: int, j: int, step: Step | None) -> Action:
+    def turn_action(self, state: MatchState, seat: int, j: int, step: Step | None) -> Action:
         if step is None:
             wins, draw = self.hand.wins, self.hand.draw
             if len(wins) == 1 and wins[0].tsumo and wins[0].seat == seat:
@@ -293,7 +315,7 @@ class _Replay:
             raise self.stop(j, f"the record ends with {self.result_text()} but seat {seat} is to play")
         match step:
             case DiscardStep(s, tile, tsumogiri, riichi) if s == seat:
-                return Riichi(tile, tsumogiri) if riichi else Discard(tile, tsumogiri)
+                return _discard(legal_actions(state, seat), tile, tsumogiri, riichi)
             case CallStep(s, MeldType.ANKAN, consumed=consumed) if s == seat and len(consumed) == 4:
                 return Ankan((consumed[0], consumed[1], consumed[2], consumed[3]))
             case CallStep(s, MeldType.KAKAN, called=called) if s == seat and called is not None:
@@ -363,7 +385,7 @@ class _Replay:
             if self.cursor >= len(self.steps):
                 raise self.stop(self.cursor, f"engine: {step}; the record has no more steps")
             recorded = self.steps[self.cursor]
-            if recorded != step:
+            if not _same_step(recorded, step):
                 raise self.stop(self.cursor, f"engine: {step}; record: {recorded}")
             self.cursor += 1
         while (

@@ -34,11 +34,10 @@ from server.engine.events import DrawReason
 from server.engine.melds import MeldType
 from server.engine.tiles import Tile
 from server.records.assemble import checked, embedded_ruleset, int_list, rule_hints, ruleset_preset
+from server.records.draw_names import WIN_LABELS, draw_name, infer_draw_reason
 from server.records.errors import RecordError, TruncatedRecordError, UnsupportedRecordError
 from server.records.model import DrawResult, GameRecord, HandRecord, RecordedYaku, RecordFormat, Win
 from server.records.tenhou6_interleave import (
-    DRAW_RESULTS,
-    WIN,
     CallText,
     Interleaver,
     NoReadingError,
@@ -51,7 +50,7 @@ from server.records.yaku import LIMIT_LABELS, yaku_from_label
 _CALL = re.compile(r"(?:[cpmka]?\d\d)+")
 _PART = re.compile(r"([cpmka]?)(\d\d)")
 _SUMMARY = re.compile(r"(?:(\d+)符(\d+)飜|(満貫|跳満|倍満|三倍満|数え役満|役満))(\d+)(?:-(\d+))?点(∀?)")
-_YAKU = re.compile(r"(.+?)\((?:(\d+)飜|(\d*)倍?役満)\)")
+_YAKU = re.compile(r"(.+?)\((?:(\d+) ?(?:飜|[Hh]an)|(\d*)倍?(?:役満|[Yy]akuman))\)")
 _LOBBY_MARKS = "般上特鳳若銀琥孔技"
 
 
@@ -141,6 +140,11 @@ def _rules(rule: dict[str, Any]) -> tuple[dict[str, Any], str]:
         raise RecordError(f"tenhou6: rule.disp must be a string, got {disp!r:.40}")
     if "三" in disp:
         raise UnsupportedRecordError(f"tenhou6: rule {disp!r} is three-player mahjong")
+    if "祝" in disp:
+        raise UnsupportedRecordError(
+            f"tenhou6: rule {disp!r} is a chip lobby (祝儀): its results pay chips beside the points, "
+            "which Jantaku does not score, so the record is not replayed"
+        )
     lobby = bool(disp) and disp[0] in _LOBBY_MARKS  # Tenhou's own lobby names: 般南喰赤 etc.
     reds: tuple[int, int, int] | None = None
     if all(isinstance(rule.get(k), int) for k in ("aka51", "aka52", "aka53")):
@@ -219,7 +223,7 @@ def _read_hand(entry: Any, index: int) -> HandRecord:
         state: ReplayState | None = replay.run()
     except NoReadingError as exc:
         state, replay.notes = None, [*replay.notes, f"cannot replay the lists: {exc}"]
-    if result[0] != WIN and result[0] not in DRAW_RESULTS:
+    if result[0] not in WIN_LABELS and draw_name(result[0]) is None:
         replay.notes.append(f"unknown result {result[0]!r}")
     wins, draw = _result(result, state, dora, ura, where) if state else ((), None)
     return HandRecord(
@@ -281,17 +285,16 @@ def _result(
     result: list[Any], state: ReplayState, dora: tuple[Tile, ...], ura: tuple[Tile, ...], where: str
 ) -> tuple[tuple[Win, ...], DrawResult | None]:
     label, tracker = result[0], state.tracker
-    if label != WIN:
+    if label not in WIN_LABELS:
         deltas = tuple(int_list(result[1], f"{where} deltas", length=4)) if len(result) > 1 else (0, 0, 0, 0)
-        reason = DRAW_RESULTS.get(label, DrawReason.EXHAUSTIVE)
+        name = draw_name(label)  # an unknown label is noted by the caller; the table tells then
+        reason = name.reason if name is not None else infer_draw_reason(tracker)
         tenpai: tuple[int, ...] | None = None
-        if label == "全員聴牌":
-            tenpai = (0, 1, 2, 3)
-        elif label == "全員不聴":
-            tenpai = ()
-        elif label == "流局" and any(deltas):
+        if name is not None and name.all_tenpai is not None:
+            tenpai = (0, 1, 2, 3) if name.all_tenpai else ()
+        elif reason is DrawReason.EXHAUSTIVE and any(deltas) and not (name is not None and name.nagashi):
             tenpai = tuple(s for s in range(4) if deltas[s] > 0)
-        nagashi = tracker.nagashi_seats() if label == "流し満貫" else ()
+        nagashi = tracker.nagashi_seats() if name is not None and name.nagashi else ()
         declarer = tracker.seat if reason is DrawReason.KYUUSHU_KYUUHAI else None
         return (), DrawResult(reason, deltas, tenpai, nagashi, declarer=declarer)
     if len(result) < 3 or len(result) % 2 == 0:

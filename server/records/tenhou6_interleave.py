@@ -27,21 +27,9 @@ from server.engine.melds import MeldType
 from server.engine.tiles import Tile, kind
 from server.records.assemble import call_step
 from server.records.check import LIVE_WALL, HandTracker
+from server.records.draw_names import WIN_LABELS, draw_name
 from server.records.model import DiscardStep, DoraStep, DrawStep, RiichiAcceptedStep, Step
 
-WIN = "和了"
-DRAW_RESULTS: dict[str, DrawReason] = {
-    "流局": DrawReason.EXHAUSTIVE,
-    "全員聴牌": DrawReason.EXHAUSTIVE,
-    "全員不聴": DrawReason.EXHAUSTIVE,
-    "流し満貫": DrawReason.EXHAUSTIVE,
-    "九種九牌": DrawReason.KYUUSHU_KYUUHAI,
-    "四風連打": DrawReason.SUUFON_RENDA,
-    "四家立直": DrawReason.SUUCHA_RIICHI,
-    "三家和了": DrawReason.SANCHAHOU,
-    "四槓散了": DrawReason.SUUKAIKAN,
-    "四開槓": DrawReason.SUUKAIKAN,
-}
 SEARCH_BUDGET = 20000  # replay actions per hand before giving up on an ambiguous hand
 
 
@@ -268,20 +256,23 @@ class Interleaver:
         return [("draw", seat, True)]
 
     def _ends_by_ron(self) -> bool:
-        return self.result[0] in (WIN, "三家和了")
+        label = self.result[0]
+        name = draw_name(label)
+        return label in WIN_LABELS or (name is not None and name.reason is DrawReason.SANCHAHOU)
 
     def _may_end(self, state: ReplayState, after: str, seat: int) -> bool:
         label, tracker = self.result[0], state.tracker
-        if label == WIN:
+        if label in WIN_LABELS:
             winners = [info for info in self.result[2::2] if isinstance(info, list) and len(info) >= 2]
             if not winners:
                 return False
             if after == "draw":
                 return len(winners) == 1 and winners[0][0] == winners[0][1] == seat
             return all(info[1] == seat and info[0] != seat for info in winners)
-        reason = DRAW_RESULTS.get(label)
-        if reason is None:
+        name = draw_name(label)
+        if name is None:
             return True
+        reason = name.reason
         if reason is DrawReason.KYUUSHU_KYUUHAI:
             return after == "draw"
         if reason is DrawReason.EXHAUSTIVE:

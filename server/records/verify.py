@@ -18,8 +18,9 @@ from server.records.detect import read_record
 from server.records.errors import RecordError, TruncatedRecordError
 from server.records.replay import HandReport, Outcome, record_ruleset, replay_record
 
-RECORD_SUFFIXES = (".xml", ".mjlog", ".json", ".jsonl")
-"""File names verify picks up in directories (each also with ``.gz``)."""
+RECORD_SUFFIXES = (".xml", ".mjlog", ".json", ".jsonl", ".mjson")
+"""File names verify picks up in directories (each also with ``.gz``); ``.mjson`` is what the mjai
+reference implementation names its logs."""
 
 
 def is_record_name(path: Path) -> bool:

@@ -1,5 +1,6 @@
 """Tenhou's yaku: the numeric ids of mjlog ``AGARI yaku=``/``yakuman=`` and the Japanese labels of
 tenhou.net/6 JSON, mapped to our yaku ids (snake_case romaji, the names ``YakuScore.name`` uses).
+Mahjong Soul's English names, which its conversions to tenhou.net/6 write, are read too.
 
 >>> TENHOU_YAKU[39].id, TENHOU_YAKU[39].label, TENHOU_YAKU[39].yakuman
 ('daisangen', '大三元', True)
@@ -9,6 +10,7 @@ tenhou.net/6 JSON, mapped to our yaku ids (snake_case romaji, the names ``YakuSc
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -100,12 +102,94 @@ _BY_LABEL.update(
 )
 
 
+# Mahjong Soul's English yaku names, as its conversions to tenhou.net/6 write them in place of
+# Tenhou's labels ("Riichi(1飜)", "Dora(2飜)"). A wind yaku is named by its kind of wind only; the
+# engine's id is the same for every wind (yakuhai_seat_wind / yakuhai_round_wind).
+_MAHJONG_SOUL_NAMES: dict[str, int] = {
+    "Fully Concealed Hand": 0,
+    "Riichi": 1,
+    "Ippatsu": 2,
+    "Robbing a Kan": 3,
+    "After a Kan": 4,
+    "Under the Sea": 5,
+    "Under the River": 6,
+    "Pinfu": 7,
+    "All Simples": 8,
+    "Pure Double Sequence": 9,
+    "Seat Wind": 10,
+    "Prevalent Wind": 14,
+    "Round Wind": 14,
+    "White Dragon": 18,
+    "Green Dragon": 19,
+    "Red Dragon": 20,
+    "Double Riichi": 21,
+    "Seven Pairs": 22,
+    "Half Outside Hand": 23,
+    "Pure Straight": 24,
+    "Mixed Triple Sequence": 25,
+    "Triple Triplets": 26,
+    "Three Quads": 27,
+    "All Triplets": 28,
+    "Three Concealed Triplets": 29,
+    "Little Three Dragons": 30,
+    "All Terminals and Honors": 31,
+    "Twice Pure Double Sequence": 32,
+    "Fully Outside Hand": 33,
+    "Half Flush": 34,
+    "Full Flush": 35,
+    "Blessing of Man": 36,
+    "Blessing of Heaven": 37,
+    "Blessing of Earth": 38,
+    "Big Three Dragons": 39,
+    "Four Concealed Triplets": 40,
+    "Single-wait Four Concealed Triplets": 41,
+    "All Honors": 42,
+    "All Green": 43,
+    "All Terminals": 44,
+    "Nine Gates": 45,
+    "True Nine Gates": 46,
+    "Thirteen Orphans": 47,
+    "Thirteen-wait Thirteen Orphans": 48,
+    "Four Big Winds": 49,
+    "Four Little Winds": 50,
+    "Four Quads": 51,
+    "Dora": 52,
+    "Ura Dora": 53,
+    "Uradora": 53,
+    "Red Five": 54,
+    "Red Fives": 54,
+}
+_WIND_NAMES = ("east", "south", "west", "north")
+
+
+def _name_key(text: str) -> str:
+    """Names compare without case, spaces, hyphens or a wind's punctuation."""
+    return re.sub(r"[\s\-:()]", "", text.casefold())
+
+
+_BY_NAME: dict[str, TenhouYaku] = {_name_key(name): TENHOU_YAKU[i] for name, i in _MAHJONG_SOUL_NAMES.items()}
+_BY_NAME.update(
+    {
+        _name_key(f"{kind} {wind}"): TENHOU_YAKU[first + offset]
+        for kind, first in (("Seat Wind", 10), ("Prevalent Wind", 14), ("Round Wind", 14))
+        for offset, wind in enumerate(_WIND_NAMES)
+    }
+)
+_BY_NAME.update({_name_key(y.id): y for y in TENHOU_YAKU})
+
+
 def yaku_from_id(tenhou_id: int) -> TenhouYaku | None:
     return TENHOU_YAKU[tenhou_id] if 0 <= tenhou_id < len(TENHOU_YAKU) else None
 
 
 def yaku_from_label(label: str) -> TenhouYaku | None:
-    return _BY_LABEL.get(label.strip())
+    """A yaku by Tenhou's Japanese label, Mahjong Soul's English name or our record id.
+
+    >>> yaku_from_label("Riichi").id, yaku_from_label("dora").id, yaku_from_label("Seat Wind: South").id
+    ('riichi', 'dora', 'seat_wind_south')
+    """
+    text = label.strip()
+    return _BY_LABEL.get(text) or _BY_NAME.get(_name_key(text))
 
 
 LIMITS: tuple[str, ...] = ("", "mangan", "haneman", "baiman", "sanbaiman", "yakuman")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from server.bots.connect import EXIT_BOT, EXIT_FAILED, EXIT_OK, ConnectOptions, Connector, mjai_url
+from server.bots.connect import EXIT_BOT, EXIT_FAILED, EXIT_OK, ConnectOptions, Connector, _Game, mjai_url
 from server.cli import main as jantaku
 from server.hub.mjai import MjaiSession
 from server.hub.outputs import PromptOut
@@ -221,3 +221,57 @@ async def test_an_unreachable_server_is_retried_then_given_up(
         assert await c.run() == EXIT_FAILED
     assert c.reconnects == 2
     assert "giving up after 3 attempts" in caplog.text
+
+
+class _FakeConnection:
+    """A connection that delivers the given frames, then ends; it records how it was closed."""
+
+    def __init__(self, frames: list[dict[str, Any]]) -> None:
+        self.frames = [json.dumps(f) for f in frames]
+        self.sent: list[str] = []
+        self.close_code: int | None = None
+        self.close_reason = ""
+
+    async def __aenter__(self) -> _FakeConnection:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def send(self, text: str) -> None:
+        self.sent.append(text)
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        self.close_code, self.close_reason = code, reason
+        self.frames = []
+
+    def __aiter__(self) -> _FakeConnection:
+        return self
+
+    async def __anext__(self) -> str:
+        if not self.frames:
+            self.close_code = self.close_code or 1000
+            raise StopAsyncIteration
+        return self.frames.pop(0)
+
+
+@pytest.mark.asyncio
+async def test_games_1_does_not_play_a_second_match_after_a_reconnect(tmp_path: Path) -> None:
+    """The connection dropped during the only game; that match ended while the connector was away,
+    and on its return the server queued it and seated it in a new match. With ``--games 1`` the game
+    it was playing counts as its one game: it leaves instead of playing the second match."""
+    frames: list[dict[str, Any]] = [
+        {"type": "welcome", "player": {"name": "once"}},
+        {"type": "seated", "match_id": "second", "seat": 2, "names": ["a", "b", "c", "d"]},
+        {"type": "start_game", "id": 2, "names": ["a", "b", "c", "d"]},
+    ]
+    connection = _FakeConnection(frames)
+    options = ConnectOptions(
+        server="127.0.0.1:1", token="b-00.x", command=bot_command(tmp_path / "events.jsonl"), games=1
+    )
+    c = Connector(options, connector=lambda *args, **kwargs: connection)
+    c._game = _Game("first", 0)  # the game in progress when the connection dropped
+    assert await c.run() == EXIT_OK
+    assert c.games_done == 1 and [r["match_id"] for r in c.results] == ["first"]
+    assert c._game is None and not (tmp_path / "events.jsonl").exists()  # no bot for the new match
+    assert connection.close_code == 1000

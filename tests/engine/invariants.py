@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 from server.engine.events import Event, HandDrawn, HandWon, RoundStarted, TileDrawn, WallRevealed
 from server.engine.state import MatchState
 from server.engine.tiles import full_set
 from server.engine.views import redact
+from server.engine.wall import DORA_START, LIVE_START, RINSHAN_START
+
+
+@lru_cache(maxsize=8)
+def _full_counts(red_fives: tuple[int, int, int]) -> Counter[int]:
+    return Counter(full_set(red_fives))
 
 
 def assert_tiles_conserved(state: MatchState) -> None:
@@ -20,11 +27,11 @@ def assert_tiles_conserved(state: MatchState) -> None:
         seen.update(p.hand)
         for m in p.melds:
             seen.update(m.tiles)
-        seen.update(rt.tile for rt in p.river if not rt.called)
-    seen.update(h.wall[52 + h.live_drawn : 122])
-    seen.update(h.wall[122 + len(h.kans) : 126])
-    seen.update(h.wall[126:])
-    assert seen == Counter(full_set(state.ruleset.red_fives)), f"tiles not conserved at step {state.step}"
+        seen.update([rt.tile for rt in p.river if not rt.called])
+    seen.update(h.wall[LIVE_START + h.live_drawn : RINSHAN_START])
+    seen.update(h.wall[RINSHAN_START + len(h.kans) : DORA_START])
+    seen.update(h.wall[DORA_START:])
+    assert seen == _full_counts(state.ruleset.red_fives), f"tiles not conserved at step {state.step}"
 
 
 def assert_points_conserved(state: MatchState) -> None:

@@ -161,7 +161,7 @@ def test_a_fifth_copy_is_never_a_wait() -> None:
         ("13m456p789s11z222z", "2m"),  # kanchan
         ("12m456p789s11z222z", "3m"),  # penchan
         ("123m456p789s1z222z", "1z"),  # tanki
-        ("3444m778899s333z", "235m"),  # 003
+        ("3444m778899s333z", "235m"),  # docs/rules.md#kan-during-riichi
         ("2345m", "25m"),  # nobetan after three calls
         ("4m", "4m"),
         ("1z2z3z4z", ""),
@@ -199,7 +199,8 @@ def test_discards_keeping_tenpai() -> None:
     assert hand.discards_keeping_tenpai(c("147m258p369s12345z")) == frozenset()
     # 1112345678999m + 5m: complete, and every discard leaves a tenpai hand.
     assert hand.discards_keeping_tenpai(c("11123455678999m")) == kinds("123456789m")
-    # 003's hand and a 6z: discard 6z (waits 2m 3m 5m) or 3m (444m and a 6z tanki).
+    # The kan-during-riichi example (docs/rules.md#kan-during-riichi) and a 6z: discard 6z (waits
+    # 2m 3m 5m) or 3m (444m and a 6z tanki).
     assert hand.discards_keeping_tenpai(c("3444m778899s3336z")) == kinds("3m6z")
 
 
@@ -302,7 +303,7 @@ def test_mentsu_tiles() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Kan during riichi (002, 003, 001)
+# Kan during riichi (docs/rules.md#kan-during-riichi)
 
 
 def riichi_kan(tiles: str, drawn: str, mode: str) -> bool:
@@ -329,7 +330,8 @@ def test_003_any_of_the_three_triplets_may_be_kanned(drawn: str, mode: str) -> N
 
 @pytest.mark.parametrize("drawn", ["1m", "2m", "3m"])
 def test_001_three_consecutive_triplets_only_under_waits(drawn: str) -> None:
-    # Waits 5s/8s with or without the kan, but 111222333m also reads as 123m 123m 123m (001).
+    # Waits 5s/8s with or without the kan, but 111222333m also reads as 123m 123m 123m
+    # (docs/rules.md#kan-during-riichi).
     assert riichi_kan("111222333m5678s", drawn, "waits")
     assert not riichi_kan("111222333m5678s", drawn, "strict")
 

@@ -1,8 +1,8 @@
 """Round flow: calls (chi, pon, the three kans), kuikae, the caller's turn and call priority.
 
 Rules: chi only from the player to your left (the discarder's next seat), pon and open kan from
-anyone; at most four kans, so a fifth is never offered (docs/rules.md "Kans, haitei and houtei");
-kuikae per ``Ruleset.kuikae`` (docs/rules.md "Tiles, calls and multiple wins"); after chi / pon the
+anyone; at most four kans, so a fifth is never offered (docs/rules.md#kans);
+kuikae per ``Ruleset.kuikae`` (docs/rules.md#option-kuikae); after chi / pon the
 caller discards without drawing, after any kan it draws a replacement from the dead wall; a call
 window is resolved ron > pon / kan > chi whatever order the answers arrive in.
 """

@@ -1,8 +1,9 @@
 """Round flow: the deal, the dealer's first draw, draws in seat order, discards, haitei and houtei.
 
 Rules: the wall layout of ``docs/rules.md`` (13 tiles per seat from the dealer, live draws from
-index 52, 70 - kans live draws); haitei / houtei (004: a win on the last live tile / its discard);
-"you cannot score Last Tile Draw and After a Kong together" (001): a rinshan tile is never haitei.
+index 52, 70 - kans live draws); haitei / houtei (docs/rules.md#haitei-houtei: a win on the last
+live tile / its discard); "you cannot score Last Tile Draw and After a Kong together"
+(docs/rules.md#haitei-houtei): a rinshan tile is never haitei.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def test_exhaustive_draw_after_seventy_live_draws() -> None:
 
 
 def test_haitei_tsumo_on_the_last_live_tile() -> None:
-    """Haitei (004): a tsumo on the last live-wall tile; the 70th draw goes to seat 1 (69 % 4)."""
+    """Haitei (docs/rules.md#haitei-houtei): a tsumo on the last live-wall tile; the 70th draw goes
+    to seat 1 (69 % 4)."""
     g = Game.start({1: "123456789m1112z"}, late={69: "2z"}, rinshan="22z", dora="9p", quiet=True)
     g.run_to(0)
     assert g.state.hand.turn == 1 and g.state.hand.players[1].drawn == T("2z")
@@ -111,8 +113,8 @@ def test_no_haitei_before_the_last_tile() -> None:
 
 
 def test_houtei_ron_on_the_discard_after_the_last_draw_and_no_calls_on_it() -> None:
-    """Houtei (004): a ron on the final discard; that discard cannot be called for pon (our choice,
-    as Tenhou: docs/rules.md "Kans, haitei and houtei")."""
+    """Houtei (docs/rules.md#haitei-houtei): a ron on the final discard; that discard cannot be
+    called for pon (our choice, as Tenhou: docs/rules.md#haitei-houtei)."""
     g = Game.start(
         {2: "123456789m1112z", 3: "22z147m258p369s34z"},
         late={69: "2z"},
@@ -139,8 +141,9 @@ def test_pon_is_offered_before_the_last_discard() -> None:
 
 
 def test_rinshan_draw_on_the_last_tile_is_not_haitei() -> None:
-    """001: Last Tile Draw and After a Kong do not combine: a kan declared on the second-to-last
-    tile takes the last draw from the dead wall and a win on it is rinshan kaihou only."""
+    """docs/rules.md#haitei-houtei: Last Tile Draw and After a Kong do not combine: a kan declared
+    on the second-to-last tile takes the last draw from the dead wall and a win on it is rinshan
+    kaihou only."""
     g = Game.start(
         {0: "111m456p789s1155z"},
         late={68: "1m"},
@@ -161,7 +164,8 @@ def test_rinshan_draw_on_the_last_tile_is_not_haitei() -> None:
 
 
 def test_no_kan_on_the_last_live_tile() -> None:
-    """A kan needs a tile left in the live wall (000: the last chance to kan is with one tile left)."""
+    """A kan needs a tile left in the live wall (docs/rules.md#kans: the last chance to kan is with
+    one tile left)."""
     g = Game.start({1: "111m456p789s1155z"}, late={69: "1m"}, dora="9p", quiet=True)
     g.run_to(0)
     assert g.state.hand.turn == 1 and g.state.hand.players[1].drawn == T("1m")

@@ -2,22 +2,23 @@
 abortive draws (kyuushu kyuuhai, suufon renda, sanchahou; suucha riichi and suukaikan live in
 test_round_ippatsu.py and test_round_kan.py).
 
-Rules (docs/rules.md "Abortive draws", "Ending a hand", 002_771fe0e0e8fc409b.txt, 004_e170b41610fddef3.txt):
-at an exhaustive draw the noten players pay ``noten_payment_total`` shared by the tenpai players; a
-wait whose four tiles are all the player's own is no wait (002, formal tenpai otherwise counts);
-nagashi mangan (004) pays a mangan as by tsumo to a player whose discards are all terminals and
-honors, none called, and replaces the noten payments; kyuushu kyuuhai is the player's choice on the
-first draw with nine kinds of terminals and honors and no call; suufon renda: four identical wind
-first discards; sanchahou: three rons on one discard abort under Tenhou's rules.
+Rules (docs/rules.md#ending-a-hand, the abortive-draw options in docs/rules.md): at an
+exhaustive draw the noten players pay ``noten_payment_total`` shared by the tenpai players; a wait
+whose four tiles are all the player's own is no wait (docs/rules.md#karaten, formal tenpai otherwise
+counts); nagashi mangan (docs/rules.md#option-nagashi_mangan) pays a mangan as by tsumo to a player
+whose discards are all terminals and honors, none called, and replaces the noten payments; kyuushu
+kyuuhai is the player's choice on the first draw with nine kinds of terminals and honors and no
+call; suufon renda: four identical wind first discards; sanchahou: three rons on one discard abort
+under Tenhou's rules.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from server.engine.actions import Discard, KyuushuKyuuhai, Pass, Pon, Ron
+from server.engine.actions import Daiminkan, Discard, KyuushuKyuuhai, Pass, Pon, Ron
 from server.engine.events import DrawReason, HandDrawn, HandWon, RoundStarted
-from server.engine.rules import EMA, MAHJONGSOUL, TENHOU
+from server.engine.rules import EMA, MAHJONGSOUL, TENHOU, Karaten, Ruleset
 from server.engine.tiles import is_terminal_or_honor, kind, parse_tile, parse_tiles, tile_name
 from tests.engine.scenario import Game
 
@@ -72,14 +73,16 @@ def test_noten_payment_total_is_an_option() -> None:
 
 
 def test_a_wait_on_four_own_tiles_is_noten_but_a_dead_wait_elsewhere_is_tenpai() -> None:
-    """002 / docs/rules.md: a hand waiting only on a tile whose four copies are all its own (a pon of
-    6z and the fourth 6z as its tanki) is noten; a tanki on 3z whose other three copies are all in
-    the dead wall is formal tenpai and counts."""
+    """docs/rules.md#karaten: a hand waiting only on a tile whose four copies are all its own (a pon
+    of 6z and the fourth 6z as its tanki) is noten when melds count (``karaten =
+    concealed_and_melds``); a tanki on 3z whose other three copies are all in the dead wall is
+    formal tenpai and counts."""
     g = Game.start(
         {1: "666z123m456p789s9p", 2: "234m345p678s1113z"},
         draws="6z",
         ura="3z3z3z",
         quiet=True,
+        ruleset=TENHOU.with_options(karaten=Karaten.CONCEALED_AND_MELDS),
     )
     g.tsumogiri(0)
     g.do(1, Pon((T("6z"), T("6z"))))
@@ -89,6 +92,42 @@ def test_a_wait_on_four_own_tiles_is_noten_but_a_dead_wait_elsewhere_is_tenpai()
     drawn = _play_out(g)
     assert drawn.tenpai == (False, False, True, False)
     assert drawn.deltas == (-1000, -1000, 3000, -1000)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "tenpai"),
+    [
+        (TENHOU, True),
+        (MAHJONGSOUL, True),
+        (EMA, False),
+        (TENHOU.with_options(karaten=Karaten.CONCEALED_AND_MELDS), False),
+        (EMA.with_options(karaten=Karaten.CONCEALED), True),
+    ],
+    ids=["tenhou", "mahjongsoul", "ema", "concealed_and_melds", "concealed"],
+)
+def test_karaten_with_the_four_tiles_in_the_hands_own_meld(ruleset: Ruleset, tenpai: bool) -> None:
+    """docs/rules.md#karaten: 68m 567s 55z with a pon of 3m and an open kan of 7m waits only on 7m,
+    whose four copies are in its own kan. ``karaten = concealed`` (Tenhou, Mahjong Soul) counts only
+    the concealed tiles, so the hand is tenpai; ``concealed_and_melds`` (EMA) counts the kan too, so
+    it is noten."""
+    g = Game.start({1: "3367778m567s55z9p"}, draws="3m", late={3: "7m"}, ruleset=ruleset)
+    g.tsumogiri(0)  # 3m
+    g.do(1, Pon((T("3m"), T("3m"))))
+    g.discard(1, "9p")
+    g.pass_all()
+    g.tsumogiri(2)
+    g.pass_all()
+    g.tsumogiri(3)
+    g.pass_all()
+    g.tsumogiri(0)  # 7m
+    g.do(1, Daiminkan((T("7m"), T("7m"), T("7m"))))
+    g.tsumogiri(1)  # the replacement tile
+    g.pass_all()
+    assert g.hand(1) == "68m567s55z"
+    drawn = _play_out(g)
+    assert drawn.tenpai == (False, tenpai, False, False)
+    assert drawn.deltas == ((-1000, 3000, -1000, -1000) if tenpai else (0, 0, 0, 0))
+    assert (drawn.hands[1] is not None) == tenpai
 
 
 def test_exhaustive_draw_dealer_tenpai_keeps_the_deal() -> None:
@@ -123,8 +162,9 @@ NAGASHI_DRAWS = "1m9m1p9p1s9s5z6z7z1m9m1p9p1s9s5z6z7z"  # 18 terminals and honor
     ("seat", "deltas"), [(0, (12000, -4000, -4000, -4000)), (1, (-4000, 8000, -2000, -2000))]
 )
 def test_nagashi_mangan(seat: int, deltas: tuple[int, ...]) -> None:
-    """004: nagashi mangan - every discard a terminal or honor, none called: a mangan paid as by tsumo
-    (dealer 4,000 all; non-dealer 4,000 / 2,000 / 2,000), instead of the noten payments."""
+    """docs/rules.md#option-nagashi_mangan: nagashi mangan - every discard a terminal or honor, none
+    called: a mangan paid as by tsumo (dealer 4,000 all; non-dealer 4,000 / 2,000 / 2,000), instead
+    of the noten payments."""
     g = Game.start({}, late=_late(seat, NAGASHI_DRAWS))
     drawn = _play_out(g)
     assert drawn.nagashi == (seat,)
@@ -135,7 +175,8 @@ def test_nagashi_mangan(seat: int, deltas: tuple[int, ...]) -> None:
 
 
 def test_nagashi_mangan_broken_by_a_called_discard() -> None:
-    """004: "none of them called": seat 2 pons seat 1's 7z, so seat 1 gets no nagashi mangan."""
+    """docs/rules.md#option-nagashi_mangan: "none of them called": seat 2 pons seat 1's 7z, so seat
+    1 gets no nagashi mangan."""
     late = _late(1, "1m9m1p9p1s9s5z6z1m9m1p9p1s9s5z6z7z")  # 7z is seat 1's 17th draw (#65)
     late[68] = "5z"
     late[69] = "6z"

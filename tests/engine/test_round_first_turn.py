@@ -1,10 +1,9 @@
 """Round flow: tenhou, chiihou and renhou (first-turn wins).
 
-Rules (001_3273844b561d07b0.txt, 004_e170b41610fddef3.txt, docs/rules.md): tenhou is the dealer's
-win on the first draw; chiihou a non-dealer's tsumo on the first draw with no call (closed kans
-included) before it; renhou a non-dealer's ron before their first draw with no call before it, its
-value per ``Ruleset.renhou`` (none: not a yaku; EMA ``mangan``: a mangan not cumulative with other
-yaku or dora; ``yakuman``).
+Rules (docs/rules.md#first-turn): tenhou is the dealer's win on the first draw;
+chiihou a non-dealer's tsumo on the first draw with no call (closed kans included) before it; renhou
+a non-dealer's ron before their first draw with no call before it, its value per ``Ruleset.renhou``
+(none: not a yaku; EMA ``mangan``: a mangan not cumulative with other yaku or dora; ``yakuman``).
 """
 
 from __future__ import annotations
@@ -35,7 +34,8 @@ def yaku(win: HandWon) -> dict[str, int]:
 
 
 def test_tenhou_on_the_dealers_first_draw() -> None:
-    """004: tenhou - the dealer's hand is complete on the first draw: a yakuman (16,000 all)."""
+    """docs/rules.md#first-turn: tenhou - the dealer's hand is complete on the first draw: a yakuman
+    (16,000 all)."""
     g = Game.start({0: COMPLETE_ON_1Z}, draws="1z", quiet=True)
     assert Tsumo() in g.legal(0)
     g.do(0, Tsumo())
@@ -59,7 +59,8 @@ def test_no_tenhou_on_a_rinshan_draw() -> None:
 
 
 def test_chiihou_on_a_non_dealers_first_draw() -> None:
-    """004: chiihou - a non-dealer's tsumo on the first draw with no call before it."""
+    """docs/rules.md#first-turn: chiihou - a non-dealer's tsumo on the first draw with no call
+    before it."""
     g = Game.start({1: COMPLETE_ON_1Z}, draws="9p1z", quiet=True)
     g.tsumogiri(0)
     g.do(1, Tsumo())
@@ -69,7 +70,8 @@ def test_chiihou_on_a_non_dealers_first_draw() -> None:
 
 
 def test_no_chiihou_after_a_call() -> None:
-    """004: any call before the first draw breaks chiihou (seat 1 pons before seat 3's first draw)."""
+    """docs/rules.md#first-turn: any call before the first draw breaks chiihou (seat 1 pons before
+    seat 3's first draw)."""
     g = Game.start({1: "66z147m258p369s37z", 3: COMPLETE_ON_1Z}, draws="6z9p1z", quiet=True, dora="9p")
     g.tsumogiri(0)
     g.do(1, Pon((T("6z"), T("6z"))))
@@ -120,7 +122,8 @@ def test_renhou_none_is_not_a_yaku() -> None:
 
 
 def test_renhou_as_yakuman() -> None:
-    """renhou = yakuman (004 names it a yakuman in some rules): 32,000 from the discarder."""
+    """renhou = yakuman (docs/rules.md#option-renhou names it a yakuman in some rules): 32,000 from
+    the discarder."""
     ruleset = TENHOU.with_options(renhou=RenhouValue.YAKUMAN)
     g = Game.start({2: NO_YAKU_14M}, draws="1m", quiet=True, ruleset=ruleset)
     g.tsumogiri(0)
@@ -131,7 +134,8 @@ def test_renhou_as_yakuman() -> None:
 
 
 def test_renhou_as_mangan_ema() -> None:
-    """001 (EMA): renhou is a mangan, "not cumulative with other yaku and dora"."""
+    """docs/rules.md#option-renhou (EMA): renhou is a mangan, "not cumulative with other yaku and
+    dora"."""
     g = Game.start({2: NO_YAKU_14M}, draws="1m", quiet=True, ruleset=EMA, dora="1m")
     g.tsumogiri(0)
     g.do(2, Ron())

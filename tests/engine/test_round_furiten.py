@@ -1,9 +1,10 @@
 """Round flow: furiten (own discards, temporary, riichi) and wins only with a yaku.
 
-Rules (002_771fe0e0e8fc409b.txt, docs/rules.md "Furiten"): a player cannot ron while any of their
+Rules (docs/rules.md#furiten): a player cannot ron while any of their
 winning tiles is in their own discards; passing a winning tile makes the player furiten until their
 next discard, and for a riichi player "for the remainder of the hand"; a furiten hand may still win
-by tsumo. A win needs a yaku (004: dora are not yaku), so no ron or tsumo is offered without one.
+by tsumo. A win needs a yaku (docs/rules.md#hand-shapes: dora are not yaku), so no ron or tsumo is
+offered without one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ WAIT_14M = "23m456p789s11122z"  # ryanmen 1m / 4m, East triplet (round wind) for
 
 
 def test_no_ron_on_a_wait_in_own_discards() -> None:
-    """002: furiten - a winning tile (1m) in the player's river forbids ron on every wait (4m)."""
+    """docs/rules.md#furiten: furiten - a winning tile (1m) in the player's river forbids ron on
+    every wait (4m)."""
     g = Game.start({1: WAIT_14M}, draws="9p1m4m", quiet=True)
     g.tsumogiri(0)
     assert Tsumo() in g.legal(1)  # 1m completes the hand; the player discards it instead
@@ -29,7 +31,7 @@ def test_no_ron_on_a_wait_in_own_discards() -> None:
 
 
 def test_furiten_hand_may_still_tsumo() -> None:
-    """002 / docs/rules.md: "a furiten hand may still win by tsumo"."""
+    """docs/rules.md#furiten: "a furiten hand may still win by tsumo"."""
     g = Game.start({1: WAIT_14M}, draws="9p1m", late={5: "4m"}, quiet=True)
     g.tsumogiri(0)
     g.tsumogiri(1)  # 1m into the river: furiten
@@ -43,8 +45,8 @@ def test_furiten_hand_may_still_tsumo() -> None:
 
 
 def test_temporary_furiten_after_passing_until_own_next_discard() -> None:
-    """002: passing a winning tile (1m from seat 2) forbids ron on seat 3's 4m in the same go-around;
-    after the player's own next discard ron is possible again."""
+    """docs/rules.md#furiten: passing a winning tile (1m from seat 2) forbids ron on seat 3's 4m in
+    the same go-around; after the player's own next discard ron is possible again."""
     g = Game.start({1: WAIT_14M}, draws="9p9s1m4m3p3s1m", quiet=True, dora="9p")
     g.tsumogiri(0)
     g.tsumogiri(1)
@@ -69,8 +71,8 @@ def test_temporary_furiten_after_passing_until_own_next_discard() -> None:
 
 
 def test_riichi_furiten_is_permanent() -> None:
-    """002: "if a win is declined, then the riichi hand is subject to furiten for the remainder of
-    the hand" - even after the declarer's later discards; tsumo remains possible."""
+    """docs/rules.md#furiten: "if a win is declined, then the riichi hand is subject to furiten for
+    the remainder of the hand" - even after the declarer's later discards; tsumo remains possible."""
     g = Game.start({1: WAIT_14M}, draws="9m9p1m", late={6: "4m", 9: "1m"}, quiet=True, dora="9p")
     g.tsumogiri(0)
     g.do(1, Riichi(T("9p"), True))
@@ -90,8 +92,8 @@ def test_riichi_furiten_is_permanent() -> None:
 
 
 def test_no_ron_without_a_yaku_but_tsumo_is_one() -> None:
-    """004: a win needs a yaku. A closed hand with none (23m 456p 789s 678s 11z) cannot ron 1m, but
-    menzen tsumo is a yaku, so it may tsumo."""
+    """docs/rules.md#hand-shapes: a win needs a yaku. A closed hand with none (23m 456p 789s 678s
+    11z) cannot ron 1m, but menzen tsumo is a yaku, so it may tsumo."""
     hand = "23m456p789s678s11z"
     g = Game.start({1: hand}, draws="9p9s1m", late={5: "4m"}, quiet=True)
     g.tsumogiri(0)

@@ -1,12 +1,11 @@
 """Round flow: ippatsu, double riichi and the suucha riichi abort.
 
-Rules (000_0058af210a210d14.txt, 001_3273844b561d07b0.txt, 002_771fe0e0e8fc409b.txt): ippatsu is a
-win "within an uninterrupted set of turns after the riichi declaration", at the latest on the
-declarer's next draw; "tile calls ... including a player's own closed kan, will invalidate ippatsu",
-except "a robbed kan (chankan)", which is not complete; ippatsu never combines with rinshan kaihou.
-Double riichi is riichi on the first turn with no call (closed kans included) before it. Suucha
-riichi: "After the fourth riichi declarer discards a tile, if that tile is not called for a win,
-the hand ends" (``Ruleset.abort_suucha_riichi``).
+Rules (docs/rules.md#ippatsu): ippatsu is a win "within an uninterrupted set of turns after the
+riichi declaration", at the latest on the declarer's next draw; "tile calls ... including a player's
+own closed kan, will invalidate ippatsu", except "a robbed kan (chankan)", which is not complete;
+ippatsu never combines with rinshan kaihou. Double riichi is riichi on the first turn with no call
+(closed kans included) before it. Suucha riichi: "After the fourth riichi declarer discards a tile,
+if that tile is not called for a win, the hand ends" (``Ruleset.abort_suucha_riichi``).
 """
 
 from __future__ import annotations
@@ -35,7 +34,8 @@ def yaku(win: HandWon) -> set[str]:
 
 
 def test_ippatsu_on_the_declarers_next_draw() -> None:
-    """000: "The latest possible chance to win with ippatsu is with the player's next drawn tile"."""
+    """docs/rules.md#ippatsu: "The latest possible chance to win with ippatsu is with the player's
+    next drawn tile"."""
     g = Game.start({0: TENPAI}, draws="9m", late={4: "1z"}, quiet=True, dora="9p")
     g.do(0, Riichi(T("9m"), True))
     assert g.state.hand.players[0].ippatsu
@@ -46,8 +46,8 @@ def test_ippatsu_on_the_declarers_next_draw() -> None:
 
 
 def test_ippatsu_on_a_ron_before_the_next_draw() -> None:
-    """000: "The earliest possible chance to win with ippatsu comes from the shimocha's discard";
-    any discard before the declarer's next draw qualifies (here seat 2's)."""
+    """docs/rules.md#ippatsu: "The earliest possible chance to win with ippatsu comes from the
+    shimocha's discard"; any discard before the declarer's next draw qualifies (here seat 2's)."""
     g = Game.start({0: TENPAI}, draws="9m3p2z", quiet=True, dora="9p")
     g.do(0, Riichi(T("9m"), True))
     g.tsumogiri(1)
@@ -58,8 +58,8 @@ def test_ippatsu_on_a_ron_before_the_next_draw() -> None:
 
 
 def test_ippatsu_ends_with_the_declarers_next_discard() -> None:
-    """002: "If, after declaring riichi, the hand wins before the declarer's next discard": a win on
-    the second go-around has no ippatsu."""
+    """docs/rules.md#ippatsu: "If, after declaring riichi, the hand wins before the declarer's next
+    discard": a win on the second go-around has no ippatsu."""
     g = Game.start({0: TENPAI}, draws="9m", late={8: "1z"}, quiet=True, dora="9p")
     g.do(0, Riichi(T("9m"), True))
     g.run_to(65)
@@ -74,7 +74,8 @@ def test_ippatsu_ends_with_the_declarers_next_discard() -> None:
 
 
 def test_ippatsu_broken_by_a_pon() -> None:
-    """000: tile calls "immediately end the chance for ippatsu" (a pon of the riichi tile here)."""
+    """docs/rules.md#ippatsu: tile calls "immediately end the chance for ippatsu" (a pon of the
+    riichi tile here)."""
     g = Game.start({0: TENPAI, 1: "99m147p258s34567z"}, draws="9m", late={3: "1z"}, quiet=True, dora="9p")
     g.do(0, Riichi(T("9m"), True))
     g.do(1, Pon((T("9m"), T("9m"))))
@@ -89,7 +90,7 @@ def test_ippatsu_broken_by_a_pon() -> None:
 
 
 def test_ippatsu_broken_by_a_chi() -> None:
-    """000: a chi is a call too."""
+    """docs/rules.md#ippatsu: a chi is a call too."""
     g = Game.start({0: TENPAI, 1: "78m147p258s34567z"}, draws="9m", late={3: "1z"}, quiet=True, dora="9p")
     g.do(0, Riichi(T("9m"), True))
     g.do(1, Chi((T("7m"), T("8m"))))
@@ -102,7 +103,8 @@ def test_ippatsu_broken_by_a_chi() -> None:
 
 
 def test_ippatsu_broken_by_another_players_closed_kan() -> None:
-    """000/002: "This includes any calls for kan" - a closed kan by any player ends ippatsu."""
+    """docs/rules.md#ippatsu: "This includes any calls for kan" - a closed kan by any player ends
+    ippatsu."""
     g = Game.start(
         {0: TENPAI, 1: "666z147m258p369s7z"},
         draws="9m6z",
@@ -125,7 +127,8 @@ def test_ippatsu_broken_by_another_players_closed_kan() -> None:
 
 
 def test_ippatsu_broken_by_own_closed_kan_and_never_with_rinshan() -> None:
-    """002: "including a player's own closed kan"; 000: ippatsu never combines with rinshan kaihou."""
+    """docs/rules.md#ippatsu: "including a player's own closed kan"; docs/rules.md#ippatsu: ippatsu
+    never combines with rinshan kaihou."""
     g = Game.start({0: "111m456p789s1122z"}, draws="9m", late={4: "1m"}, rinshan="1z", quiet=True, dora="9p")
     g.do(0, Riichi(T("9m"), True))
     g.run_to(65)
@@ -138,8 +141,9 @@ def test_ippatsu_broken_by_own_closed_kan_and_never_with_rinshan() -> None:
 
 
 def test_ippatsu_kept_by_a_robbed_kan() -> None:
-    """000: ippatsu "can combine with chankan, as the kan call is not considered complete if someone
-    wins off it": seat 2 declares riichi after seat 1's pon, then robs seat 1's added kan."""
+    """docs/rules.md#ippatsu: ippatsu "can combine with chankan, as the kan call is not considered
+    complete if someone wins off it": seat 2 declares riichi after seat 1's pon, then robs seat 1's
+    added kan."""
     g = Game.start(
         {1: "33m147p258s34567z", 2: "12m123456p789s11z"},
         draws="3m9m",
@@ -164,8 +168,9 @@ def test_ippatsu_kept_by_a_robbed_kan() -> None:
 
 
 def test_ippatsu_with_haitei_on_the_last_chance_riichi() -> None:
-    """000: the last chance to riichi leaves the declarer the haitei draw: riichi, ippatsu, haitei
-    (riichi at 4 live tiles, every player draws once, the declarer draws the last tile)."""
+    """docs/rules.md#ippatsu: the last chance to riichi leaves the declarer the haitei draw: riichi,
+    ippatsu, haitei (riichi at 4 live tiles, every player draws once, the declarer draws the last
+    tile)."""
     seat = (69 - 4) % 4
     g = Game.start({seat: TENPAI}, late={65: "9m", 69: "1z"}, quiet=True, dora="9p")
     g.run_to(4)
@@ -183,7 +188,8 @@ def test_ippatsu_with_haitei_on_the_last_chance_riichi() -> None:
 
 
 def test_double_riichi_on_the_dealers_first_discard() -> None:
-    """002: "If riichi is declared on the first turn ... double riichi applies" (2 han, not riichi)."""
+    """docs/rules.md#riichi: "If riichi is declared on the first turn ... double riichi applies" (2
+    han, not riichi)."""
     g = Game.start({0: TENPAI}, draws="9m", late={4: "1z"}, quiet=True, dora="9p")
     g.do(0, Riichi(T("9m"), True))
     assert g.state.hand.players[0].double_riichi
@@ -203,7 +209,7 @@ def test_double_riichi_for_a_non_dealer_on_an_uninterrupted_first_turn() -> None
 
 
 def test_no_double_riichi_after_a_call() -> None:
-    """002: "no tile calls may have been made before riichi is called"."""
+    """docs/rules.md#riichi: "no tile calls may have been made before riichi is called"."""
     g = Game.start({2: "66z147m258p369s37z", 3: TENPAI}, draws="6z9m", quiet=True)
     g.tsumogiri(0)
     g.do(2, Pon((T("6z"), T("6z"))))
@@ -216,7 +222,8 @@ def test_no_double_riichi_after_a_call() -> None:
 
 
 def test_no_double_riichi_after_a_closed_kan() -> None:
-    """001/002: a closed kan interrupts the first go-around too (docs/rules.md: "a closed kan included")."""
+    """docs/rules.md#riichi: a closed kan interrupts the first go-around too (docs/rules.md: "a
+    closed kan included")."""
     g = Game.start({0: "1111m258p369s147z", 1: "234m456p789s1122z"}, draws="2z9m", rinshan="9p", quiet=True)
     g.do(0, Ankan(quad("1111m")))
     g.tsumogiri(0)
@@ -250,8 +257,9 @@ FOUR_TENPAI = {
 
 
 def test_suucha_riichi_aborts_when_the_fourth_riichi_discard_passes() -> None:
-    """002: four riichi declarations and the fourth discard not won on: an abortive draw; the four
-    deposits stay on the table and the same dealer deals again with one more honba."""
+    """docs/rules.md#option-abort_suucha_riichi: four riichi declarations and the fourth discard not
+    won on: an abortive draw; the four deposits stay on the table and the same dealer deals again
+    with one more honba."""
     g = Game.start(FOUR_TENPAI, draws="9m9p9s1s", quiet=True)
     for seat, tile in enumerate(("9m", "9p", "9s", "1s")):
         g.do(seat, Riichi(T(tile), True))

@@ -1,14 +1,14 @@
 """Round flow: rinshan kaihou, chankan, kokushi robbing a closed kan, kan dora timing, kan ura and
 the suukaikan abort.
 
-Rules (001_3273844b561d07b0.txt, 002_771fe0e0e8fc409b.txt, docs/rules.md "Kans, dora and chankan"):
-a win on the replacement tile is rinshan kaihou; chankan is a ron on the tile of an added kan, and
-"it's possible to rob a concealed kong to win on Thirteen Orphans" (``chankan_ankan_kokushi``; not on
-Tenhou); a robbed kan is not complete, so it flips no kan dora. A closed kan flips its kan-dora
-indicator at once; an open or added kan after the kan player's discard (``open_kan_dora =
-after_discard``) or at once (``immediate``). A riichi winner also gets the ura indicators under the
-kan-dora indicators (``kan_ura``). Suukaikan: four kans by more than one player abort the hand once
-the fourth kan's discard is not won on.
+Rules (docs/rules.md#kans, docs/rules.md#chankan, docs/rules.md#kan-dora): a win on the replacement tile is
+rinshan kaihou; chankan is a ron on the tile of an added kan, and "it's possible to rob a concealed
+kong to win on Thirteen Orphans" (``chankan_ankan_kokushi``; not on Tenhou); a robbed kan is not
+complete, so it flips no kan dora. A closed kan flips its kan-dora indicator at once; an open or
+added kan after the kan player's discard (``open_kan_dora = after_discard``) or at once
+(``immediate``). A riichi winner also gets the ura indicators under the kan-dora indicators
+(``kan_ura``). Suukaikan: four kans by more than one player abort the hand once the fourth kan's
+discard is not won on.
 """
 
 from __future__ import annotations
@@ -61,8 +61,9 @@ def kinds(events: list[Event]) -> list[str]:
 def test_rinshan_kaihou_after_an_open_kan_and_its_kan_dora(
     ruleset: Ruleset, indicators: str, dora: int
 ) -> None:
-    """001: rinshan kaihou on the replacement tile of a daiminkan. The kan dora (5z -> 6z, the kanned
-    hatsu: 4 dora) counts only if open-kan dora flips at once (EMA), not after the discard (Tenhou)."""
+    """docs/rules.md#kans: rinshan kaihou on the replacement tile of a daiminkan. The kan dora (5z
+    -> 6z, the kanned hatsu: 4 dora) counts only if open-kan dora flips at once (EMA), not after the
+    discard (Tenhou)."""
     g = Game.start(
         {2: "666z123m456p789s1z"}, draws="6z", rinshan="1z", dora="9p5z", quiet=True, ruleset=ruleset
     )
@@ -77,7 +78,7 @@ def test_rinshan_kaihou_after_an_open_kan_and_its_kan_dora(
 
 
 def test_rinshan_kaihou_after_an_added_kan() -> None:
-    """001: rinshan kaihou after a kakan."""
+    """docs/rules.md#kans: rinshan kaihou after a kakan."""
     g = Game.start({1: "66z123m456p789s12z"}, draws="6z", late={4: "6z"}, rinshan="1z", quiet=True, dora="9p")
     g.tsumogiri(0)
     g.do(1, Pon((T("6z"), T("6z"))))
@@ -110,8 +111,8 @@ def _to_kakan() -> Game:
 
 
 def test_chankan_robs_an_added_kan() -> None:
-    """001: chankan - ron on the tile added to a pon. Chankan is the yaku (the hand has no other);
-    the kan never completes: no kan dora and no replacement draw."""
+    """docs/rules.md#chankan: chankan - ron on the tile added to a pon. Chankan is the yaku (the
+    hand has no other); the kan never completes: no kan dora and no replacement draw."""
     g = _to_kakan()
     assert g.state.hand.phase is Phase.CHANKAN
     assert g.legal(2) == frozenset({Ron(), Pass()})
@@ -144,8 +145,8 @@ KOKUSHI_ON_1M = "9m19p19s12345677z"
 
 @pytest.mark.parametrize(("ruleset", "robbed"), [(TENHOU, False), (MAHJONGSOUL, True), (EMA, True)])
 def test_kokushi_robs_a_closed_kan_only_when_enabled(ruleset: Ruleset, robbed: bool) -> None:
-    """001: "it's possible to rob a concealed kong to win on Thirteen Orphans" - an option
-    (``chankan_ankan_kokushi``), off on Tenhou."""
+    """docs/rules.md#chankan: "it's possible to rob a concealed kong to win on Thirteen Orphans" -
+    an option (``chankan_ankan_kokushi``), off on Tenhou."""
     g = _to_ankan(ruleset, KOKUSHI_ON_1M)
     if not robbed:
         assert g.state.hand.phase is Phase.TURN
@@ -160,7 +161,8 @@ def test_kokushi_robs_a_closed_kan_only_when_enabled(ruleset: Ruleset, robbed: b
 
 
 def test_only_kokushi_may_rob_a_closed_kan() -> None:
-    """001: an ordinary hand waiting on the kanned tile may not rob a closed kan, even when enabled."""
+    """docs/rules.md#chankan: an ordinary hand waiting on the kanned tile may not rob a closed kan,
+    even when enabled."""
     g = _to_ankan(MAHJONGSOUL, "23m456p789s11122z")
     assert g.state.hand.phase is Phase.TURN
     assert g.legal(1) == frozenset()
@@ -246,7 +248,8 @@ def test_pending_open_kan_dora_flips_before_a_following_kan() -> None:
 
 
 def test_a_robbed_kan_flips_no_dora() -> None:
-    """001: the robbed kan is not complete, so no kan-dora indicator is revealed (even immediate)."""
+    """docs/rules.md#chankan: the robbed kan is not complete, so no kan-dora indicator is revealed
+    (even immediate)."""
     ruleset = TENHOU.with_options(open_kan_dora=OpenKanDora.IMMEDIATE)
     g = Game.start(CHANKAN_HANDS, draws="3m", late={4: "3m"}, quiet=True, dora=NO_DORA, ruleset=ruleset)
     g.tsumogiri(0)
@@ -266,8 +269,9 @@ def test_a_robbed_kan_flips_no_dora() -> None:
 
 @pytest.mark.parametrize("kan_ura", [True, False])
 def test_kan_ura_for_a_riichi_winner(kan_ura: bool) -> None:
-    """002: a riichi winner flips "the tiles underneath the dora and kan dora indicators"
-    (``kan_ura``); without kan ura only the first ura indicator counts. Ura 2m points at 3m (held)."""
+    """docs/rules.md#option-kan_ura: a riichi winner flips "the tiles underneath the dora and kan
+    dora indicators" (``kan_ura``); without kan ura only the first ura indicator counts. Ura 2m
+    points at 3m (held)."""
     ruleset = TENHOU.with_options(kan_ura=kan_ura)
     g = Game.start(
         {0: "123m456p789s1122z", 1: "666z147m258p369s7z"},
@@ -292,7 +296,7 @@ def test_kan_ura_for_a_riichi_winner(kan_ura: bool) -> None:
 
 
 def test_no_ura_for_a_winner_without_riichi() -> None:
-    """002: ura dora are flipped only "when a riichi declarer wins"."""
+    """docs/rules.md#option-kan_ura: ura dora are flipped only "when a riichi declarer wins"."""
     g = Game.start({1: "123m456p789s1122z"}, draws="9p9m", late={5: "1z"}, ura="2m", quiet=True, dora="3z")
     g.tsumogiri(0)
     g.tsumogiri(1)

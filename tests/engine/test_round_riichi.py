@@ -1,12 +1,13 @@
-"""Round flow: riichi conditions, the deposit, the sideways tile, the locked hand, kan during riichi.
+"""Round flow: riichi conditions, the deposit, the sideways tile, the locked hand, kan during
+riichi.
 
-Rules (002_771fe0e0e8fc409b.txt, 001_3273844b561d07b0.txt, 003_65490113c9f548dd.txt):
-riichi needs a closed hand (a closed kan keeps it closed), tenpai, >= 1,000 points and >= 4 tiles in
-the live wall; the 1,000-point deposit is placed "unless the first sideways discard is claimed for a
-win"; if the riichi tile is called "the next discard is turned sideways as a replacement"; after
-riichi "the hand remains locked" except for a closed kan that changes neither the waits (Tenhou,
-``kan_during_riichi = waits``) nor, under ``strict`` (EMA), the reading of the three tiles: with
-3444m778899s333z a drawn 4m may not be kanned but 3z may; with 111m222333p5678s, 1m, 2p and 3p may.
+Rules (docs/rules.md#riichi): riichi needs a closed hand (a closed kan keeps it closed), tenpai, >=
+1,000 points and >= 4 tiles in the live wall; the 1,000-point deposit is placed "unless the first
+sideways discard is claimed for a win"; if the riichi tile is called "the next discard is turned
+sideways as a replacement"; after riichi "the hand remains locked" except for a closed kan that
+changes neither the waits (Tenhou, ``kan_during_riichi = waits``) nor, under ``strict`` (EMA), the
+reading of the three tiles: with 3444m778899s333z a drawn 4m may not be kanned but 3z may; with
+111m222333p5678s, 1m, 2p and 3p may.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def riichis(g: Game, seat: int) -> set[str]:
 
 
 def test_riichi_is_offered_to_a_closed_tenpai_hand_with_only_tenpai_discards() -> None:
-    """002: a closed tenpai hand may declare; the discard must leave the hand tenpai."""
+    """docs/rules.md#riichi: a closed tenpai hand may declare; the discard must leave the hand
+    tenpai."""
     g = Game.start({0: TENPAI}, draws="9m", quiet=True)
     assert {a for a in g.legal(0) if isinstance(a, Riichi)} == {Riichi(T("9m"), True)}
 
@@ -52,13 +54,14 @@ def test_riichi_offered_for_every_discard_that_keeps_tenpai() -> None:
 
 
 def test_no_riichi_for_a_noten_hand() -> None:
-    """002: the hand must be tenpai (the engine never allows a noten riichi, docs/rules.md)."""
+    """docs/rules.md#riichi: the hand must be tenpai (the engine never allows a noten riichi,
+    docs/rules.md)."""
     g = Game.start({0: "147m258p369s1234z"}, draws="9m", quiet=True)
     assert not riichis(g, 0)
 
 
 def test_no_riichi_for_an_open_hand() -> None:
-    """002: "The hand is closed - no chii, pon, or open kan has been made"."""
+    """docs/rules.md#riichi: "The hand is closed - no chii, pon, or open kan has been made"."""
     g = Game.start({1: "66z123m456p789s12z"}, draws="6z", quiet=True, late={4: "9m"})
     g.tsumogiri(0)
     g.do(1, Pon((T("6z"), T("6z"))))
@@ -70,7 +73,7 @@ def test_no_riichi_for_an_open_hand() -> None:
 
 
 def test_a_closed_kan_keeps_the_hand_closed_for_riichi() -> None:
-    """docs/rules.md (002): a closed kan keeps the hand closed, so riichi is still offered."""
+    """docs/rules.md#riichi: a closed kan keeps the hand closed, so riichi is still offered."""
     g = Game.start({0: "111m456p789s1122z"}, draws="1m", rinshan="9m", quiet=True)
     g.do(0, Ankan(quad("1111m")))
     assert Riichi(T("9m"), True) in g.legal(0)
@@ -78,7 +81,8 @@ def test_a_closed_kan_keeps_the_hand_closed_for_riichi() -> None:
 
 @pytest.mark.parametrize(("points", "offered"), [(900, False), (999, False), (1000, True), (1100, True)])
 def test_riichi_needs_1000_points(points: int, offered: bool) -> None:
-    """002: "The player must have at least 1,000 points" (Ruleset.riichi_min_points)."""
+    """docs/rules.md#riichi: "The player must have at least 1,000 points"
+    (Ruleset.riichi_min_points)."""
     rest = (100000 - points) // 3
     scores = (points, rest, rest, 100000 - points - 2 * rest)
     g = Game.at({0: TENPAI}, "9m", scores=scores)
@@ -94,7 +98,8 @@ def test_riichi_min_points_is_an_option() -> None:
 
 @pytest.mark.parametrize(("remaining", "offered"), [(5, True), (4, True), (3, False), (0, False)])
 def test_riichi_needs_four_live_tiles(remaining: int, offered: bool) -> None:
-    """002: "There must be at least 4 tiles left in the live wall" after the declarer's draw."""
+    """docs/rules.md#riichi: "There must be at least 4 tiles left in the live wall" after the
+    declarer's draw."""
     seat = (69 - remaining) % 4  # the seat whose draw leaves ``remaining`` live tiles
     g = Game.start({seat: TENPAI}, quiet=True, dora="9p")
     g.run_to(remaining)
@@ -103,7 +108,8 @@ def test_riichi_needs_four_live_tiles(remaining: int, offered: bool) -> None:
 
 
 def test_riichi_while_furiten_is_allowed() -> None:
-    """001: riichi may be declared while furiten (a wait is in the declarer's own discards)."""
+    """docs/rules.md#riichi: riichi may be declared while furiten (a wait is in the declarer's own
+    discards)."""
     g = Game.start({0: "1122m3344p55s77z9s"}, draws="8s", late={4: "9s"}, quiet=True)
     g.play(0, "9s")  # chiitoitsu waiting on 8s; 9s is in the river
     g.run_to(65)
@@ -115,7 +121,8 @@ def test_riichi_while_furiten_is_allowed() -> None:
 
 
 def test_deposit_placed_once_the_riichi_discard_passes() -> None:
-    """002: the 1,000-point deposit goes on the table when the riichi tile is not won on."""
+    """docs/rules.md#riichi: the 1,000-point deposit goes on the table when the riichi tile is not
+    won on."""
     g = Game.start({0: TENPAI}, draws="9m", quiet=True)
     events = g.do(0, Riichi(T("9m"), True))
     assert events[0] == TileDiscarded(seat=0, tile=T("9m"), tsumogiri=True, riichi=True)
@@ -137,7 +144,8 @@ def test_deposit_waits_for_the_call_window() -> None:
 
 
 def test_ron_on_the_riichi_tile_voids_the_deposit() -> None:
-    """002: "Unless the first sideways discard is claimed for a win", a ron on it voids the deposit."""
+    """docs/rules.md#riichi: "Unless the first sideways discard is claimed for a win", a ron on it
+    voids the deposit."""
     g = Game.start({0: TENPAI, 1: "78m456p345s55577z"}, draws="9m", quiet=True, dora="9p")
     g.do(0, Riichi(T("9m"), True))
     g.do(1, Ron())
@@ -153,8 +161,8 @@ def test_ron_on_the_riichi_tile_voids_the_deposit() -> None:
 
 
 def test_called_riichi_tile_moves_the_sideways_mark_to_the_next_discard() -> None:
-    """002: "If that tile is claimed by another player for an open meld, then the next discard is
-    turned sideways as a replacement"."""
+    """docs/rules.md#riichi: "If that tile is claimed by another player for an open meld, then the
+    next discard is turned sideways as a replacement"."""
     g = Game.start({0: TENPAI, 1: "99m147p258s34567z"}, draws="9m", quiet=True)
     g.do(0, Riichi(T("9m"), True))
     g.do(1, Pon((T("9m"), T("9m"))))
@@ -189,7 +197,8 @@ def test_uncalled_riichi_tile_stays_the_only_sideways_tile() -> None:
 
 
 def test_riichi_hand_is_locked_to_tsumogiri() -> None:
-    """002: "After a riichi declaration, the hand remains locked": only the drawn tile is discarded."""
+    """docs/rules.md#riichi: "After a riichi declaration, the hand remains locked": only the drawn
+    tile is discarded."""
     g = Game.start({0: TENPAI}, draws="9m", late={4: "9p"}, quiet=True, dora="3p")
     g.do(0, Riichi(T("9m"), True))
     g.run_to(65)
@@ -234,7 +243,8 @@ def _ankans(g: Game) -> set[int]:
 
 @pytest.mark.parametrize("ruleset", [TENHOU, EMA], ids=["waits", "strict"])
 def test_003_example_1_no_kan_of_4m(ruleset: Ruleset) -> None:
-    """003: 3444m778899s333z drawing 4m may not kan (3m tanki vs 34m + 44m: waits would change)."""
+    """docs/rules.md#kan-during-riichi: 3444m778899s333z drawing 4m may not kan (3m tanki vs 34m +
+    44m: waits would change)."""
     g = _riichi_then_draw("3444m778899s333z", "4m", ruleset)
     assert _ankans(g) == set()
     assert g.legal(0) == frozenset({Discard(T("4m"), True)})
@@ -242,7 +252,8 @@ def test_003_example_1_no_kan_of_4m(ruleset: Ruleset) -> None:
 
 @pytest.mark.parametrize("ruleset", [TENHOU, EMA], ids=["waits", "strict"])
 def test_003_example_1_kan_of_3z_is_legal(ruleset: Ruleset) -> None:
-    """003: "Had the player drawn a west wind, he would have been allowed to kan it"."""
+    """docs/rules.md#kan-during-riichi: "Had the player drawn a west wind, he would have been
+    allowed to kan it"."""
     g = _riichi_then_draw("3444m778899s333z", "3z", ruleset)
     assert _ankans(g) == {kind(T("3z"))}
     g.do(0, Ankan(quad("3333z")))
@@ -254,13 +265,14 @@ def test_003_example_1_kan_of_3z_is_legal(ruleset: Ruleset) -> None:
 @pytest.mark.parametrize("ruleset", [TENHOU, EMA], ids=["waits", "strict"])
 @pytest.mark.parametrize("drawn", ["1m", "2p", "3p"])
 def test_003_example_2_kan_of_1m_2p_3p_is_legal(ruleset: Ruleset, drawn: str) -> None:
-    """003: 111m222333p5678s: "Legal kan: 1m 2p or 3p" (the waits 5s / 8s are unrelated)."""
+    """docs/rules.md#kan-during-riichi: 111m222333p5678s: "Legal kan: 1m 2p or 3p" (the waits 5s /
+    8s are unrelated)."""
     g = _riichi_then_draw("111m222333p5678s", drawn, ruleset)
     assert _ankans(g) == {kind(T(drawn))}
 
 
 def test_kan_during_riichi_never() -> None:
-    """kan_during_riichi = never: not even the 003 legal kan is offered."""
+    """kan_during_riichi = never: not even the docs/rules.md#kan-during-riichi legal kan is offered."""
     ruleset = TENHOU.with_options(kan_during_riichi=KanDuringRiichi.NEVER)
     g = _riichi_then_draw("3444m778899s333z", "3z", ruleset)
     assert _ankans(g) == set()
@@ -268,8 +280,9 @@ def test_kan_during_riichi_never() -> None:
 
 @pytest.mark.parametrize(("ruleset", "offered"), [(TENHOU, True), (EMA, False)], ids=["waits", "strict"])
 def test_kan_of_a_triplet_readable_as_sequences(ruleset: Ruleset, offered: bool) -> None:
-    """001 (strict): three consecutive triplets read as three sequences may not be kanned, although
-    the waits (4p / 7p) would not change, which is enough under Tenhou's ``waits``."""
+    """docs/rules.md#kan-during-riichi (strict): three consecutive triplets read as three sequences
+    may not be kanned, although the waits (4p / 7p) would not change, which is enough under Tenhou's
+    ``waits``."""
     g = _riichi_then_draw("111222333m456p7p", "1m", ruleset)
     assert (_ankans(g) == {kind(T("1m"))}) == offered
 

@@ -1,13 +1,13 @@
 """Scoring through real hands: the points table, dora and red fives, honba, riichi sticks, multiple
 ron per ruleset, and pao.
 
-Rules (004_e170b41610fddef3.txt, 001_3273844b561d07b0.txt, docs/rules.md "Payments and liability",
-"Ending a hand"): basic points fu x 2^(han+2) capped at mangan; a non-dealer ron pays 4x basic, a
-dealer ron 6x, tsumo 1x / 2x per payer, each rounded up to 100; honba ``honba_value`` (300) per
-counter paid by the loser(s); riichi sticks on the table go to the winner, with several winners to
-"the player closest to the discarding player" (004), as do the honba (Tenhou); ``multiple_ron``
-head bump (EMA) / double (Tenhou) / triple (Mahjong Soul); pao: feeding the third dragon set makes
-the feeder pay a tsumo alone and half of a ron (001 "liability payment").
+Rules (docs/rules.md#payments, docs/rules.md "Payments and liability", "Ending a hand"): basic
+points fu x 2^(han+2) capped at mangan; a non-dealer ron pays 4x basic, a dealer ron 6x, tsumo 1x /
+2x per payer, each rounded up to 100; honba ``honba_value`` (300) per counter paid by the loser(s);
+riichi sticks on the table go to the winner, with several winners to "the player closest to the
+discarding player" (docs/rules.md#sticks-and-honba), as do the honba (Tenhou); ``multiple_ron`` head
+bump (EMA) / double (Tenhou) / triple (Mahjong Soul); pao: feeding the third dragon set makes the
+feeder pay a tsumo alone and half of a ron (docs/rules.md#pao "liability payment").
 """
 
 from __future__ import annotations
@@ -151,7 +151,8 @@ def test_honba_on_a_tsumo_is_shared_by_the_payers() -> None:
 
 
 def test_riichi_sticks_on_the_table_go_to_the_winner() -> None:
-    """002: the deposits are "collected by the next player to win a hand": 2 sticks = 2,000."""
+    """docs/rules.md#sticks-and-honba: the deposits are "collected by the next player to win a
+    hand": 2 sticks = 2,000."""
     g = Game.at({1: PINFU_TANYAO}, "9m9m7s", sticks=2, dora="9s", scores=(24000, 25000, 24000, 25000))
     for seat in (0, 1):
         g.tsumogiri(seat)
@@ -239,7 +240,8 @@ def _daisangen_fed_by_seat_2(late: dict[int, str]) -> Game:
 
 
 def test_pao_daisangen_tsumo_paid_by_the_feeder_alone() -> None:
-    """001 liability: on a tsumo the player who fed the third dragon pon pays the whole yakuman."""
+    """docs/rules.md#pao liability: on a tsumo the player who fed the third dragon pon pays the
+    whole yakuman."""
     g = _daisangen_fed_by_seat_2({6: "9s"})
     g.run_to(63)  # seats 2, 3, 0 draw, then seat 1
     assert g.state.hand.turn == 1 and g.state.hand.players[1].drawn == T("9s")
@@ -250,7 +252,8 @@ def test_pao_daisangen_tsumo_paid_by_the_feeder_alone() -> None:
 
 
 def test_pao_daisangen_ron_shared_with_the_discarder() -> None:
-    """001 liability: on a ron by another player the feeder and the discarder pay half each."""
+    """docs/rules.md#pao liability: on a ron by another player the feeder and the discarder pay half
+    each."""
     g = _daisangen_fed_by_seat_2({4: "9s"})
     g.tsumogiri(2)
     g.pass_all()

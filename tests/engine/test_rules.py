@@ -21,6 +21,7 @@ from server.engine.rules import (
     DoubleYakuman,
     GameLength,
     KanDuringRiichi,
+    Karaten,
     KazoeLimit,
     Kuikae,
     MultipleRon,
@@ -278,3 +279,55 @@ def test_ema_preset() -> None:
     assert EMA.kan_during_riichi is KanDuringRiichi.STRICT
     assert EMA.chankan_ankan_kokushi
     assert not EMA.tobi
+
+
+# -- options added after matches were stored ---------------------------------------------------
+
+# The canonical documents (and hashes) of the presets as stored before ``karaten`` existed.
+TENHOU_BEFORE_KARATEN = (
+    '{"abort_kyuushu_kyuuhai":true,"abort_sanchahou":true,"abort_suucha_riichi":true,'
+    '"abort_suufon_renda":true,"abort_suukaikan":true,"agari_yame":true,"chankan_ankan_kokushi":false,'
+    '"composite_yakuman":true,"double_wind_pair_fu":4,"double_yakuman":[],"game_length":"east_south",'
+    '"honba_value":300,"kan_during_riichi":"waits","kan_ura":true,"kazoe_limit":"yakuman",'
+    '"kiriage_mangan":false,"kuikae":"full","leftover_sticks":"to_top","multiple_ron":"double",'
+    '"nagashi_mangan":true,"name":"tenhou","noten_payment_total":3000,"oka":true,'
+    '"open_kan_dora":"after_discard","open_tanyao":true,"pao":["daisangen","daisuushii"],'
+    '"pao_scope":"full","pinfu_tsumo_fu":false,"red_fives":[1,1,1],"renhou":"none",'
+    '"return_points":30000,"riichi_min_live_tiles":4,"riichi_min_points":1000,"start_points":25000,'
+    '"sudden_death":true,"tenpai_yame":false,"tobi":true,"tobi_below":0,"uma":[20,10,-10,-20]}'
+)
+TENHOU_BEFORE_KARATEN_HASH = "217081fb57641422f6e3df3e0e49b3c67321ef56e22fbcf19ffd8ab5a867bc44"
+EMA_HASH = "c93060cff2ce8c1fa7b9a4d6a16b37da6ef1811494e66a9e3a84e53216638562"
+
+
+def test_karaten_presets() -> None:
+    """docs/rules.md#karaten: Tenhou and Mahjong Soul count only the concealed tiles; EMA also the
+    melds ("waiting only for a tile of which he already has 4")."""
+    assert TENHOU.karaten is MAHJONGSOUL.karaten is Karaten.CONCEALED
+    assert EMA.karaten is Karaten.CONCEALED_AND_MELDS
+    assert Ruleset().karaten is Karaten.CONCEALED
+
+
+def test_a_document_stored_before_an_option_existed_keeps_its_meaning_and_hash() -> None:
+    """A stored match's ruleset replays under the rules it was played by: a complete document
+    without ``karaten`` reads the earlier rule (the melds count), and writes the same JSON back."""
+    stored = Ruleset.from_json(TENHOU_BEFORE_KARATEN)
+    assert stored.karaten is Karaten.CONCEALED_AND_MELDS
+    assert stored.to_json() == TENHOU_BEFORE_KARATEN
+    assert stored.hash == TENHOU_BEFORE_KARATEN_HASH
+    assert stored == TENHOU.with_options(karaten="concealed_and_melds")
+
+
+def test_a_ruleset_with_the_earlier_rule_keeps_its_hash() -> None:
+    """EMA's rules did not change, so neither did its canonical JSON nor its hash; the presets
+    whose rules changed got a new hash."""
+    assert EMA.hash == EMA_HASH
+    assert "karaten" not in EMA.to_dict()
+    assert TENHOU.to_dict()["karaten"] == "concealed"
+    assert TENHOU.hash != TENHOU_BEFORE_KARATEN_HASH
+    assert Ruleset.from_json(EMA.to_json()) == EMA
+
+
+def test_a_partial_document_still_takes_tenhous_karaten() -> None:
+    assert Ruleset.from_dict({"red_fives": [0, 0, 0]}).karaten is Karaten.CONCEALED
+    assert Ruleset.from_dict({"karaten": "concealed_and_melds"}).karaten is Karaten.CONCEALED_AND_MELDS

@@ -1,4 +1,5 @@
-"""Hand values through the adapter: every yaku of 001/004, dora, limits and the rule options.
+"""Hand values through the adapter: every yaku (docs/rules.md#hand-shapes), dora, limits and the
+rule options.
 
 Hands are written in mpsz: ``ctx("123m456p789s13s99m", "2s")`` is the 13 concealed tiles and the
 winning tile (appended to the concealed tiles, as the engine passes it). The default winner sits
@@ -13,8 +14,9 @@ import pytest
 
 from server.engine.errors import RulesError
 from server.engine.melds import Meld, MeldType
+from server.engine.payments import ron_points
 from server.engine.rules import DoubleYakuman, KazoeLimit, RenhouValue, Ruleset
-from server.engine.scoring import HandValue, WinContext, evaluate_win, has_yaku, points_limit, ron_points
+from server.engine.scoring import HandValue, WinContext, evaluate_win, has_yaku, points_limit
 from server.engine.tiles import EAST, NORTH, SOUTH, WEST, parse_tile, parse_tiles
 
 TENHOU = Ruleset()
@@ -86,7 +88,8 @@ def test_riichi() -> None:
 
 def test_ippatsu_only_with_riichi() -> None:
     assert yaku(ctx(*NO_YAKU, riichi=True, ippatsu=True)) == {"riichi": 1, "ippatsu": 1}
-    assert evaluate_win(ctx(*NO_YAKU, ippatsu=True), TENHOU) is None  # 000: depends on riichi
+    # docs/rules.md#ippatsu: depends on riichi
+    assert evaluate_win(ctx(*NO_YAKU, ippatsu=True), TENHOU) is None
 
 
 def test_double_riichi_replaces_riichi() -> None:
@@ -105,7 +108,7 @@ def test_chankan() -> None:
 
 def test_rinshan_and_not_haitei_with_it() -> None:
     assert yaku(ctx(*OPEN_NO_YAKU, is_tsumo=True, rinshan=True)) == {"rinshan": 1}
-    # 001: a replacement tile that is also the last tile scores only rinshan.
+    # docs/rules.md#haitei-houtei: a replacement tile that is also the last tile scores only rinshan.
     assert yaku(ctx(*OPEN_NO_YAKU, is_tsumo=True, rinshan=True, haitei=True)) == {"rinshan": 1}
     # closed rinshan (after an ankan) also has menzen tsumo
     c = ctx("456p789s13s99m", "2s", meld("ankan", "2222m"), is_tsumo=True, rinshan=True)
@@ -129,9 +132,11 @@ def test_pinfu_ron_30_fu() -> None:
 def test_pinfu_tsumo_20_fu_and_the_pinfu_tsumo_fu_option() -> None:
     v = value(ctx("234m567p789s99m45s", "3s", is_tsumo=True))
     assert {y.name for y in v.yaku} == {"pinfu", "menzen_tsumo"}
-    assert (v.han, v.fu, v.base_points) == (2, 20, 320)  # 400/700 (004: pinfu-tsumo ari)
+    # 400/700 (docs/rules.md#option-pinfu_tsumo_fu: pinfu-tsumo ari)
+    assert (v.han, v.fu, v.base_points) == (2, 20, 320)
     nashi = value(ctx("234m567p789s99m45s", "3s", is_tsumo=True), Ruleset(pinfu_tsumo_fu=True))
-    assert [y.name for y in nashi.yaku] == ["menzen_tsumo"]  # 004: tsumo invalidates pinfu
+    # docs/rules.md#option-pinfu_tsumo_fu: tsumo invalidates pinfu
+    assert [y.name for y in nashi.yaku] == ["menzen_tsumo"]
     assert (nashi.han, nashi.fu) == (1, 30)
 
 
@@ -155,7 +160,8 @@ def test_tanyao_closed_and_open_per_option() -> None:
     assert yaku(open_hand) == {"tanyao": 1}  # kuitan ari (Tenhou)
     v = value(open_hand)
     assert (v.fu, ron_points(v.base_points, False)) == (30, 1000)  # open pinfu shape: 30 fu
-    assert evaluate_win(open_hand, Ruleset(open_tanyao=False)) is None  # kuitan nashi (004)
+    # kuitan nashi (docs/rules.md#option-open_tanyao)
+    assert evaluate_win(open_hand, Ruleset(open_tanyao=False)) is None
 
 
 @pytest.mark.parametrize(
@@ -203,7 +209,7 @@ def test_chiitoitsu_25_fu() -> None:
 
 
 def test_chiitoitsu_needs_distinct_pairs() -> None:
-    # 004: four of a kind are not two pairs, so this is no winning hand at all
+    # docs/rules.md#hand-shapes: four of a kind are not two pairs, so this is no winning hand at all
     with pytest.raises(RulesError, match="hand_not_winning"):
         evaluate_win(ctx("1111m4466p2299s5z", "5z", riichi=True), TENHOU)
 
@@ -215,7 +221,8 @@ def test_toitoi() -> None:
 
 def test_sanankou_and_shanpon_ron_opens_the_triplet() -> None:
     assert yaku(ctx("222m444p666s789s1z", "1z")) == {"sanankou": 2}
-    # ron on a shanpon wait: the completed triplet counts as open (001) -> only two concealed
+    # ron on a shanpon wait: the completed triplet counts as open (docs/rules.md#hand-shapes) -> only two
+    # concealed
     assert evaluate_win(ctx("222m444p789s66s11z", "6s"), TENHOU) is None
     assert yaku(ctx("222m444p789s66s11z", "6s", is_tsumo=True)) == {"sanankou": 2, "menzen_tsumo": 1}
 
@@ -305,7 +312,7 @@ def test_chuuren_and_junsei_chuuren() -> None:
 def test_suuankou_by_tsumo_and_tanki() -> None:
     assert yakuman(ctx("222m444p666s88s11z", "8s", is_tsumo=True)) == ({"suuankou": 13}, 1)
     assert yakuman(ctx("222m444p666s888s1z", "1z")) == ({"suuankou_tanki": 13}, 1)
-    # ron on the shanpon: toitoi + sanankou only (004)
+    # ron on the shanpon: toitoi + sanankou only (docs/rules.md#hand-shapes)
     assert yaku(ctx("222m444p666s88s11z", "8s")) == {"toitoi": 2, "sanankou": 2}
 
 
@@ -380,7 +387,8 @@ def test_double_daisuushii_option() -> None:
 def test_composite_yakuman_or_only_the_highest() -> None:
     c = ctx("777z111z2z", "2z", meld("pon", "555z"), meld("pon", "666z"))
     assert yakuman(c) == ({"daisangen": 13, "tsuuiisou": 13}, 2)
-    single = Ruleset(composite_yakuman=False)  # 001: yakuman are not cumulative
+    # docs/rules.md#option-composite_yakuman: yakuman are not cumulative
+    single = Ruleset(composite_yakuman=False)
     assert yakuman(c, single) == ({"daisangen": 13}, 1)  # the liability-carrying one is kept
     assert value(c, single).pao_yakuman == (("daisangen", 1),)
 
@@ -497,7 +505,8 @@ def test_renhou_none_is_no_yaku() -> None:
 def test_renhou_mangan_not_cumulative() -> None:
     rules = Ruleset(renhou=RenhouValue.MANGAN)
     alone = value(ctx(*NO_YAKU, renhou=True, dora_indicators=parse_tiles("8m")), rules)
-    assert [(y.name, y.han) for y in alone.yaku] == [("renhou", 5)]  # dora do not add (001)
+    # dora do not add (docs/rules.md#option-renhou)
+    assert [(y.name, y.han) for y in alone.yaku] == [("renhou", 5)]
     assert (alone.limit, alone.base_points) == ("mangan", 2000)
     # a hand worth more on its own scores normally, without renhou
     haneman = value(ctx("123345567678m9m", "9m", renhou=True), rules)

@@ -3,22 +3,24 @@ payments and nagashi mangan."""
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 
+from server.engine import payments, scoring
 from server.engine.errors import RulesError
 from server.engine.events import YakuScore
-from server.engine.rules import Pao, PaoScope, Ruleset
-from server.engine.scoring import (
-    HandValue,
+from server.engine.payments import (
     WinSettlement,
     hand_points,
     nagashi_payments,
     noten_payments,
-    points_limit,
     ron_points,
     settle_wins,
     tsumo_points,
 )
+from server.engine.rules import Pao, PaoScope, Ruleset
+from server.engine.scoring import HandValue, points_limit
 
 TENHOU = Ruleset()
 FULL = Ruleset(pao_scope=PaoScope.FULL)
@@ -32,7 +34,7 @@ def ordinary(han: int, fu: int, ruleset: Ruleset = TENHOU) -> HandValue:
 
 def yakuman_value(*yaku: tuple[str, int]) -> HandValue:
     multiple = sum(m for _, m in yaku)
-    pao = tuple((n, m) for n, m in yaku if n in ("daisangen", "daisuushii", "suukantsu"))
+    pao = tuple((Pao(n), m) for n, m in yaku if n in set(Pao))
     scores = tuple(YakuScore(n, 13 * m) for n, m in yaku)
     return HandValue(13 * multiple, 30, scores, multiple, "yakuman", 8000 * multiple, pao)
 
@@ -284,7 +286,7 @@ def test_pao_only_for_listed_yakuman_and_named_one() -> None:
     assert settle_wins([win], dealer=0, honba=0, riichi_sticks=0, ruleset=with_suukantsu) == (
         (0, 32000, -32000, 0),
     )
-    named = WinSettlement(winner=1, loser=None, value=value, pao_seat=2, pao_yakuman="daisangen")
+    named = WinSettlement(winner=1, loser=None, value=value, pao_seat=2, pao_yakuman=Pao.DAISANGEN)
     assert settle_wins([named], dealer=0, honba=0, riichi_sticks=0, ruleset=with_suukantsu) == normal
     no_pao = Ruleset(pao=frozenset())
     dai = WinSettlement(winner=1, loser=None, value=yakuman_value(("daisangen", 1)), pao_seat=2)
@@ -337,3 +339,9 @@ def test_nagashi_mangan() -> None:
     assert nagashi_payments([], dealer=0, ruleset=TENHOU) == (0, 0, 0, 0)
     with pytest.raises(RulesError):
         nagashi_payments([1], dealer=0, ruleset=Ruleset(nagashi_mangan=False))
+
+
+def test_doctests_of_scoring_and_payments() -> None:
+    for module in (scoring, payments):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

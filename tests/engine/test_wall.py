@@ -314,7 +314,8 @@ def test_dealt_hands_refuses_bad_dealer() -> None:
 def test_live_tiles_left_counts_rinshan_draws() -> None:
     assert live_tiles_left(0, 0) == 70
     assert live_tiles_left(69, 1) == 0  # with one kan, the 69th live draw is the haitei
-    assert live_tiles_left(66, 0) == 4  # the last point at which riichi is possible (002)
+    # the last point at which riichi is possible (docs/rules.md#option-riichi_min_live_tiles)
+    assert live_tiles_left(66, 0) == 4
 
 
 # -- build_wall ----------------------------------------------------------------------------------

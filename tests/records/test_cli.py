@@ -11,6 +11,7 @@ import pytest
 
 from server.cli import main
 from server.records.progress import Progress
+from server.records.verify import find_records
 from tests.records.corpus import MJLOG_DIR, needs_corpus
 
 
@@ -164,3 +165,11 @@ def test_progress_bar_only_on_a_terminal_with_many_items() -> None:
     with Progress(100, "files", stream=pipe) as bar:
         bar.advance()
     assert pipe.getvalue() == ""
+
+
+def test_verify_finds_mjson_files_in_folders(tmp_path: Path) -> None:
+    """``.mjson`` is the mjai reference implementation's extension for its logs."""
+    (tmp_path / "game.mjson").write_text("{}", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("not a record", encoding="utf-8")
+    found, missing = find_records([tmp_path])
+    assert [p.name for p in found] == ["game.mjson"] and missing == []

@@ -255,3 +255,19 @@ def test_truncated_fixtures() -> None:
     assert not last.complete and not last.wins and last.draw is None
     assert any("before the hand's result" in p for p in last.problems)
     assert last.steps == full.hands[len(no_round_end.hands) - 1].steps[: len(last.steps)]
+
+
+@pytest.mark.parametrize("go_type", [553, 1569])
+def test_a_chip_lobby_is_refused_with_a_clear_message(go_type: int) -> None:
+    """Tenhou's chip lobbies (祝儀, GO type bit 0x200) pay chips beside the points: their results
+    carry 16 values where the reader expects 8. They are refused like three-player records."""
+    with pytest.raises(UnsupportedRecordError, match="chip lobby"):
+        read_mjlog(tiny_game(go_type=go_type))
+
+
+def test_a_result_with_chip_values_is_refused_even_without_the_lobby_bit() -> None:
+    chips = tiny_game().replace(
+        'sc="250,0,250,0,250,0,250,0"', 'sc="250,0,0,0,250,0,0,0,250,0,0,0,250,0,0,0"'
+    )
+    with pytest.raises(UnsupportedRecordError, match="chip lobby"):
+        read_mjlog(chips)

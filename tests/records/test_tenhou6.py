@@ -322,3 +322,8 @@ def test_unknown_result_label_is_a_problem() -> None:
     odd[-1] = ["謎"]
     record = read_tenhou6(game(odd))
     assert any("unknown result" in p for p in record.hands[0].problems)
+
+
+def test_a_chip_lobby_is_unsupported() -> None:
+    with pytest.raises(UnsupportedRecordError, match="chip lobby"):
+        read_tenhou6(game(kyuushu_hand(), rule={"disp": "般南喰赤祝5", "aka": 1}))

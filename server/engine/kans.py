@@ -1,0 +1,97 @@
+"""Kans declared in turn (ankan, kakan), the chankan window on them, and a kan that stands.
+
+A declared kan is not complete until nobody robs it (docs/rules.md#chankan); only then do ippatsu
+end, the kan count and its dora indicator change and the replacement tile is drawn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from server.engine.actions import Ankan, Kakan, Ron
+from server.engine.builder import Builder
+from server.engine.endings import ron
+from server.engine.events import MeldCalled
+from server.engine.melds import Meld, MeldType
+from server.engine.options import chankan_options, remove_all
+from server.engine.rules import OpenKanDora
+from server.engine.state import Phase, Window
+from server.engine.tiles import Tile, kind, sort_key
+
+
+def declare_kan(b: Builder, seat: int, action: Ankan | Kakan) -> None:
+    if isinstance(action, Ankan):
+        # Only kokushi may rob a closed kan, and not on Tenhou: the indicator still pending from
+        # the player's open kan is turned before the closed kan, as Mortal's table does. An added
+        # kan waits until nobody robs it (complete_kan, docs/rules.md#kan-dora).
+        b.flush_pending_dora()
+    p = b.players[seat]
+    if isinstance(action, Ankan):
+        consumed: tuple[Tile, ...] = action.consumed
+        meld = Meld(type=MeldType.ANKAN, tiles=consumed, called=None, from_seat=seat)
+        melds = (*p.melds, meld)
+        tile = consumed[0]
+        event_tile: Tile | None = None
+    else:
+        tile = action.tile
+        consumed = (tile,)
+        pon = next(m for m in p.melds if m.type is MeldType.PON and m.kind == kind(tile))
+        meld = dataclasses.replace(
+            pon,
+            type=MeldType.KAKAN,
+            tiles=tuple(sorted((*pon.tiles, tile), key=sort_key)),
+            added=tile,
+        )
+        melds = tuple(meld if m is pon else m for m in p.melds)
+        event_tile = tile
+    b.set_player(seat, hand=remove_all(p.hand, consumed), melds=melds, drawn=None)
+    b.emit(MeldCalled(seat=seat, type=meld.type, meld=meld, tile=event_tile, consumed=consumed))
+    h = b.frozen_hand()
+    closed = isinstance(action, Ankan)
+    options = []
+    for off in (1, 2, 3):
+        s = (seat + off) % 4
+        opts = chankan_options(h, b.ruleset, s, tile, closed_kan=closed)
+        if opts:
+            options.append((s, opts))
+    window = Window(options=tuple(options), tile=tile, from_seat=seat, kan=meld, kan_consumed=consumed)
+    if options:
+        b.open_window(window, Phase.CHANKAN, seat)
+    else:
+        b.set_hand(window=window)
+        kan_passed(b, window)
+
+
+def resolve_chankan(b: Builder) -> None:
+    """Every seat that could rob the kan has answered: a ron ends the hand, else the kan stands."""
+    window = b.hand.window
+    assert window is not None
+    answers = dict(window.answers)
+    order = [(window.from_seat + off) % 4 for off in (1, 2, 3)]
+    rons = [s for s in order if isinstance(answers.get(s), Ron)]
+    if rons:
+        ron(b, rons, window, chankan=True)
+    else:
+        kan_passed(b, window)
+
+
+def kan_passed(b: Builder, window: Window) -> None:
+    b.mark_passed_winning_tile(window.tile, window.from_seat)
+    assert window.kan is not None
+    complete_kan(b, window.from_seat, window.kan)
+
+
+def complete_kan(b: Builder, seat: int, meld: Meld) -> None:
+    """The kan stands: ippatsu ends for all, the indicator of the player's previous open kan is
+    turned if still pending, this kan's is turned (or will be), and the replacement is drawn.
+
+    Tenhou's records turn an open kan's pending indicator only once the next kan stands: a second
+    added kan that is robbed never shows the first one's (docs/rules.md#kan-dora)."""
+    b.end_every_ippatsu()
+    b.flush_pending_dora()
+    b.set_hand(no_calls=False, kans=(*b.hand.kans, seat))
+    if meld.type is MeldType.ANKAN or b.ruleset.open_kan_dora is OpenKanDora.IMMEDIATE:
+        b.reveal_dora()
+    else:
+        b.set_hand(pending_dora=b.hand.pending_dora + 1)
+    b.draw(seat, rinshan=True)
