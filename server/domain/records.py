@@ -22,7 +22,9 @@ columns):
   seat's client), ``bot`` (a built-in bot seat), ``timeout`` (the seat's time and bank ran out while
   it was connected: the table played its default action), ``disconnected`` (the seat was not
   connected: the table played its default action); None for the deal and for steps stored before
-  it was recorded (migration 0003).
+  it was recorded (migration 0003). ``format_version`` is the event-log format its ``events`` and
+  ``action`` are written in (:mod:`server.eventlog.codec`; read them through it): 1 for the steps
+  stored before the version was recorded (migration 0004), whose form is format 1.
 * :class:`ResultRecord`: the final standings.
 * :class:`RecoveryRecord`: what a restarted server needs to resume a running match: the SECRET
   seed and the table's settings. Kept apart from :class:`MatchRecord` (no match listing or export
@@ -153,6 +155,7 @@ class StepRecord:
     request_id: int | None = None  # the client's request id (None: timeout, bot, deal)
     applied_at: float = 0.0  # unix seconds
     source: str | None = None  # who decided (STEP_SOURCES); None: the deal, or an old row
+    format_version: int = 1  # the event-log format of events and action (server.eventlog.codec)
 
 
 @dataclass(frozen=True, slots=True)

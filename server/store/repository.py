@@ -178,6 +178,7 @@ def _step(row: Row[Any]) -> StepRecord:
         request_id=row.request_id,
         applied_at=to_unix(row.applied_at),
         source=row.source,
+        format_version=row.format_version,
     )
 
 
@@ -540,7 +541,7 @@ class SqlRepository:
 
     async def rebuild_hand_results(self, match_id: str) -> int:
         """Recompute the match's hand results from its stored steps; returns the number of hands."""
-        log = [(s.step, s.events) for s in await self.steps(match_id)]
+        log = [(s.step, s.events, s.format_version) for s in await self.steps(match_id)]
         ops = replay_ops(match_id, log)
         async with write_connection(self.engine, self._gate) as conn:
             await conn.execute(delete(HandResultRow).where(HandResultRow.match_id == match_id))

@@ -84,6 +84,7 @@ def step_row(record: StepRecord) -> dict[str, Any]:
         "request_id": record.request_id,
         "applied_at": from_unix(record.applied_at),
         "source": record.source,
+        "format_version": record.format_version,
     }
 
 
@@ -95,6 +96,7 @@ def same_step(a: StepRecord, b: StepRecord) -> bool:
         and a.seat == b.seat
         and a.request_id == b.request_id
         and a.source == b.source
+        and a.format_version == b.format_version
         and same_instant(a.applied_at, b.applied_at)
         and normalized_json(a.action) == normalized_json(b.action)
         and normalized_json(list(a.events)) == normalized_json(list(b.events))
@@ -331,7 +333,9 @@ class GroupCommitWriter:
             if to_insert:
                 await conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
                 projections = [
-                    (r.match_id, ops) for r in to_insert if (ops := hand_ops(r.match_id, r.step, r.events))
+                    (r.match_id, ops)
+                    for r in to_insert
+                    if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version))
                 ]
                 if projections:
                     await _project(conn, projections)
@@ -371,6 +375,7 @@ async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | Non
                 StepRow.request_id,
                 StepRow.applied_at,
                 StepRow.source,
+                StepRow.format_version,
             ).where(StepRow.match_id == r.match_id, StepRow.step == r.step)
         )
     ).one_or_none()
@@ -385,6 +390,7 @@ async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | Non
         request_id=row.request_id,
         applied_at=row.applied_at.timestamp(),
         source=row.source,
+        format_version=row.format_version,
     )
 
 

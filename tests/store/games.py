@@ -8,20 +8,14 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
-import msgspec
-
 from server.bots.selfplay import Step, play
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.engine import events as ev
 from server.engine.actions import action_to_dict
 from server.engine.rules import preset
-from server.hub.wire import event_to_wire
+from server.eventlog.codec import encode_event as event_json
 
 T0 = 1_700_000_000.0
-
-
-def event_json(event: ev.Event) -> Any:
-    return msgspec.to_builtins(event_to_wire(event))
 
 
 @cache

@@ -27,8 +27,8 @@ from server.domain.records import (
 from server.engine import events as ev
 from server.engine.actions import action_to_dict
 from server.engine.rules import Ruleset, preset
+from server.eventlog.codec import encode_event as event_json
 from server.hub.auth import Authenticator
-from server.hub.steplog import event_json
 from server.store.repository import SqlRepository
 from server.web.api.accounts import create_admin
 
