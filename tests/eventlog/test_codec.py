@@ -41,7 +41,8 @@ from server.hub.steplog import step_record
 
 def _stored(events: list[ev.Event]) -> list[object]:
     """As a JSON column gives them back."""
-    return json.loads(json.dumps(list(encode_events(events))))
+    stored: list[object] = json.loads(json.dumps(list(encode_events(events))))
+    return stored
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -133,7 +134,14 @@ def test_recovery_does_not_continue_a_log_of_an_unknown_format() -> None:
         created_at=0.0,
     )
     recovery = RecoveryRecord("m-1", seed.hex())
-    defaults = {"default_timers": TableTimers(), "default_spectate": SpectatePolicy()}
-    assert len(rebuild(match, recovery, [deal], **defaults).transitions) == 1
+    timers, spectate = TableTimers(), SpectatePolicy()
+    resumed = rebuild(match, recovery, [deal], default_timers=timers, default_spectate=spectate)
+    assert len(resumed.transitions) == 1
     with pytest.raises(UnrecoverableError, match="format 2, unknown"):
-        rebuild(match, recovery, [replace(deal, format_version=2)], **defaults)
+        rebuild(
+            match,
+            recovery,
+            [replace(deal, format_version=2)],
+            default_timers=timers,
+            default_spectate=spectate,
+        )
