@@ -24,9 +24,9 @@ import pytest_asyncio
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from server.domain.ports import Repository
-from server.hub.memory import InMemoryRepository
+from server.domain.ports import Repository, Store
 from server.store.db import create_engine, normalize_url, sqlite_url
+from server.store.memory import InMemoryRepository
 from server.store.repository import SqlRepository
 
 DEFAULT_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -161,6 +161,20 @@ async def sql_repo(database: Database) -> AsyncIterator[SqlRepository]:
 @pytest_asyncio.fixture(params=("memory", *BACKENDS))
 async def any_repo(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Repository]:
     """Every implementation of the hub's Repository, for the conformance tests."""
+    if request.param == "memory":
+        yield InMemoryRepository()
+        return
+    async with fresh_database(request.param, request, tmp_path) as db:
+        repo = await db.open()
+        try:
+            yield repo
+        finally:
+            await repo.close()
+
+
+@pytest_asyncio.fixture(params=("memory", *BACKENDS))
+async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    """Every implementation of the Store (both sides: the hub's Repository and the ReadModel)."""
     if request.param == "memory":
         yield InMemoryRepository()
         return
