@@ -30,6 +30,7 @@ from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from server.domain.clock import Clock
 from server.domain.errors import ConflictError, NotFoundError
 from server.domain.records import (
     Account,
@@ -131,6 +132,7 @@ class SqlRepository(SqlReads):
         commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
         max_batch: int = DEFAULT_MAX_BATCH,
         max_pending: int = DEFAULT_MAX_PENDING,
+        clock: Clock | None = None,
     ) -> None:
         self.engine = engine
         self._own_engine = own_engine
@@ -141,6 +143,7 @@ class SqlRepository(SqlReads):
             max_pending=max_pending,
             commit_timeout_s=commit_timeout_s,
             gate=self._gate,
+            clock=clock,
         )
 
     @classmethod
@@ -153,9 +156,11 @@ class SqlRepository(SqlReads):
         commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
         max_batch: int = DEFAULT_MAX_BATCH,
         max_pending: int = DEFAULT_MAX_PENDING,
+        clock: Clock | None = None,
     ) -> Self:
         """Connect to ``url``, verify it (SQLite pragmas), bring the schema to the latest revision
-        (or, with ``migrate=False``, require it to be there already) and return the repository."""
+        (or, with ``migrate=False``, require it to be there already) and return the repository.
+        ``clock`` measures the writer's commit timeouts (the event loop's clock by default)."""
         engine = create_engine(url, search_path=search_path)
         try:
             await verify_engine(engine)
@@ -172,6 +177,7 @@ class SqlRepository(SqlReads):
             commit_timeout_s=commit_timeout_s,
             max_batch=max_batch,
             max_pending=max_pending,
+            clock=clock,
         )
 
     async def close(self) -> None:

@@ -24,6 +24,7 @@ import pytest_asyncio
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from server.domain.clock import Clock
 from server.domain.ports import Repository, Store
 from server.store.db import create_engine, normalize_url, sqlite_url
 from server.store.memory import InMemoryRepository
@@ -107,7 +108,12 @@ class Database:
         return create_engine(self.url, search_path=self.search_path, busy_timeout_ms=busy_timeout_ms)
 
     async def open(
-        self, *, commit_timeout_s: float = 5.0, max_batch: int = 1000, max_pending: int = 20_000
+        self,
+        *,
+        commit_timeout_s: float = 5.0,
+        max_batch: int = 1000,
+        max_pending: int = 20_000,
+        clock: Clock | None = None,
     ) -> SqlRepository:
         """A repository on this database, migrated to the latest revision."""
         return await SqlRepository.open(
@@ -116,6 +122,7 @@ class Database:
             commit_timeout_s=commit_timeout_s,
             max_batch=max_batch,
             max_pending=max_pending,
+            clock=clock,
         )
 
 
