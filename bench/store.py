@@ -63,6 +63,7 @@ def recorded_game(seed: bytes) -> tuple[MatchRecord, list[StepRecord]]:
                 seat=item.seat if isinstance(item, Step) else None,
                 action=encode_action(item.action) if isinstance(item, Step) else None,
                 events=encode_events(t.events),
+                engine_events=t.events,  # as the hub's records carry them
                 request_id=len(steps) if isinstance(item, Step) else None,
                 applied_at=0.0,
             )

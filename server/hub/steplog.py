@@ -57,6 +57,7 @@ def step_record(
         applied_at=applied_at,
         source=source,
         format_version=FORMAT_VERSION,
+        engine_events=t.events,
     )
 
 

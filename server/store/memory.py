@@ -128,6 +128,7 @@ def _as_stored(step: StepRecord) -> StepRecord:
         step,
         action=json.loads(json.dumps(step.action)),
         events=tuple(json.loads(json.dumps(list(step.events)))),
+        engine_events=None,  # (what a database gives back; and a retired table's events are freed)
     )
 
 

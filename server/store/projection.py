@@ -6,9 +6,11 @@ transaction as the steps, so the two never disagree; :meth:`SqlRepository.rebuil
 recomputes it from the log, and the in-memory repository computes it from its log when asked.
 
 A hand starts with ``round_started`` (a row is inserted) and ends, within one step, with one
-``hand_won`` per winner or one ``hand_drawn``, then ``wall_revealed`` (the row is completed). Only
-those four kinds are decoded (:func:`server.eventlog.codec.decode_kinds`); the others, and malformed
-events, are skipped unread: the projection never makes an append fail.
+``hand_won`` per winner or one ``hand_drawn``, then ``wall_revealed`` (the row is completed). The
+hub's step records carry their engine events (``StepRecord.engine_events``), so on the write path
+nothing is decoded; otherwise only those four kinds are decoded
+(:func:`server.eventlog.codec.decode_kinds`) and the others, and malformed events, are skipped
+unread: the projection never makes an append fail.
 """
 
 from __future__ import annotations
@@ -75,19 +77,27 @@ def _add(a: list[int] | None, b: list[int]) -> list[int]:
     return [x + y for x, y in zip(a, b, strict=True)]
 
 
-def hand_ops(match_id: str, step: int, events: Iterable[Any], version: int) -> list[HandOp]:
-    """The hand_results changes that the stored events of one step (in format ``version``) imply."""
+def hand_ops(
+    match_id: str,
+    step: int,
+    events: Iterable[Any],
+    version: int,
+    engine_events: Iterable[ev.Event] | None = None,
+) -> list[HandOp]:
+    """The hand_results changes that the stored events of one step (in format ``version``) imply;
+    from ``engine_events`` instead when the step still has them (nothing to decode)."""
     ops: list[HandOp] = []
     current: int | None = None  # the hand started earlier in this step, if any
     end: HandEnd | None = None
-    for e in decode_kinds(events, version, _PROJECTED):
+    typed = engine_events if engine_events is not None else decode_kinds(events, version, _PROJECTED)
+    for e in typed:
         if isinstance(e, ev.RoundStarted):
             if end is not None:
                 ops.append(end)
                 end = None
             ops.append(_hand_start(match_id, step, e))
             current = e.hand_index
-        else:
+        elif isinstance(e, ev.HandWon | ev.HandDrawn | ev.WallRevealed):
             if end is None:
                 end = HandEnd(hand_index=current, end_step=step)
             _apply_end(end, e)

@@ -352,7 +352,7 @@ class GroupCommitWriter:
                 projections = [
                     (r.match_id, ops)
                     for r in to_insert
-                    if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version))
+                    if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
                 ]
                 if projections:
                     await _project(conn, projections)

@@ -62,3 +62,14 @@ def match_record(match_id: str, events: Sequence[ev.Event] = ()) -> MatchRecord:
 
 def for_match(records: Sequence[StepRecord], match_id: str) -> list[StepRecord]:
     return [replace(r, match_id=match_id) for r in records]
+
+
+def engine_events_of(records: Sequence[StepRecord]) -> list[tuple[ev.Event, ...]]:
+    """The engine events of each of :func:`played`'s records (by position in the played log)."""
+    _, events = played()
+    out: list[tuple[ev.Event, ...]] = []
+    start = 0
+    for r in records:
+        out.append(events[start : start + len(r.events)])
+        start += len(r.events)
+    return out
