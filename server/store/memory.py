@@ -45,7 +45,7 @@ from server.domain.records import (
     SessionRecord,
     StepRecord,
 )
-from server.store.projection import HandEnd, HandOp, HandStart, replay_ops
+from server.store.projection import HandEnd, HandOp, HandStart, hand_result, replay_ops
 from server.store.types import from_unix
 
 ACCOUNTS_FILE_VERSION = 1
@@ -310,7 +310,7 @@ class InMemoryRepository:
     async def hand_results(self, match_id: str) -> Sequence[HandResult]:
         log = [(s.step, s.events, s.format_version) for s in self._steps.get(match_id, ())]
         rows = _project(replay_ops(match_id, log))
-        return [_hand(rows[i]) for i in sorted(rows)]
+        return [hand_result(rows[i]) for i in sorted(rows)]
 
     async def record_audit(self, entry: AuditEntry) -> int:
         detail = json.loads(json.dumps(entry.detail if entry.detail is not None else {}))
@@ -390,32 +390,3 @@ def _project(ops: Sequence[HandOp]) -> dict[int, dict[str, Any]]:
                 if index is not None and index in rows:
                     rows[index].update(json.loads(json.dumps(op.values())))
     return rows
-
-
-def _opt_tuple(value: Any) -> tuple[Any, ...] | None:
-    return None if value is None else tuple(value)
-
-
-def _hand(row: dict[str, Any]) -> HandResult:
-    return HandResult(
-        match_id=row["match_id"],
-        hand_index=row["hand_index"],
-        round_wind=row["round_wind"],
-        kyoku=row["kyoku"],
-        honba=row["honba"],
-        riichi_sticks=row["riichi_sticks"],
-        dealer=row["dealer"],
-        scores_before=tuple(row["scores_before"]),
-        wall_commitment=row["wall_commitment"],
-        start_step=row["start_step"],
-        end_step=row["end_step"],
-        outcome=row["outcome"],
-        draw_reason=row["draw_reason"],
-        wins=tuple(row["wins"]),
-        deltas=_opt_tuple(row["deltas"]),
-        scores_after=_opt_tuple(row["scores_after"]),
-        tenpai=_opt_tuple(row["tenpai"]),
-        nagashi=_opt_tuple(row["nagashi"]),
-        wall_salt=row["wall_salt"],
-        wall=_opt_tuple(row["wall"]),
-    )

@@ -15,10 +15,11 @@ unread: the projection never makes an append fail.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.domain.reads import HandResult
 from server.engine import events as ev
 from server.eventlog.codec import EventKind, decode_kinds
 from server.eventlog.summary import tiles_json, win_summary
@@ -160,3 +161,33 @@ def replay_ops(match_id: str, steps: Sequence[tuple[int, Sequence[Any], int]]) -
     for step, events, version in steps:
         out.extend(hand_ops(match_id, step, events, version))
     return out
+
+
+def _opt_tuple(value: Any) -> tuple[Any, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def hand_result(row: Mapping[Any, Any]) -> HandResult:
+    """The record of one projected hand row (its columns by name, JSON as a database gives it)."""
+    return HandResult(
+        match_id=row["match_id"],
+        hand_index=row["hand_index"],
+        round_wind=row["round_wind"],
+        kyoku=row["kyoku"],
+        honba=row["honba"],
+        riichi_sticks=row["riichi_sticks"],
+        dealer=row["dealer"],
+        scores_before=tuple(row["scores_before"]),
+        wall_commitment=row["wall_commitment"],
+        start_step=row["start_step"],
+        end_step=row["end_step"],
+        outcome=row["outcome"],
+        draw_reason=row["draw_reason"],
+        wins=tuple(row["wins"]),
+        deltas=_opt_tuple(row["deltas"]),
+        scores_after=_opt_tuple(row["scores_after"]),
+        tenpai=_opt_tuple(row["tenpai"]),
+        nagashi=_opt_tuple(row["nagashi"]),
+        wall_salt=row["wall_salt"],
+        wall=_opt_tuple(row["wall"]),
+    )

@@ -28,11 +28,8 @@ from server.domain.reads import (
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, ResultRecord, SeatRecord
 from server.store.db import write_connection
 from server.store.models import AuditRow, HandResultRow, MatchResultRow, MatchRow, SeatRow
+from server.store.projection import hand_result
 from server.store.types import from_unix, to_unix, to_unix_opt
-
-
-def _tuple(value: Any) -> tuple[Any, ...] | None:
-    return None if value is None else tuple(value)
 
 
 def match_from_row(row: Row[Any], seats: Sequence[Row[Any]]) -> MatchRecord:
@@ -53,31 +50,6 @@ def match_from_row(row: Row[Any], seats: Sequence[Row[Any]]) -> MatchRecord:
         seed_hex=row.seed_hex,
         source=row.source,
         status_reason=row.status_reason,
-    )
-
-
-def _hand(row: Row[Any]) -> HandResult:
-    return HandResult(
-        match_id=row.match_id,
-        hand_index=row.hand_index,
-        round_wind=row.round_wind,
-        kyoku=row.kyoku,
-        honba=row.honba,
-        riichi_sticks=row.riichi_sticks,
-        dealer=row.dealer,
-        scores_before=tuple(row.scores_before),
-        wall_commitment=row.wall_commitment,
-        start_step=row.start_step,
-        end_step=row.end_step,
-        outcome=row.outcome,
-        draw_reason=row.draw_reason,
-        wins=tuple(row.wins),
-        deltas=_tuple(row.deltas),
-        scores_after=_tuple(row.scores_after),
-        tenpai=_tuple(row.tenpai),
-        nagashi=_tuple(row.nagashi),
-        wall_salt=row.wall_salt,
-        wall=_tuple(row.wall),
     )
 
 
@@ -244,7 +216,7 @@ class SqlReads:
                 .where(HandResultRow.match_id == match_id)
                 .order_by(HandResultRow.hand_index)
             )
-            return [_hand(r) for r in rows]
+            return [hand_result(r._mapping) for r in rows]
 
     async def record_audit(self, entry: AuditEntry) -> int:
         """Append to the admin audit log; returns the entry's id."""
