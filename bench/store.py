@@ -32,16 +32,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.bots.selfplay import Step, play
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.engine import events as ev
-from server.engine.actions import action_to_dict
 from server.engine.rules import preset
-from server.hub.wire import event_to_wire
+from server.eventlog.codec import encode_action, encode_events
 from server.store.db import normalize_url, sqlite_url
 from server.store.repository import SqlRepository
 
@@ -63,8 +61,9 @@ def recorded_game(seed: bytes) -> tuple[MatchRecord, list[StepRecord]]:
                 match_id="",
                 step=len(steps),
                 seat=item.seat if isinstance(item, Step) else None,
-                action=action_to_dict(item.action) if isinstance(item, Step) else None,
-                events=tuple(msgspec.to_builtins(event_to_wire(e)) for e in t.events),
+                action=encode_action(item.action) if isinstance(item, Step) else None,
+                events=encode_events(t.events),
+                engine_events=t.events,  # as the hub's records carry them
                 request_id=len(steps) if isinstance(item, Step) else None,
                 applied_at=0.0,
             )

@@ -1,8 +1,13 @@
-"""The persistence port: what the hub stores and reads back, behind one small async interface.
+"""The persistence ports: what the hub stores and reads back, and what the admin review reads.
 
-The hub only ever talks to :class:`Repository`. ``server.store.repository.SqlRepository`` implements
-it on SQLite or PostgreSQL (what ``jantaku serve`` uses); :mod:`server.hub.memory` implements it in
-memory (tests, ``--database-url memory:``). The records are in :mod:`server.domain.records`, the
+* :class:`Repository`, the write side: the hub only ever talks to it.
+* :class:`ReadModel`, the read side: finding matches, their per-hand results, the audit log (the
+  admin API and ``jantaku admin games``; they run no SQL of their own).
+* :class:`Store`: both, as one store implements them.
+
+``server.store.repository.SqlRepository`` implements both on SQLite or PostgreSQL (what ``jantaku
+serve`` uses); ``server.store.memory.InMemoryRepository`` in memory (tests, ``--database-url
+memory:``). The records are in :mod:`server.domain.records` and :mod:`server.domain.reads`, the
 errors every method may raise in :mod:`server.domain.errors`.
 """
 
@@ -11,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from server.domain.reads import AuditEntry, HandResult, MatchPage, MatchQuery
 from server.domain.records import (
     Account,
     MatchRecord,
@@ -93,3 +99,37 @@ class Repository(Protocol):
     async def record_result(self, result: ResultRecord) -> None: ...
 
     async def get_result(self, match_id: str) -> ResultRecord | None: ...
+
+
+class ReadModel(Protocol):
+    """The read side of a store: what the admin review reads (see :mod:`server.domain.reads`)."""
+
+    @property
+    def unavailable_errors(self) -> tuple[type[Exception], ...]:
+        """The backend's own exceptions that mean "the store could not answer" (the database is down
+        or stalled): the admin API answers them 503 ``unavailable``, like
+        :class:`~server.domain.errors.UnavailableError`."""
+        ...
+
+    async def find_matches(self, query: MatchQuery) -> MatchPage:
+        """A page of the matches ``query`` selects, newest first, and how many it selects in all."""
+        ...
+
+    async def hand_results(self, match_id: str) -> Sequence[HandResult]:
+        """Every hand of the match, in order (projected from its log)."""
+        ...
+
+    async def record_audit(self, entry: AuditEntry) -> int:
+        """Append to the audit log; returns the entry's id. (A write, but of the read side: every
+        read of a game is audited, and the read fails if its entry cannot be written.)"""
+        ...
+
+    async def audit_entries(
+        self, *, match_id: str | None = None, actor_id: str | None = None, limit: int = 100
+    ) -> Sequence[AuditEntry]:
+        """The most recent audit entries first."""
+        ...
+
+
+class Store(Repository, ReadModel, Protocol):
+    """Both sides of one store: what the composition root hands to the hub and to the admin API."""

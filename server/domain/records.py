@@ -22,7 +22,10 @@ columns):
   seat's client), ``bot`` (a built-in bot seat), ``timeout`` (the seat's time and bank ran out while
   it was connected: the table played its default action), ``disconnected`` (the seat was not
   connected: the table played its default action); None for the deal and for steps stored before
-  it was recorded (migration 0003).
+  it was recorded (migration 0003). ``format_version`` is the event-log format its ``events`` and
+  ``action`` are written in (:mod:`server.eventlog.codec`; read them through it): 1 for the steps
+  stored before the version was recorded (migration 0004), whose form is format 1.
+  ``engine_events`` optionally carries the engine events themselves, in memory only.
 * :class:`ResultRecord`: the final standings.
 * :class:`RecoveryRecord`: what a restarted server needs to resume a running match: the SECRET
   seed and the table's settings. Kept apart from :class:`MatchRecord` (no match listing or export
@@ -31,9 +34,11 @@ columns):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from server.engine.events import Event
 
 JSON = Any  # a JSON-compatible value (dict / list / str / int / float / bool / None)
 
@@ -149,10 +154,14 @@ class StepRecord:
     step: int  # see the module docstring: 0 is the deal
     seat: int | None
     action: JSON  # dict (action_to_dict) or None for the deal
-    events: tuple[JSON, ...]  # omniscient events, wire vocabulary, as dicts
+    events: tuple[JSON, ...]  # omniscient events, as stored (format_version), as dicts
     request_id: int | None = None  # the client's request id (None: timeout, bot, deal)
     applied_at: float = 0.0  # unix seconds
     source: str | None = None  # who decided (STEP_SOURCES); None: the deal, or an old row
+    format_version: int = 1  # the event-log format of events and action (server.eventlog.codec)
+    # The engine events ``events`` encodes, when the record was made from them (the hub's records):
+    # the store projects hands from them without decoding. Not stored, not compared.
+    engine_events: tuple[Event, ...] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

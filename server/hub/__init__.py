@@ -10,8 +10,6 @@
 * :mod:`server.hub.timing`      action time, time bank, grace; :mod:`server.hub.spectators` the delayed feed
 * :mod:`server.hub.clock`       the injectable clock (``SystemClock``, ``ManualClock``)
 * :mod:`server.hub.auth`        guests, players, bots: tokens and sessions
-* :mod:`server.hub.memory`      the in-memory implementation of the persistence port
-  (:mod:`server.domain.ports`; the SQL one is ``server.store.repository.SqlRepository``)
 * :mod:`server.hub.recovery`    crash recovery: replay a stored match from its seed, check it, rebuild it
 * :mod:`server.hub.server`      ``Hub``: recovery at start, the websockets server, HTTP endpoints, shutdown
 * :mod:`server.hub.cli`         ``jantaku serve`` and ``jantaku admin``

@@ -32,7 +32,6 @@ from server.domain.ports import Repository
 from server.domain.records import AccountKind
 from server.hub import config, gcpolicy, logs
 from server.hub.auth import Authenticator
-from server.hub.memory import AccountFile, InMemoryRepository
 from server.hub.server import HttpFallback, Hub
 from server.hub.settings import (
     ConnectionLimits,
@@ -45,6 +44,7 @@ from server.hub.settings import (
 from server.store.cli import add_database_options
 from server.store.db import display_url, resolve_url
 from server.store.errors import StoreConfigError
+from server.store.memory import AccountFile, InMemoryRepository
 from server.store.repository import SqlRepository
 from server.web.api.hubserve import ReviewServer, review_api
 from server.web.api.hubserve import review_port as review_port_option

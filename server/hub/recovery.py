@@ -4,11 +4,13 @@ A match is fully determined by its ruleset, its seed and the actions applied to 
 all three (the seed in the secret :class:`~server.domain.records.RecoveryRecord`). On start the
 lobby replays each unfinished match through the pure engine (:func:`replay_log`): step 0 is
 :func:`~server.engine.new_match`, every later step the stored action applied by the stored seat.
-The events the engine regenerates must equal the stored ones, event for event, as JSON. If they do
-not (a tampered or corrupted log, a non-deterministic engine change, a different wall algorithm),
-:class:`ReplayDivergedError` says where, and the match is flagged (``aborted``, ``status_reason``
-``"diverged: ..."``), logged loudly and NOT resumed: a table never continues from a state its
-players did not see.
+The stored events are decoded by the event log's codec (:mod:`server.eventlog.codec`, each step
+with its own format version) and the events the engine regenerates must equal them, event for
+event. If they do not (a tampered or corrupted log, a non-deterministic engine change, a different
+wall algorithm), :class:`ReplayDivergedError` says where, and the match is flagged (``aborted``,
+``status_reason`` ``"diverged: ..."``), logged loudly and NOT resumed: a table never continues from
+a state its players did not see. A log in a format this server does not know (written by a newer
+server) is :class:`UnrecoverableError` instead: not tampered with, just not this server's to continue.
 
 >>> from server.engine.rules import TENHOU
 >>> from server.hub.steplog import step_record
@@ -33,12 +35,19 @@ from typing import Any
 from server.domain.records import DIVERGED_PREFIX, JSON, MatchRecord, RecoveryRecord, StepRecord
 from server.engine import Transition, new_match
 from server.engine import apply as engine_apply
-from server.engine.actions import action_from_dict
 from server.engine.errors import RulesError
+from server.engine.events import Event
 from server.engine.rules import Ruleset
 from server.engine.wall import seed_commitment
+from server.eventlog.codec import (
+    FORMAT_VERSIONS,
+    StoredEventError,
+    decode_action,
+    decode_event,
+    difference,
+    kind_of,
+)
 from server.hub.settings import SettingsError, SpectatePolicy, TableTimers
-from server.hub.steplog import event_json
 
 _SHOWN = 160  # characters of a differing event quoted in the reason
 
@@ -56,31 +65,34 @@ class ReplayDivergedError(Exception):
         return f"{DIVERGED_PREFIX} {self}"
 
 
-def _as_json(value: Any) -> Any:
-    """JSON as a database gives it back (tuples become lists), for comparisons."""
-    return json.loads(json.dumps(value))
-
-
 def _short(value: Any) -> str:
     text = json.dumps(value, sort_keys=True)
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
 
 
-def _compare(step: int, stored: Sequence[JSON], t: Transition) -> None:
-    replayed = _as_json([event_json(e) for e in t.events])
-    stored_json = _as_json(list(stored))
-    if stored_json == replayed:
+def _stored_events(record: StepRecord) -> list[Event]:
+    events = []
+    for i, data in enumerate(record.events):
+        try:
+            events.append(decode_event(data, record.format_version))
+        except StoredEventError as exc:
+            raise ReplayDivergedError(record.step, f"event {i}: {exc}: {_short(data)}") from None
+    return events
+
+
+def _compare(record: StepRecord, t: Transition) -> None:
+    stored = _stored_events(record)
+    replayed = t.events
+    if stored == list(replayed):  # typed: engine events, not their JSON
         return
-    for i, (old, new) in enumerate(zip(stored_json, replayed, strict=False)):
+    for i, (old, new) in enumerate(zip(stored, replayed, strict=False)):
         if old != new:
-            kind = new.get("type") if isinstance(new, dict) else "?"
-            a, b = old, new
-            if isinstance(old, dict) and isinstance(new, dict) and old.get("type") == kind:
-                keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))  # what differs
-                a, b = {k: old.get(k) for k in keys}, {k: new.get(k) for k in keys}
-            raise ReplayDivergedError(step, f"event {i} ({kind}): stored {_short(a)} != replayed {_short(b)}")
+            a, b = difference(old, new)
+            raise ReplayDivergedError(
+                record.step, f"event {i} ({kind_of(new)}): stored {_short(a)} != replayed {_short(b)}"
+            )
     raise ReplayDivergedError(
-        step, f"{len(stored_json)} events stored, {len(replayed)} replayed: {_short(stored_json)}"
+        record.step, f"{len(stored)} events stored, {len(replayed)} replayed: {_short(list(record.events))}"
     )
 
 
@@ -100,7 +112,7 @@ def replay_log(ruleset: Ruleset, seed: bytes, steps: Sequence[StepRecord]) -> li
         return out
     if steps[0].step != 0 or steps[0].seat is not None or steps[0].action is not None:
         raise ReplayDivergedError(steps[0].step, "the log does not start with the deal (step 0)")
-    _compare(0, steps[0].events, t)
+    _compare(steps[0], t)
     for record in steps[1:]:
         expected = t.step + 1
         if record.step != expected:
@@ -108,15 +120,15 @@ def replay_log(ruleset: Ruleset, seed: bytes, steps: Sequence[StepRecord]) -> li
         if record.seat is None or record.action is None:
             raise ReplayDivergedError(record.step, "a step after the deal without a seat or an action")
         try:
-            action = action_from_dict(record.action)
+            action = decode_action(record.action, record.format_version)
             t = engine_apply(t.state, record.seat, action)
-        except RulesError as exc:
+        except (RulesError, StoredEventError) as exc:
             raise ReplayDivergedError(
                 record.step, f"the engine refuses seat {record.seat}'s {_short(record.action)}: {exc}"
             ) from exc
         if t.step != record.step:
             raise ReplayDivergedError(record.step, f"the engine is at step {t.step}")
-        _compare(record.step, record.events, t)
+        _compare(record, t)
         out.append(t)
     return out
 
@@ -163,6 +175,11 @@ def rebuild(
         raise UnrecoverableError(f"the stored ruleset does not load: {exc}") from None
     if ruleset.hash != match.ruleset_hash:
         raise ReplayDivergedError(0, "the stored ruleset does not match its hash")
+    unknown = next((s for s in steps if s.format_version not in FORMAT_VERSIONS), None)
+    if unknown is not None:  # written by a newer server: not this one's to continue
+        raise UnrecoverableError(
+            f"step {unknown.step} is in event-log format {unknown.format_version}, unknown to this server"
+        )
     transitions = replay_log(ruleset, seed, steps)
     timers, spectate = table_settings_from_json(recovery.table, default_timers, default_spectate)
     return RecoveredMatch(

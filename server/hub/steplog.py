@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
-
-import msgspec
 
 from server.domain.records import JSON, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.engine import ENGINE_VERSION, Transition
-from server.engine.actions import Action, action_to_dict
-from server.engine.events import Event
+from server.engine.actions import Action
 from server.engine.rules import Ruleset
 from server.engine.wall import WALL_ALGORITHM, seed_commitment
+from server.eventlog.codec import FORMAT_VERSION, encode_action, encode_events
 from server.hub.inbox import SeatSpec
 from server.hub.settings import SpectatePolicy, TableTimers
-from server.hub.wire import event_to_wire
-
-
-def event_json(event: Event) -> Any:
-    """An omniscient event as JSON (the wire vocabulary, every tile present)."""
-    return msgspec.to_builtins(event_to_wire(event))
 
 
 def match_record(
@@ -54,16 +45,19 @@ def step_record(
     applied_at: float,
     source: str | None = None,
 ) -> StepRecord:
-    """Log step ``t.step``: the deal (no seat, no action) or ``seat``'s ``action`` and its events."""
+    """Log step ``t.step``: the deal (no seat, no action) or ``seat``'s ``action`` and its events,
+    encoded by the event log's codec (its current format)."""
     return StepRecord(
         match_id=match_id,
         step=t.step,
         seat=seat,
-        action=None if action is None else action_to_dict(action),
-        events=tuple(event_json(e) for e in t.events),
+        action=None if action is None else encode_action(action),
+        events=encode_events(t.events),
         request_id=request_id,
         applied_at=applied_at,
         source=source,
+        format_version=FORMAT_VERSION,
+        engine_events=t.events,
     )
 
 

@@ -1,8 +1,9 @@
-"""Conversion between engine values and the wire messages of :mod:`client_protocol`.
+"""Conversion between engine actions and the wire messages of :mod:`client_protocol`.
 
-The engine speaks tile faces (ints) and frozen dataclasses; the wire speaks mpsz strings and msgspec
-structs. Redaction is not done here: :mod:`server.engine.views` replaces secret tiles with ``None``
-before an event reaches :func:`event_to_wire`, which maps every ``None`` to JSON ``null``.
+Events are converted by the event log's codec (:mod:`server.eventlog.convert`), the one place where
+engine events meet the wire vocabulary; its functions are re-exported here for the protocol
+session. Redaction is not done there either: :mod:`server.engine.views` replaces secret tiles with
+``None`` before an event reaches :func:`event_to_wire`.
 
 >>> from server.engine.actions import Discard
 >>> action_to_wire(Discard(35, tsumogiri=False))
@@ -13,14 +14,12 @@ Discard(tile=35, tsumogiri=False)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, assert_never
 
-from client_protocol import events as wire
 from client_protocol.errors import ErrorCode, ProtocolError
 from client_protocol.messages import Action as WireAction
 from client_protocol.messages import ActionType
-from server.engine import events as ev
 from server.engine.actions import (
     Action,
     Ankan,
@@ -37,123 +36,20 @@ from server.engine.actions import (
     action_from_dict,
 )
 from server.engine.errors import NotationError
-from server.engine.melds import Meld
 from server.engine.tiles import Tile, sort_key, tile_name
+from server.eventlog.convert import event_to_wire, meld_to_wire, tile_to_wire, tiles_to_wire
+
+__all__ = [
+    "action_from_wire",
+    "action_to_wire",
+    "event_to_wire",
+    "legal_actions_to_wire",
+    "meld_to_wire",
+    "tile_to_wire",
+    "tiles_to_wire",
+]
 
 _ACTION_ORDER = {action_type: i for i, action_type in enumerate(ActionType)}
-
-
-def tile_to_wire(tile: Tile) -> str:
-    return tile_name(tile)
-
-
-def tiles_to_wire(tiles: Iterable[Tile]) -> tuple[str, ...]:
-    return tuple(tile_name(t) for t in tiles)
-
-
-def _optional_tile(tile: Tile | None) -> str | None:
-    return None if tile is None else tile_name(tile)
-
-
-def _hidden_hands(hands: Sequence[tuple[Tile, ...] | None]) -> tuple[tuple[str, ...] | None, ...]:
-    return tuple(None if hand is None else tiles_to_wire(hand) for hand in hands)
-
-
-def meld_to_wire(meld: Meld) -> wire.Meld:
-    return wire.Meld(
-        type=wire.MeldType(meld.type.value),
-        tiles=tiles_to_wire(meld.tiles),
-        called=_optional_tile(meld.called),
-        from_seat=meld.from_seat,
-        added=_optional_tile(meld.added),
-    )
-
-
-def event_to_wire(event: ev.Event) -> wire.Event:
-    """The wire form of one (already redacted) engine event."""
-    match event:
-        case ev.MatchStarted():
-            return wire.MatchStarted(
-                ruleset_json=event.ruleset_json,
-                ruleset_hash=event.ruleset_hash,
-                seed_commitment=event.seed_commitment,
-                engine_version=event.engine_version,
-                wall_algorithm=event.wall_algorithm,
-                scores=event.scores,
-            )
-        case ev.RoundStarted():
-            return wire.RoundStarted(
-                hand_index=event.hand_index,
-                round_wind=event.round_wind,
-                kyoku=event.kyoku,
-                honba=event.honba,
-                riichi_sticks=event.riichi_sticks,
-                dealer=event.dealer,
-                scores=event.scores,
-                dora_indicator=tile_name(event.dora_indicator),
-                wall_commitment=event.wall_commitment,
-                hands=_hidden_hands(event.hands),
-            )
-        case ev.TileDrawn():
-            return wire.TileDrawn(seat=event.seat, tile=_optional_tile(event.tile), rinshan=event.rinshan)
-        case ev.TileDiscarded():
-            return wire.TileDiscarded(
-                seat=event.seat, tile=tile_name(event.tile), tsumogiri=event.tsumogiri, riichi=event.riichi
-            )
-        case ev.RiichiAccepted():
-            return wire.RiichiAccepted(
-                seat=event.seat, scores=event.scores, riichi_sticks=event.riichi_sticks
-            )
-        case ev.MeldCalled():
-            return wire.MeldCalled(
-                seat=event.seat,
-                meld_type=wire.MeldType(event.type.value),
-                meld=meld_to_wire(event.meld),
-                tile=_optional_tile(event.tile),
-                consumed=tiles_to_wire(event.consumed),
-            )
-        case ev.DoraRevealed():
-            return wire.DoraRevealed(indicator=tile_name(event.indicator))
-        case ev.HandWon():
-            return wire.HandWon(
-                seat=event.seat,
-                from_seat=event.from_seat,
-                win_tile=tile_name(event.win_tile),
-                hand=tiles_to_wire(event.hand),
-                melds=tuple(meld_to_wire(m) for m in event.melds),
-                yaku=tuple(wire.Yaku(name=y.name, han=y.han) for y in event.yaku),
-                han=event.han,
-                fu=event.fu,
-                points=event.points,
-                limit=event.limit,
-                yakuman=event.yakuman,
-                dora_indicators=tiles_to_wire(event.dora_indicators),
-                ura_indicators=tiles_to_wire(event.ura_indicators),
-                pao_seat=event.pao_seat,
-                deltas=event.deltas,
-                scores=event.scores,
-            )
-        case ev.HandDrawn():
-            return wire.HandDrawn(
-                reason=wire.DrawReason(event.reason.value),
-                tenpai=event.tenpai,
-                hands=_hidden_hands(event.hands),
-                nagashi=event.nagashi,
-                deltas=event.deltas,
-                scores=event.scores,
-            )
-        case ev.WallRevealed():
-            return wire.WallRevealed(
-                salt=event.salt, wall=tiles_to_wire(event.wall), wall_commitment=event.wall_commitment
-            )
-        case ev.RoundEnded():
-            return wire.RoundEnded(scores=event.scores, riichi_sticks=event.riichi_sticks)
-        case ev.MatchEnded():
-            return wire.MatchEnded(
-                scores=event.scores, ranks=event.ranks, final_points=event.final_points, seed=event.seed
-            )
-        case _:
-            assert_never(event)
 
 
 def action_to_wire(action: Action) -> WireAction:

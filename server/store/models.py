@@ -23,6 +23,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    SmallInteger,
     String,
     Text,
     text,
@@ -186,12 +187,15 @@ class StepRow(Base):
     step: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat: Mapped[int | None] = mapped_column(Integer)
     action: Mapped[optional_json_doc]
-    events: Mapped[json_doc]  # list of event objects, wire vocabulary
+    events: Mapped[json_doc]  # list of event objects, in the step's format_version
     request_id: Mapped[int | None] = mapped_column(BigInteger)
     applied_at: Mapped[timestamp]
     # Who decided: player, bot, timeout, disconnected (StepRecord.source); NULL for the deal and
     # for rows stored before migration 0003. No CHECK: adding one would rebuild ``steps`` on SQLite.
     source: Mapped[str | None] = mapped_column(String(STEP_SOURCE_LENGTH))
+    # The event-log format of events and action (server.eventlog.codec); rows stored before
+    # migration 0004 are format 1, which the default gives them.
+    format_version: Mapped[int] = mapped_column(SmallInteger, server_default=text("1"))
 
 
 class HandResultRow(Base):

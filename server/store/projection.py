@@ -3,12 +3,14 @@
 The log is the truth; this projection makes "every hand of this game with yaku, han, fu, points and
 deltas" one indexed query for the admin pages. The group-commit writer applies it in the same
 transaction as the steps, so the two never disagree; :meth:`SqlRepository.rebuild_hand_results`
-recomputes it from the log.
+recomputes it from the log, and the in-memory repository computes it from its log when asked.
 
-Events are the wire vocabulary as dicts (``{"type": "round_started", ...}``). A hand starts with
-``round_started`` (a row is inserted) and ends, within one step, with one ``hand_won`` per winner or
-one ``hand_drawn``, then ``wall_revealed`` (the row is completed). Unknown or malformed events are
-ignored: the projection never makes an append fail.
+A hand starts with ``round_started`` (a row is inserted) and ends, within one step, with one
+``hand_won`` per winner or one ``hand_drawn``, then ``wall_revealed`` (the row is completed). The
+hub's step records carry their engine events (``StepRecord.engine_events``), so on the write path
+nothing is decoded; otherwise only those four kinds are decoded
+(:func:`server.eventlog.codec.decode_kinds`) and the others, and malformed events, are skipped
+unread: the projection never makes an append fail.
 """
 
 from __future__ import annotations
@@ -17,18 +19,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-WIN_FIELDS = (
-    "seat",
-    "from_seat",
-    "win_tile",
-    "yaku",
-    "han",
-    "fu",
-    "points",
-    "limit",
-    "yakuman",
-    "pao_seat",
-    "deltas",
+from server.domain.reads import HandResult
+from server.engine import events as ev
+from server.eventlog.codec import EventKind, decode_kinds
+from server.eventlog.summary import tiles_json, win_summary
+
+_PROJECTED = frozenset(
+    {EventKind.ROUND_STARTED, EventKind.HAND_WON, EventKind.HAND_DRAWN, EventKind.WALL_REVEALED}
 )
 
 
@@ -75,43 +72,33 @@ class HandEnd:
 HandOp = HandStart | HandEnd
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _ints(value: Any) -> list[int] | None:
-    if isinstance(value, list | tuple) and all(_int(v) is not None for v in value):
-        return list(value)
-    return None
-
-
-def _add(a: list[int] | None, b: list[int] | None) -> list[int] | None:
-    if a is None:
-        return b
-    if b is None or len(a) != len(b):
-        return a
+def _add(a: list[int] | None, b: list[int]) -> list[int]:
+    if a is None or len(a) != len(b):
+        return b if a is None else a
     return [x + y for x, y in zip(a, b, strict=True)]
 
 
-def hand_ops(match_id: str, step: int, events: Iterable[Any]) -> list[HandOp]:
-    """The hand_results changes that the events of one step imply, in order."""
+def hand_ops(
+    match_id: str,
+    step: int,
+    events: Iterable[Any],
+    version: int,
+    engine_events: Iterable[ev.Event] | None = None,
+) -> list[HandOp]:
+    """The hand_results changes that the stored events of one step (in format ``version``) imply;
+    from ``engine_events`` instead when the step still has them (nothing to decode)."""
     ops: list[HandOp] = []
     current: int | None = None  # the hand started earlier in this step, if any
     end: HandEnd | None = None
-    for e in events:
-        if not isinstance(e, Mapping):
-            continue
-        kind = e.get("type")
-        if kind == "round_started":
-            start = _hand_start(match_id, step, e)
-            if start is None:
-                continue
+    typed = engine_events if engine_events is not None else decode_kinds(events, version, _PROJECTED)
+    for e in typed:
+        if isinstance(e, ev.RoundStarted):
             if end is not None:
                 ops.append(end)
                 end = None
-            ops.append(start)
-            current = start.values["hand_index"]
-        elif kind in ("hand_won", "hand_drawn", "wall_revealed"):
+            ops.append(_hand_start(match_id, step, e))
+            current = e.hand_index
+        elif isinstance(e, ev.HandWon | ev.HandDrawn | ev.WallRevealed):
             if end is None:
                 end = HandEnd(hand_index=current, end_step=step)
             _apply_end(end, e)
@@ -120,22 +107,18 @@ def hand_ops(match_id: str, step: int, events: Iterable[Any]) -> list[HandOp]:
     return ops
 
 
-def _hand_start(match_id: str, step: int, e: Mapping[str, Any]) -> HandStart | None:
-    ints = {k: _int(e.get(k)) for k in ("hand_index", "round_wind", "kyoku", "honba", "riichi_sticks")}
-    dealer = _int(e.get("dealer"))
-    scores = _ints(e.get("scores"))
-    commitment = e.get("wall_commitment")
-    if any(v is None for v in ints.values()) or dealer is None or scores is None:
-        return None
-    if not isinstance(commitment, str):
-        return None
+def _hand_start(match_id: str, step: int, e: ev.RoundStarted) -> HandStart:
     return HandStart(
         {
             "match_id": match_id,
-            **ints,
-            "dealer": dealer,
-            "scores_before": scores,
-            "wall_commitment": commitment,
+            "hand_index": e.hand_index,
+            "round_wind": e.round_wind,
+            "kyoku": e.kyoku,
+            "honba": e.honba,
+            "riichi_sticks": e.riichi_sticks,
+            "dealer": e.dealer,
+            "scores_before": list(e.scores),
+            "wall_commitment": e.wall_commitment,
             "start_step": step,
             "end_step": None,
             "outcome": None,
@@ -151,33 +134,60 @@ def _hand_start(match_id: str, step: int, e: Mapping[str, Any]) -> HandStart | N
     )
 
 
-def _apply_end(end: HandEnd, e: Mapping[str, Any]) -> None:
-    kind = e.get("type")
-    if kind == "hand_won":
-        end.outcome = "won"
-        end.wins.append({k: e.get(k) for k in WIN_FIELDS})
-        end.deltas = _add(end.deltas, _ints(e.get("deltas")))
-        end.scores_after = _ints(e.get("scores")) or end.scores_after
-    elif kind == "hand_drawn":
-        end.outcome = "drawn"
-        reason = e.get("reason")
-        end.draw_reason = reason if isinstance(reason, str) else None
-        end.deltas = _ints(e.get("deltas"))
-        end.scores_after = _ints(e.get("scores"))
-        tenpai = e.get("tenpai")
-        end.tenpai = list(tenpai) if isinstance(tenpai, list | tuple) else None
-        end.nagashi = _ints(e.get("nagashi"))
-    elif kind == "wall_revealed":
-        wall = e.get("wall")
-        salt = e.get("salt")
-        if isinstance(wall, list | tuple) and isinstance(salt, str):
-            end.wall = [str(t) for t in wall]
-            end.wall_salt = salt
+def _apply_end(end: HandEnd, e: ev.Event) -> None:
+    match e:
+        case ev.HandWon():
+            end.outcome = "won"
+            end.wins.append(win_summary(e))
+            end.deltas = _add(end.deltas, list(e.deltas))
+            end.scores_after = list(e.scores) or end.scores_after
+        case ev.HandDrawn():
+            end.outcome = "drawn"
+            end.draw_reason = e.reason.value
+            end.deltas = list(e.deltas)
+            end.scores_after = list(e.scores)
+            end.tenpai = list(e.tenpai)
+            end.nagashi = list(e.nagashi)
+        case ev.WallRevealed():
+            end.wall = tiles_json(e.wall)
+            end.wall_salt = e.salt
+        case _:
+            pass
 
 
-def replay_ops(match_id: str, steps: Sequence[tuple[int, Sequence[Any]]]) -> list[HandOp]:
-    """The ops of a whole log (for rebuilding the projection)."""
+def replay_ops(match_id: str, steps: Sequence[tuple[int, Sequence[Any], int]]) -> list[HandOp]:
+    """The ops of a whole log, ``(step, events, format_version)`` per step (to rebuild the projection)."""
     out: list[HandOp] = []
-    for step, events in steps:
-        out.extend(hand_ops(match_id, step, events))
+    for step, events, version in steps:
+        out.extend(hand_ops(match_id, step, events, version))
     return out
+
+
+def _opt_tuple(value: Any) -> tuple[Any, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def hand_result(row: Mapping[Any, Any]) -> HandResult:
+    """The record of one projected hand row (its columns by name, JSON as a database gives it)."""
+    return HandResult(
+        match_id=row["match_id"],
+        hand_index=row["hand_index"],
+        round_wind=row["round_wind"],
+        kyoku=row["kyoku"],
+        honba=row["honba"],
+        riichi_sticks=row["riichi_sticks"],
+        dealer=row["dealer"],
+        scores_before=tuple(row["scores_before"]),
+        wall_commitment=row["wall_commitment"],
+        start_step=row["start_step"],
+        end_step=row["end_step"],
+        outcome=row["outcome"],
+        draw_reason=row["draw_reason"],
+        wins=tuple(row["wins"]),
+        deltas=_opt_tuple(row["deltas"]),
+        scores_after=_opt_tuple(row["scores_after"]),
+        tenpai=_opt_tuple(row["tenpai"]),
+        nagashi=_opt_tuple(row["nagashi"]),
+        wall_salt=row["wall_salt"],
+        wall=_opt_tuple(row["wall"]),
+    )

@@ -1,4 +1,6 @@
-"""The SQL implementation of the hub's :class:`~server.domain.ports.Repository`.
+"""The SQL store: :class:`~server.domain.ports.Repository` (the hub's write side) and, through
+:class:`~server.store.reads.SqlReads`, :class:`~server.domain.ports.ReadModel` (the admin review's
+read side), on SQLite or PostgreSQL.
 
 >>> import asyncio, tempfile
 >>> async def demo(path: str) -> int:
@@ -9,11 +11,10 @@
 0
 
 Steps go through the group-commit writer (:mod:`server.store.writer`); everything else is one
-short transaction per call. Besides the Protocol (which includes crash recovery's
-:meth:`~SqlRepository.unfinished_matches` and :meth:`~SqlRepository.recovery_record`), the
-repository answers what the admin pages need: :meth:`~SqlRepository.list_matches`,
-:meth:`~SqlRepository.hand_results`, :meth:`~SqlRepository.record_audit` /
-:meth:`~SqlRepository.audit_entries`.
+short transaction per call. The read side (:mod:`server.store.reads`) answers what the admin pages
+need: :meth:`~SqlRepository.find_matches`, :meth:`~SqlRepository.hand_results`,
+:meth:`~SqlRepository.record_audit` / :meth:`~SqlRepository.audit_entries`;
+:meth:`~SqlRepository.rebuild_hand_results` recomputes the hand projection from the log.
 
 Timestamps are unix seconds at the Protocol and aware UTC datetimes in the database, kept to the
 microsecond (so a value read back may differ from the one written below a microsecond).
@@ -22,7 +23,6 @@ microsecond (so a value read back may differ from the one written below a micros
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
@@ -30,9 +30,9 @@ from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from server.domain.clock import Clock
 from server.domain.errors import ConflictError, NotFoundError
 from server.domain.records import (
-    JSON,
     Account,
     AccountKind,
     MatchRecord,
@@ -40,7 +40,6 @@ from server.domain.records import (
     RecoveryRecord,
     ResultRecord,
     Scope,
-    SeatRecord,
     SessionRecord,
     StepRecord,
 )
@@ -48,7 +47,6 @@ from server.store.db import create_engine, sqlite_url, verify_engine, write_conn
 from server.store.migrate import require_current_schema, upgrade
 from server.store.models import (
     AccountRow,
-    AuditRow,
     HandResultRow,
     MatchRecoveryRow,
     MatchResultRow,
@@ -58,6 +56,7 @@ from server.store.models import (
     StepRow,
 )
 from server.store.projection import replay_ops
+from server.store.reads import SqlReads, matches_on
 from server.store.types import from_unix, from_unix_opt, to_unix, to_unix_opt
 from server.store.writer import (
     DEFAULT_COMMIT_TIMEOUT_S,
@@ -67,50 +66,7 @@ from server.store.writer import (
     apply_hand_ops,
 )
 
-__all__ = ["AuditEntry", "HandResult", "SqlRepository", "sqlite_url"]
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """One hand of a match (``hand_results``); ``outcome`` is None while it is being played."""
-
-    match_id: str
-    hand_index: int
-    round_wind: int
-    kyoku: int
-    honba: int
-    riichi_sticks: int
-    dealer: int
-    scores_before: tuple[int, ...]
-    wall_commitment: str
-    start_step: int
-    end_step: int | None
-    outcome: str | None  # "won" | "drawn"
-    draw_reason: str | None
-    wins: tuple[JSON, ...]  # per winner: seat, from_seat, win_tile, yaku, han, fu, points, ...
-    deltas: tuple[int, ...] | None
-    scores_after: tuple[int, ...] | None
-    tenpai: tuple[bool, ...] | None
-    nagashi: tuple[int, ...] | None
-    wall_salt: str | None
-    wall: tuple[str, ...] | None
-
-
-@dataclass(frozen=True, slots=True)
-class AuditEntry:
-    """Who did what to which match, when (``id`` is assigned by the database)."""
-
-    at: float
-    actor: str  # account name, or "cli:<os user>"
-    action: str  # "game.read", "game.export", "account.revoke", ...
-    actor_id: str | None = None
-    match_id: str | None = None
-    detail: JSON = None  # a JSON object
-    id: int | None = None
-
-
-def _tuple(value: Any) -> tuple[Any, ...] | None:
-    return None if value is None else tuple(value)
+__all__ = ["SqlRepository", "sqlite_url"]
 
 
 def _account(row: Row[Any]) -> Account:
@@ -147,27 +103,6 @@ def _session(row: Row[Any]) -> SessionRecord:
     )
 
 
-def _match(row: Row[Any], seats: Sequence[Row[Any]]) -> MatchRecord:
-    return MatchRecord(
-        id=row.id,
-        ruleset_json=row.ruleset_json,
-        ruleset_hash=row.ruleset_hash,
-        seed_commitment=row.seed_commitment,
-        engine_version=row.engine_version,
-        wall_algorithm=row.wall_algorithm,
-        seats=tuple(
-            SeatRecord(seat=s.seat, name=s.name, kind=AccountKind(s.kind), account_id=s.account_id, bot=s.bot)
-            for s in seats
-        ),
-        status=MatchStatus(row.status),
-        created_at=to_unix(row.created_at),
-        ended_at=to_unix_opt(row.ended_at),
-        seed_hex=row.seed_hex,
-        source=row.source,
-        status_reason=row.status_reason,
-    )
-
-
 def _step(row: Row[Any]) -> StepRecord:
     return StepRecord(
         match_id=row.match_id,
@@ -178,36 +113,12 @@ def _step(row: Row[Any]) -> StepRecord:
         request_id=row.request_id,
         applied_at=to_unix(row.applied_at),
         source=row.source,
+        format_version=row.format_version,
     )
 
 
-def _hand(row: Row[Any]) -> HandResult:
-    return HandResult(
-        match_id=row.match_id,
-        hand_index=row.hand_index,
-        round_wind=row.round_wind,
-        kyoku=row.kyoku,
-        honba=row.honba,
-        riichi_sticks=row.riichi_sticks,
-        dealer=row.dealer,
-        scores_before=tuple(row.scores_before),
-        wall_commitment=row.wall_commitment,
-        start_step=row.start_step,
-        end_step=row.end_step,
-        outcome=row.outcome,
-        draw_reason=row.draw_reason,
-        wins=tuple(row.wins),
-        deltas=_tuple(row.deltas),
-        scores_after=_tuple(row.scores_after),
-        tenpai=_tuple(row.tenpai),
-        nagashi=_tuple(row.nagashi),
-        wall_salt=row.wall_salt,
-        wall=_tuple(row.wall),
-    )
-
-
-class SqlRepository:
-    """Implements :class:`~server.domain.ports.Repository` on SQLite or PostgreSQL.
+class SqlRepository(SqlReads):
+    """Implements :class:`~server.domain.ports.Store` (both sides) on SQLite or PostgreSQL.
 
     Make one with :meth:`open` (engine, pragma check, migrations) or from an engine you own; call
     :meth:`close` (or use ``async with``) to commit what is queued and release the connections.
@@ -221,6 +132,7 @@ class SqlRepository:
         commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
         max_batch: int = DEFAULT_MAX_BATCH,
         max_pending: int = DEFAULT_MAX_PENDING,
+        clock: Clock | None = None,
     ) -> None:
         self.engine = engine
         self._own_engine = own_engine
@@ -231,6 +143,7 @@ class SqlRepository:
             max_pending=max_pending,
             commit_timeout_s=commit_timeout_s,
             gate=self._gate,
+            clock=clock,
         )
 
     @classmethod
@@ -243,9 +156,11 @@ class SqlRepository:
         commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
         max_batch: int = DEFAULT_MAX_BATCH,
         max_pending: int = DEFAULT_MAX_PENDING,
+        clock: Clock | None = None,
     ) -> Self:
         """Connect to ``url``, verify it (SQLite pragmas), bring the schema to the latest revision
-        (or, with ``migrate=False``, require it to be there already) and return the repository."""
+        (or, with ``migrate=False``, require it to be there already) and return the repository.
+        ``clock`` measures the writer's commit timeouts (the event loop's clock by default)."""
         engine = create_engine(url, search_path=search_path)
         try:
             await verify_engine(engine)
@@ -262,6 +177,7 @@ class SqlRepository:
             commit_timeout_s=commit_timeout_s,
             max_batch=max_batch,
             max_pending=max_pending,
+            clock=clock,
         )
 
     async def close(self) -> None:
@@ -452,6 +368,8 @@ class SqlRepository:
             return int(count or 0)
 
     async def record_result(self, result: ResultRecord) -> None:
+        """Store (or replace) the match's result: NotFoundError for an unknown match, ConflictError
+        when a different result is being stored at the same time."""
         rows = [
             {"match_id": result.match_id, "seat": seat, "score": score, "rank": rank, "final_points": pts}
             for seat, (score, rank, pts) in enumerate(
@@ -464,7 +382,13 @@ class SqlRepository:
                 if rows:
                     await conn.execute(insert(MatchResultRow), rows)
         except IntegrityError as exc:
-            raise NotFoundError(f"no match {result.match_id!r}") from exc
+            # Rolled back. Only a missing match is NotFound; rows of the same result stored at the same
+            # time (another transaction's) make this a retry that already happened; else a conflict.
+            if await self.get_match(result.match_id) is None:
+                raise NotFoundError(f"no match {result.match_id!r}") from exc
+            if await self.get_result(result.match_id) == result:
+                return
+            raise ConflictError(f"the result of match {result.match_id!r}: {exc.orig}") from exc
 
     async def get_result(self, match_id: str) -> ResultRecord | None:
         async with self.engine.connect() as conn:
@@ -501,46 +425,9 @@ class SqlRepository:
             return None
         return RecoveryRecord(match_id=row.match_id, seed_hex=row.seed_hex, table=row.table_settings)
 
-    async def list_matches(
-        self,
-        *,
-        status: MatchStatus | None = None,
-        account_id: str | None = None,
-        ruleset_hash: str | None = None,
-        since: float | None = None,
-        until: float | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> Sequence[MatchRecord]:
-        """Matches, newest first, filtered by status, a seated account, ruleset, creation time."""
-        query = select(MatchRow)
-        if status is not None:
-            query = query.where(MatchRow.status == status.value)
-        if account_id is not None:
-            seated = select(SeatRow.match_id).where(SeatRow.account_id == account_id)
-            query = query.where(MatchRow.id.in_(seated))
-        if ruleset_hash is not None:
-            query = query.where(MatchRow.ruleset_hash == ruleset_hash)
-        if since is not None:
-            query = query.where(MatchRow.created_at >= from_unix(since))
-        if until is not None:
-            query = query.where(MatchRow.created_at < from_unix(until))
-        query = query.order_by(MatchRow.created_at.desc(), MatchRow.id.desc()).limit(limit).offset(offset)
-        return await self._matches(query)
-
-    async def hand_results(self, match_id: str) -> Sequence[HandResult]:
-        """Every hand of the match, in order (projected from its steps)."""
-        async with self.engine.connect() as conn:
-            rows = await conn.execute(
-                select(HandResultRow)
-                .where(HandResultRow.match_id == match_id)
-                .order_by(HandResultRow.hand_index)
-            )
-            return [_hand(r) for r in rows]
-
     async def rebuild_hand_results(self, match_id: str) -> int:
         """Recompute the match's hand results from its stored steps; returns the number of hands."""
-        log = [(s.step, s.events) for s in await self.steps(match_id)]
+        log = [(s.step, s.events, s.format_version) for s in await self.steps(match_id)]
         ops = replay_ops(match_id, log)
         async with write_connection(self.engine, self._gate) as conn:
             await conn.execute(delete(HandResultRow).where(HandResultRow.match_id == match_id))
@@ -548,45 +435,6 @@ class SqlRepository:
                 await apply_hand_ops(conn, match_id, ops)
             count = await conn.scalar(select(func.count()).where(HandResultRow.match_id == match_id))
         return int(count or 0)
-
-    async def record_audit(self, entry: AuditEntry) -> int:
-        """Append to the admin audit log; returns the entry's id."""
-        values = {
-            "at": from_unix(entry.at),
-            "actor_id": entry.actor_id,
-            "actor": entry.actor,
-            "action": entry.action,
-            "match_id": entry.match_id,
-            "detail": entry.detail if entry.detail is not None else {},
-        }
-        async with write_connection(self.engine, self._gate) as conn:
-            result = await conn.execute(insert(AuditRow).values(values).returning(AuditRow.id))
-            return int(result.scalar_one())
-
-    async def audit_entries(
-        self, *, match_id: str | None = None, actor_id: str | None = None, limit: int = 100
-    ) -> Sequence[AuditEntry]:
-        """The most recent audit entries first."""
-        query = select(AuditRow)
-        if match_id is not None:
-            query = query.where(AuditRow.match_id == match_id)
-        if actor_id is not None:
-            query = query.where(AuditRow.actor_id == actor_id)
-        query = query.order_by(AuditRow.id.desc()).limit(limit)
-        async with self.engine.connect() as conn:
-            rows = await conn.execute(query)
-            return [
-                AuditEntry(
-                    id=r.id,
-                    at=to_unix(r.at),
-                    actor=r.actor,
-                    action=r.action,
-                    actor_id=r.actor_id,
-                    match_id=r.match_id,
-                    detail=r.detail,
-                )
-                for r in rows
-            ]
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -597,14 +445,4 @@ class SqlRepository:
 
     async def _matches(self, query: Any) -> list[MatchRecord]:
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
-            if not rows:
-                return []
-            ids = [r.id for r in rows]
-            seat_rows = await conn.execute(
-                select(SeatRow).where(SeatRow.match_id.in_(ids)).order_by(SeatRow.match_id, SeatRow.seat)
-            )
-            seats: dict[str, list[Row[Any]]] = {}
-            for s in seat_rows:
-                seats.setdefault(s.match_id, []).append(s)
-        return [_match(r, seats.get(r.id, [])) for r in rows]
+            return await matches_on(conn, query)

@@ -15,7 +15,8 @@ one: insert; already stored and identical: nothing to do, the retry succeeds; an
 Failures never block the event loop (all I/O is awaited) and never leave a caller hanging:
 
 * the caller waits at most ``commit_timeout`` seconds, then gets :class:`StoreUnavailableError` (the
-  step may still commit later; retrying it is safe since appends are idempotent);
+  step may still commit later; retrying it is safe since appends are idempotent); every timeout is
+  measured on the injectable clock (:mod:`server.domain.clock`), so tests drive them by hand;
 * while a commit has been running for longer than ``commit_timeout`` (the database stalls), new
   appends fail at once with :class:`StoreUnavailableError`, and with :class:`StoreBusyError` when
   ``max_pending`` steps are already waiting;
@@ -30,7 +31,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,6 +48,7 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from server.domain.clock import Clock, SystemClock, with_deadline
 from server.domain.errors import NotFoundError, RepositoryError
 from server.domain.records import StepRecord
 from server.store.db import write_connection
@@ -84,6 +85,7 @@ def step_row(record: StepRecord) -> dict[str, Any]:
         "request_id": record.request_id,
         "applied_at": from_unix(record.applied_at),
         "source": record.source,
+        "format_version": record.format_version,
     }
 
 
@@ -95,6 +97,7 @@ def same_step(a: StepRecord, b: StepRecord) -> bool:
         and a.seat == b.seat
         and a.request_id == b.request_id
         and a.source == b.source
+        and a.format_version == b.format_version
         and same_instant(a.applied_at, b.applied_at)
         and normalized_json(a.action) == normalized_json(b.action)
         and normalized_json(list(a.events)) == normalized_json(list(b.events))
@@ -138,6 +141,7 @@ class GroupCommitWriter:
         max_pending: int = DEFAULT_MAX_PENDING,
         commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
         gate: asyncio.Lock | None = None,
+        clock: Clock | None = None,
     ) -> None:
         if max_batch < 1 or max_pending < 1 or commit_timeout_s <= 0:
             raise ValueError("max_batch, max_pending and commit_timeout_s must be positive")
@@ -147,10 +151,15 @@ class GroupCommitWriter:
         self.max_pending = max_pending
         self.commit_timeout_s = commit_timeout_s
         self._queue: deque[_Pending] = deque()
+        self._clock: Clock = clock or SystemClock()
         self._wakeup = asyncio.Event()
+        # Observable states, for tests (they synchronise on these, never on time) and shutdown.
+        self.committing = asyncio.Event()  # set while a commit is in flight
+        self.idle = asyncio.Event()  # set while nothing is queued or being committed
+        self.idle.set()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
-        self._busy_since: float | None = None  # monotonic start of the commit in flight
+        self._busy_since: float | None = None  # the clock's time the commit in flight started
         self._unsettled: dict[str, set[asyncio.Future[None]]] = {}  # per match: appends not settled
         # The next step each match's log expects, as of this writer's last commit (it is the only
         # writer of steps): saves a query per commit. Forgotten on any failed commit; bounded.
@@ -163,7 +172,7 @@ class GroupCommitWriter:
 
     def stalled_for(self) -> float:
         """Seconds the commit in flight has been running (0 when idle)."""
-        return 0.0 if self._busy_since is None else time.monotonic() - self._busy_since
+        return 0.0 if self._busy_since is None else self._clock.now() - self._busy_since
 
     async def append(self, record: StepRecord) -> None:
         """Store ``record``; returns once it is committed (or was already stored identically)."""
@@ -181,10 +190,12 @@ class GroupCommitWriter:
         self._unsettled.setdefault(match_id, set()).add(future)
         future.add_done_callback(lambda f: self._forget(match_id, f))
         self._queue.append(_Pending(record, future))
+        self.idle.clear()
         self._wakeup.set()
         self._ensure_task()
+        deadline = self._clock.now() + self.commit_timeout_s
         try:
-            await asyncio.wait_for(asyncio.shield(future), self.commit_timeout_s)
+            await with_deadline(self._clock, asyncio.shield(future), deadline, "the append")
         except TimeoutError:
             raise StoreUnavailableError(
                 f"match {record.match_id} step {record.step}: not committed within "
@@ -206,7 +217,11 @@ class GroupCommitWriter:
         futures = self._unsettled.get(match_id)
         if not futures:
             return
-        _, pending = await asyncio.wait(set(futures), timeout=self.commit_timeout_s)
+        waiting = set(futures)
+        deadline = self._clock.now() + self.commit_timeout_s
+        with contextlib.suppress(TimeoutError):
+            await with_deadline(self._clock, asyncio.wait(waiting), deadline, "settling")
+        pending = [f for f in waiting if not f.done()]
         if pending:
             raise StoreUnavailableError(
                 f"match {match_id}: {len(pending)} step(s) still waiting for the database"
@@ -235,21 +250,25 @@ class GroupCommitWriter:
     async def _run(self) -> None:
         while True:
             if not self._queue:
+                self.idle.set()
                 if self._closed:
                     return
                 self._wakeup.clear()
                 await self._wakeup.wait()
                 continue
             batch = [self._queue.popleft() for _ in range(min(len(self._queue), self.max_batch))]
-            self._busy_since = time.monotonic()
+            self._busy_since = self._clock.now()
+            self.committing.set()
             try:
                 outcomes = await self._commit_isolating([p.record for p in batch])
             except asyncio.CancelledError:
                 for p in batch:
                     _settle(p.future, StoreUnavailableError("the store closed during this commit"))
+                self.idle.set()
                 raise
             finally:
                 self._busy_since = None
+                self.committing.clear()
             for p, outcome in zip(batch, outcomes, strict=True):
                 _settle(p.future, outcome)
 
@@ -331,7 +350,9 @@ class GroupCommitWriter:
             if to_insert:
                 await conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
                 projections = [
-                    (r.match_id, ops) for r in to_insert if (ops := hand_ops(r.match_id, r.step, r.events))
+                    (r.match_id, ops)
+                    for r in to_insert
+                    if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
                 ]
                 if projections:
                     await _project(conn, projections)
@@ -371,6 +392,7 @@ async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | Non
                 StepRow.request_id,
                 StepRow.applied_at,
                 StepRow.source,
+                StepRow.format_version,
             ).where(StepRow.match_id == r.match_id, StepRow.step == r.step)
         )
     ).one_or_none()
@@ -385,6 +407,7 @@ async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | Non
         request_id=row.request_id,
         applied_at=row.applied_at.timestamp(),
         source=row.source,
+        format_version=row.format_version,
     )
 
 

@@ -27,7 +27,6 @@ from server.engine.tiles import Tile, full_set, kind, parse_tiles, sort_key
 from server.engine.wall import build_wall
 from server.hub.clock import ManualClock
 from server.hub.inbox import ActRequest, SeatSpec
-from server.hub.memory import InMemoryRepository
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -38,6 +37,7 @@ from server.hub.outputs import (
 )
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.table import TableActor
+from server.store.memory import InMemoryRepository
 
 EAST = TENHOU.with_options(game_length="east")
 OutT = TypeVar("OutT", bound=Outbound)

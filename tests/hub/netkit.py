@@ -27,9 +27,9 @@ from client_protocol.messages import (
     ServerMessage,
     Snapshot,
 )
-from server.hub.memory import InMemoryRepository
 from server.hub.server import HttpFallback, Hub, running_hub
 from server.hub.settings import ConnectionLimits, HubSettings, SpectatePolicy, TableTimers
+from server.store.memory import InMemoryRepository
 from tests.hub.helpers import EAST, LeakError, LeakScanner, ScannedClient
 
 M = TypeVar("M", bound=ServerMessage)

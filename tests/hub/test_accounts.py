@@ -13,7 +13,7 @@ from server.domain.errors import ConflictError, NotFoundError
 from server.domain.ports import Repository
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, StepRecord
 from server.hub.auth import Authenticator, AuthError, hash_token, public_id
-from server.hub.memory import InMemoryRepository
+from server.store.memory import InMemoryRepository
 
 
 class Wall:

@@ -7,8 +7,8 @@ import doctest
 
 import pytest
 
+import server.domain.clock
 import server.hub.auth
-import server.hub.clock
 import server.hub.connection
 import server.hub.server
 import server.hub.settings
@@ -18,7 +18,7 @@ from server.hub.settings import ConnectionLimits, HubSettings, SettingsError, Ta
 
 @pytest.mark.parametrize(
     "module",
-    [server.hub.clock, server.hub.connection, server.hub.settings, server.hub.auth, server.hub.server],
+    [server.domain.clock, server.hub.connection, server.hub.settings, server.hub.auth, server.hub.server],
 )
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]

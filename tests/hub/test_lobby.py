@@ -10,9 +10,9 @@ from client_protocol.errors import ErrorCode
 from server.domain.records import AccountKind, Scope
 from server.hub.clock import ManualClock
 from server.hub.lobby import Lobby, LobbyError
-from server.hub.memory import InMemoryRepository
 from server.hub.outputs import CatchupOut, ErrorOut, LeftOut, QueuedOut, SeatedOut
 from server.hub.settings import HubSettings, TableTimers
+from server.store.memory import InMemoryRepository
 from tests.hub.helpers import EAST, FakeParticipant, account
 
 

@@ -31,10 +31,10 @@ from server.domain.records import AccountKind, StepRecord
 from server.hub.auth import Authenticator
 from server.hub.cli import import_accounts_file, open_repository
 from server.hub.clock import ManualClock
-from server.hub.memory import InMemoryRepository
 from server.hub.server import Hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.store.db import SQLITE_FILENAME, sqlite_path
+from server.store.memory import InMemoryRepository
 from server.store.migrate import current_revision, head_revision
 from server.store.repository import SqlRepository
 from tests.hub.helpers import EAST, redact_json

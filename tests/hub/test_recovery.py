@@ -31,12 +31,12 @@ from server.hub import recovery
 from server.hub.clock import ManualClock
 from server.hub.inbox import ActRequest
 from server.hub.lobby import Lobby
-from server.hub.memory import InMemoryRepository
 from server.hub.outputs import AckOut, CatchupOut, MatchEndOut, PromptOut
 from server.hub.recovery import ReplayDivergedError, replay_log, table_settings_from_json
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.steplog import step_record
 from server.hub.table import TableActor
+from server.store.memory import InMemoryRepository
 from tests.hub.helpers import EAST, FakeParticipant, account
 
 BOT_DELAY_MS = 1000

@@ -53,7 +53,7 @@ from server.engine.actions import action_from_dict
 from server.engine.events import Event
 from server.engine.rules import Ruleset
 from server.engine.views import redact
-from server.hub.steplog import event_json
+from server.eventlog.codec import encode_event as event_json
 from server.store.db import sqlite_url
 from server.store.repository import SqlRepository
 from tests.store.conftest import in_ci, postgres_url

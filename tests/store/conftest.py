@@ -24,9 +24,10 @@ import pytest_asyncio
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from server.domain.ports import Repository
-from server.hub.memory import InMemoryRepository
+from server.domain.clock import Clock
+from server.domain.ports import Repository, Store
 from server.store.db import create_engine, normalize_url, sqlite_url
+from server.store.memory import InMemoryRepository
 from server.store.repository import SqlRepository
 
 DEFAULT_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -107,7 +108,12 @@ class Database:
         return create_engine(self.url, search_path=self.search_path, busy_timeout_ms=busy_timeout_ms)
 
     async def open(
-        self, *, commit_timeout_s: float = 5.0, max_batch: int = 1000, max_pending: int = 20_000
+        self,
+        *,
+        commit_timeout_s: float = 5.0,
+        max_batch: int = 1000,
+        max_pending: int = 20_000,
+        clock: Clock | None = None,
     ) -> SqlRepository:
         """A repository on this database, migrated to the latest revision."""
         return await SqlRepository.open(
@@ -116,6 +122,7 @@ class Database:
             commit_timeout_s=commit_timeout_s,
             max_batch=max_batch,
             max_pending=max_pending,
+            clock=clock,
         )
 
 
@@ -161,6 +168,20 @@ async def sql_repo(database: Database) -> AsyncIterator[SqlRepository]:
 @pytest_asyncio.fixture(params=("memory", *BACKENDS))
 async def any_repo(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Repository]:
     """Every implementation of the hub's Repository, for the conformance tests."""
+    if request.param == "memory":
+        yield InMemoryRepository()
+        return
+    async with fresh_database(request.param, request, tmp_path) as db:
+        repo = await db.open()
+        try:
+            yield repo
+        finally:
+            await repo.close()
+
+
+@pytest_asyncio.fixture(params=("memory", *BACKENDS))
+async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    """Every implementation of the Store (both sides: the hub's Repository and the ReadModel)."""
     if request.param == "memory":
         yield InMemoryRepository()
         return

@@ -8,20 +8,14 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
-import msgspec
-
 from server.bots.selfplay import Step, play
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.engine import events as ev
 from server.engine.actions import action_to_dict
 from server.engine.rules import preset
-from server.hub.wire import event_to_wire
+from server.eventlog.codec import encode_event as event_json
 
 T0 = 1_700_000_000.0
-
-
-def event_json(event: ev.Event) -> Any:
-    return msgspec.to_builtins(event_to_wire(event))
 
 
 @cache
@@ -68,3 +62,14 @@ def match_record(match_id: str, events: Sequence[ev.Event] = ()) -> MatchRecord:
 
 def for_match(records: Sequence[StepRecord], match_id: str) -> list[StepRecord]:
     return [replace(r, match_id=match_id) for r in records]
+
+
+def engine_events_of(records: Sequence[StepRecord]) -> list[tuple[ev.Event, ...]]:
+    """The engine events of each of :func:`played`'s records (by position in the played log)."""
+    _, events = played()
+    out: list[tuple[ev.Event, ...]] = []
+    start = 0
+    for r in records:
+        out.append(events[start : start + len(r.events)])
+        start += len(r.events)
+    return out

@@ -269,7 +269,7 @@ async def test_json_comes_back_as_json(any_repo: Repository) -> None:
 
 def test_both_implementations_have_the_protocols_shape() -> None:
     """Checked by mypy: each implementation is assignable to the Protocol."""
-    from server.hub.memory import InMemoryRepository
+    from server.store.memory import InMemoryRepository
     from server.store.repository import SqlRepository
 
     def as_repository(sql: SqlRepository, memory: InMemoryRepository) -> tuple[Repository, Repository]:

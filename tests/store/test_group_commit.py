@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 
@@ -14,6 +13,7 @@ import pytest
 from sqlalchemy import insert, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from server.domain.clock import ManualClock
 from server.domain.errors import UnavailableError
 from server.domain.records import StepRecord
 from server.store.db import sqlite_path
@@ -188,39 +188,43 @@ async def test_the_writer_remembers_next_steps_and_still_refuses_a_step_stored_b
 
 
 @pytest.mark.asyncio
-async def test_a_cancelled_append_is_settled_before_reads(sql_repo: SqlRepository) -> None:
+async def test_a_cancelled_append_is_settled_before_reads(database: Database) -> None:
     """The hub cancels a slow append, then asks step_count whether it landed: the answer must be
     final (the append may not land after the count was read)."""
-    (m,) = await _create_matches(sql_repo, 1)
-    task = asyncio.create_task(sql_repo.append_step(step(m, 0)))
-    await asyncio.sleep(0)
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    count = await sql_repo.step_count(m)
-    await asyncio.sleep(0.2)
-    assert await sql_repo.step_count(m) == count == 1
+    repo = await database.open()
+    try:
+        (m,) = await _create_matches(repo, 1)
+        async with write_lock(database):
+            task = asyncio.create_task(repo.append_step(step(m, 0)))
+            await repo.writer.committing.wait()  # slow: its commit waits for the lock
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        count = await repo.step_count(m)
+        await repo.writer.idle.wait()  # nothing left that could still land
+        assert await repo.step_count(m) == count == 1
+    finally:
+        await repo.close()
 
 
 @pytest.mark.asyncio
 async def test_a_stalled_database_answers_unavailable(database: Database) -> None:
-    repo = await database.open(commit_timeout_s=0.4)
+    clock = ManualClock()
+    repo = await database.open(commit_timeout_s=0.4, clock=clock)
     try:
         ids = await _create_matches(repo, 3)
-        with LoopWatch() as watch:
-            async with write_lock(database):
-                started = time.monotonic()
-                with pytest.raises(StoreUnavailableError, match="not committed within"):
-                    await repo.append_step(step(ids[0], 0))
-                assert time.monotonic() - started < 2.0
-                # The commit is still stuck: others are told at once, nothing is queued for them.
-                started = time.monotonic()
-                with pytest.raises(StoreUnavailableError, match="stalled"):
-                    await repo.append_step(step(ids[1], 0))
-                # "At once": well under the 0.4 s commit timeout it would otherwise wait for.
-                assert time.monotonic() - started < 0.35
-        # A loop blocked on the locked database would lag at least the commit timeout (0.4 s).
-        assert watch.max_lag < 0.35
+        # While the database is locked the test goes on running: the writer never blocks the loop.
+        async with write_lock(database):
+            first = asyncio.create_task(repo.append_step(step(ids[0], 0)))
+            await repo.writer.committing.wait()  # its commit waits for the lock ...
+            assert not first.done()
+            clock.advance(0.5)  # ... past the commit timeout: its caller is answered
+            with pytest.raises(StoreUnavailableError, match="not committed within"):
+                await first
+            # The commit is still stuck: others are told at once, nothing is queued for them.
+            with pytest.raises(StoreUnavailableError, match="stalled"):
+                await repo.append_step(step(ids[1], 0))
+            assert repo.writer.pending == 0
         # The lock is gone: the step that timed out has landed, once.
         assert await repo.step_count(ids[0]) == 1
         await repo.append_step(step(ids[0], 0))  # the hub's retry of the uncertain write
@@ -232,16 +236,18 @@ async def test_a_stalled_database_answers_unavailable(database: Database) -> Non
 
 @pytest.mark.asyncio
 async def test_too_many_waiting_appends_are_refused_at_once(database: Database) -> None:
-    repo = await database.open(commit_timeout_s=3.0, max_pending=3)
+    repo = await database.open(commit_timeout_s=3.0, max_pending=3, clock=ManualClock())
     try:
         ids = await _create_matches(repo, 6)
         async with write_lock(database):
             first = asyncio.create_task(repo.append_step(step(ids[0], 0)))
-            await asyncio.sleep(0.1)  # its batch is now waiting for the lock
+            await repo.writer.committing.wait()  # its batch is now waiting for the lock
             queued = [asyncio.create_task(repo.append_step(step(m, 0))) for m in ids[1:4]]
-            await asyncio.sleep(0)
+            # Tasks start in the order they were made: the three above are queued when this runs.
+            refused = asyncio.create_task(repo.append_step(step(ids[4], 0)))
             with pytest.raises(StoreBusyError):
-                await repo.append_step(step(ids[4], 0))
+                await refused
+            assert repo.writer.pending == 3
         await asyncio.gather(first, *queued)
         assert [await repo.step_count(m) for m in ids] == [1, 1, 1, 1, 0, 0]
     finally:
@@ -257,11 +263,13 @@ async def test_a_failing_database_answers_unavailable_then_recovers(database: Da
         ids = await _create_matches(repo, 4)
         async with write_lock(database) as terminate:
             tasks = [asyncio.create_task(repo.append_step(step(m, 0))) for m in ids]
-            await asyncio.sleep(0.3)
+            await repo.writer.committing.wait()  # SQLite: its lock wait times out (200 ms) and fails
             kill = terminate()
             if kill is not None:  # PostgreSQL: the writer's connection dies under it
                 async with create_async_engine(database.url).connect() as conn:
-                    await conn.execute(kill)  # type: ignore[call-overload]
+                    # Once the writer waits for the lock (until then the query kills nobody).
+                    while not any((await conn.execute(kill)).scalars()):  # type: ignore[call-overload]
+                        pass
                     await conn.commit()
                 await conn.engine.dispose()
             results = await asyncio.gather(*tasks, return_exceptions=True)
@@ -282,7 +290,7 @@ async def test_close_commits_what_is_queued_then_refuses(database: Database) -> 
     repo = await database.open()
     ids = await _create_matches(repo, 10)
     tasks = [asyncio.create_task(repo.append_step(step(m, 0))) for m in ids]
-    await asyncio.sleep(0)
+    await repo.writer.committing.wait()  # every append is queued, the first batch is committing
     await repo.close()
     assert await asyncio.gather(*tasks) == [None] * 10
     with pytest.raises(StoreUnavailableError, match="closed"):

@@ -6,10 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from sqlalchemy import text
 
 from server.domain.errors import ConflictError, NotFoundError
+from server.domain.reads import AuditEntry
 from server.domain.records import AccountKind, MatchStatus, ResultRecord
-from server.store.repository import AuditEntry, SqlRepository
+from server.store.db import write_connection
+from server.store.repository import SqlRepository
 from tests.store.conftest import Database
 from tests.store.test_conformance import T0, account, match, step
 
@@ -94,6 +97,36 @@ async def test_everything_outlives_the_process(database: Database) -> None:
 
 @pytest.mark.asyncio
 async def test_result_for_an_unknown_match(sql_repo: SqlRepository) -> None:
+    with pytest.raises(NotFoundError):
+        await sql_repo.record_result(ResultRecord("m-404", (0,), (1,), (0.0,)))
+
+
+async def _keep_results(repo: SqlRepository) -> None:
+    """Make deletes of ``match_results`` do nothing: as if another transaction had stored the rows
+    of a result at the same moment (the race this stands for cannot be timed in a test)."""
+    async with write_connection(repo.engine) as conn:
+        if repo.engine.dialect.name == "sqlite":
+            ignore = "BEGIN SELECT RAISE(IGNORE); END"
+            await conn.execute(text(f"CREATE TRIGGER keep_results BEFORE DELETE ON match_results {ignore}"))
+        else:
+            await conn.execute(
+                text("CREATE RULE keep_results AS ON DELETE TO match_results DO INSTEAD NOTHING")
+            )
+
+
+@pytest.mark.asyncio
+async def test_a_result_stored_twice_is_not_a_missing_match(sql_repo: SqlRepository) -> None:
+    """Only a missing match is NotFoundError: the same result again is a retry that already happened,
+    a different one a conflict (both were NotFoundError, from any IntegrityError)."""
+    await sql_repo.create_match(match("m-1"))
+    first = ResultRecord("m-1", (40000, 30000, 20000, 10000), (1, 2, 3, 4), (50.0, 10.0, -20.0, -40.0))
+    await sql_repo.record_result(first)
+    await _keep_results(sql_repo)
+    await sql_repo.record_result(first)
+    fixed = ResultRecord("m-1", (39000, 31000, 20000, 10000), (1, 2, 3, 4), (49.0, 11.0, -20.0, -40.0))
+    with pytest.raises(ConflictError):
+        await sql_repo.record_result(fixed)
+    assert await sql_repo.get_result("m-1") == first
     with pytest.raises(NotFoundError):
         await sql_repo.record_result(ResultRecord("m-404", (0,), (1,), (0.0,)))
 

@@ -182,3 +182,19 @@ async def test_hand_results_of_tables_in_lockstep(sql_repo: SqlRepository) -> No
     assert sql_repo.writer.stats.largest_batch >= 4
     for m in ids:
         assert [replace(h, match_id="") for h in await sql_repo.hand_results(m)] == reference
+
+
+def test_the_projection_of_engine_events_is_that_of_their_json() -> None:
+    """The hub's records carry their engine events and the writer projects from those; a record
+    read back has only its JSON: both give the same hand results."""
+    from server.eventlog.codec import FORMAT_VERSION
+    from server.store.projection import hand_ops
+    from tests.store.games import engine_events_of
+
+    records, _ = played()
+    typed = engine_events_of(records)
+    for r, events in zip(records, typed, strict=True):
+        stored = normalized_json(list(r.events))
+        assert hand_ops("m", r.step, stored, FORMAT_VERSION) == hand_ops(
+            "m", r.step, (), FORMAT_VERSION, events
+        )

@@ -1,6 +1,7 @@
-"""Fixtures of the review API tests: one seeded database per backend (SQLite always, PostgreSQL
-when reachable: skipped with the reason otherwise, failing under ``CI=true``, as in tests/store),
-and an HTTP client on a fresh app over it for each test (httpx, in-process ASGI, same event loop).
+"""Fixtures of the review API tests: one seeded store per backend (the in-memory store and SQLite
+always, PostgreSQL when reachable: skipped with the reason otherwise, failing under ``CI=true``, as
+in tests/store), and an HTTP client on a fresh app over it for each test (httpx, in-process ASGI,
+same event loop). The API reads through the store's read model, so every test runs on each store.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import httpx
 import pytest
 import pytest_asyncio
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from server.domain.errors import UnavailableError
 from server.store.db import sqlite_url
+from server.store.memory import InMemoryRepository
 from server.store.repository import SqlRepository
 from server.web.api import ApiSettings, create_app
 from tests.store.conftest import RUN_ID, _in_thread, postgres
@@ -25,7 +29,8 @@ from tests.web_api.seed import Seeded, seed_database
 
 __all__ = ["postgres"]  # the session fixture of tests/store, reused here
 
-BACKENDS = ("sqlite", "postgresql")
+BACKENDS = ("memory", "sqlite", "postgresql")
+AnyStore = SqlRepository | InMemoryRepository  # a Store with its close() and ``async with``
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +39,18 @@ class SeededDb:
     url: str
     search_path: str | None
     data: Seeded
+    memory: InMemoryRepository | None = None  # the store itself, for the memory backend
 
-    async def open(self) -> SqlRepository:
+    async def open(self) -> AnyStore:
+        if self.memory is not None:
+            return self.memory
         return await SqlRepository.open(self.url, search_path=self.search_path)
+
+    def failure(self) -> Exception:
+        """What this store raises when its database fails (as the API sees it)."""
+        if self.memory is not None:
+            return UnavailableError("disk I/O error")
+        return OperationalError("INSERT INTO audit_log", {}, Exception("disk I/O error"))
 
 
 async def _seed(url: str, search_path: str | None) -> Seeded:
@@ -57,6 +71,10 @@ async def _schema(url: str, sql: str) -> None:
 def seeded_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeededDb]:
     """The seeded database of ``tests/web_api/seed.py`` on one backend, shared by the session (tests
     only add audit entries and accounts of their own to it)."""
+    if request.param == "memory":
+        memory = InMemoryRepository()
+        yield SeededDb("memory", "memory:", None, _in_thread(lambda: seed_database(memory)), memory)
+        return
     if request.param == "sqlite":
         url = sqlite_url(tmp_path_factory.mktemp("web_api") / "jantaku.sqlite3")
         yield SeededDb("sqlite", url, None, _in_thread(lambda: _seed(url, None)))
@@ -75,7 +93,7 @@ class Api:
     """An HTTP client on the app, with the seeded data and the repository behind it."""
 
     client: httpx.AsyncClient
-    repo: SqlRepository
+    repo: AnyStore
     data: Seeded
     db: SeededDb
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.bots.selfplay import Step, play
+from server.domain.ports import Store
 from server.domain.records import (
     DEFAULT_SCOPES,
     Account,
@@ -27,9 +28,8 @@ from server.domain.records import (
 from server.engine import events as ev
 from server.engine.actions import action_to_dict
 from server.engine.rules import Ruleset, preset
+from server.eventlog.codec import encode_event as event_json
 from server.hub.auth import Authenticator
-from server.hub.steplog import event_json
-from server.store.repository import SqlRepository
 from server.web.api.accounts import create_admin
 
 T0 = 1_700_000_000.0  # 2023-11-14T22:13:20Z
@@ -128,7 +128,7 @@ def _builtin(seat: int) -> SeatRecord:
 
 
 async def store_game(
-    repo: SqlRepository,
+    repo: Store,
     s: Seeded,
     label: str,
     played: Played,
@@ -168,7 +168,7 @@ def _engine(played: Played, record: StepRecord) -> list[ev.Event]:
     return list(played.events[start : start + len(record.events)])
 
 
-async def seed_database(repo: SqlRepository) -> Seeded:
+async def seed_database(repo: Store) -> Seeded:
     s = Seeded()
     auth = Authenticator(repo, session_ttl_s=3600)
     for role, kind in (("alice", AccountKind.PLAYER), ("bob", AccountKind.PLAYER), ("robo", AccountKind.BOT)):

@@ -20,7 +20,7 @@ from server.engine.rules import PRESETS, Ruleset
 from server.engine.state import MatchState
 from server.engine.tiles import tile_name
 from server.engine.wall import dora_indicator
-from server.hub.steplog import event_json
+from server.eventlog.codec import encode_event as event_json
 
 JS_TESTS = Path(__file__).resolve().parent / "js"
 NODE = shutil.which("node")

@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy.exc import OperationalError
 
 from server.domain.records import AccountKind, SessionRecord
 from server.engine import events as ev
@@ -636,7 +635,7 @@ async def test_nothing_is_served_when_the_audit_entry_cannot_be_written(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def broken(*args: Any, **kwargs: Any) -> int:
-        raise OperationalError("INSERT INTO audit_log", {}, Exception("disk I/O error"))
+        raise api.db.failure()  # the database fails, as this store reports it
 
     monkeypatch.setattr(api.repo, "record_audit", broken)
     for suffix in ADMIN_GAME_ROUTES:

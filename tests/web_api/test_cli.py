@@ -12,9 +12,10 @@ import httpx
 import pytest
 
 from server.cli import main
+from server.domain.reads import AuditEntry
 from server.records.export import export_match
 from server.store.db import sqlite_url
-from server.store.repository import AuditEntry, SqlRepository
+from server.store.repository import SqlRepository
 from server.web.api import ApiSettings, create_app
 from server.web.api.cli import cli_actor
 from server.web.api.review import Review

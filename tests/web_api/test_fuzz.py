@@ -18,9 +18,8 @@ from schemathesis import GenerationMode
 from schemathesis.python import asgi as schemathesis_asgi
 from starlette.types import Receive, Scope, Send
 
-from server.store.repository import SqlRepository
 from server.web.api import ApiSettings, create_app
-from tests.web_api.conftest import SeededDb
+from tests.web_api.conftest import AnyStore, SeededDb
 
 EXAMPLES = 40  # per operation, as an admin (admin routes) or a player (/api/me routes)
 BUDGET_S = 25.0  # the whole run, per backend: examples left when it is spent are skipped
@@ -33,7 +32,7 @@ class RepoApp:
 
     def __init__(self, db: SeededDb) -> None:
         self.db = db
-        self.repo: SqlRepository | None = None
+        self.repo: AnyStore | None = None
         self.app: Any = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

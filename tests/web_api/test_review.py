@@ -16,13 +16,13 @@ from sqlalchemy import update
 from server.bots.selfplay import play_events
 from server.domain.records import AccountKind, SeatRecord
 from server.engine.rules import PRESETS, preset
-from server.hub.wire import event_to_wire
+from server.eventlog.codec import FORMAT_VERSION, StoredEventError, decode_event, decode_events
+from server.eventlog.convert import event_to_wire
 from server.records.export import export_match
 from server.store.db import sqlite_url
 from server.store.models import HandResultRow, MatchRow, StepRow
 from server.store.repository import SqlRepository
 from server.web.api import models as m
-from server.web.api.events import StoredEventError, event_from_json, events_from_json
 from server.web.api.review import GameFilters, Review, hand_label, viewer_links
 from tests.web_api.seed import T0, Seeded, play_match, store_game
 
@@ -31,7 +31,7 @@ from tests.web_api.seed import T0, Seeded, play_match, store_game
 def test_stored_events_decode_to_the_engine_events(name: str) -> None:
     events = play_events(PRESETS[name], f"decode-{name}".encode(), ["greedy"] * 4)
     stored = [json.loads(msgspec.json.encode(event_to_wire(e))) for e in events]
-    assert events_from_json(stored) == events
+    assert decode_events(stored, FORMAT_VERSION) == events
 
 
 @pytest.mark.parametrize(
@@ -47,7 +47,7 @@ def test_stored_events_decode_to_the_engine_events(name: str) -> None:
 )
 def test_malformed_stored_events_are_refused(bad: object) -> None:
     with pytest.raises(StoredEventError):
-        event_from_json(bad)
+        decode_event(bad, FORMAT_VERSION)
 
 
 def test_hand_labels() -> None:

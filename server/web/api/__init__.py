@@ -1,6 +1,7 @@
 """The review HTTP API and the admin pages (``docs/admin.md``).
 
-* :func:`create_app` (:mod:`server.web.api.app`): the FastAPI application on a ``SqlRepository``.
+* :func:`create_app` (:mod:`server.web.api.app`): the FastAPI application on a store
+  (:class:`server.domain.ports.Store`: it reads through the read model and runs no SQL).
 * :func:`serve_http` (:mod:`server.web.api.http`): serve it with uvicorn in the running loop.
 * :mod:`server.web.api.review`: finding, replaying, verifying and exporting games (no HTTP), shared
   with ``jantaku admin games`` and ``jantaku export`` (:mod:`server.web.api.cli`).

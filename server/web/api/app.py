@@ -21,97 +21,48 @@ Errors are typed JSON, ``{"error": {"code": ..., "message": ...}}``, with the st
 
 from __future__ import annotations
 
-import logging
-import math
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Security
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
 from fastapi.dependencies.models import Dependant
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BeforeValidator
-from sqlalchemy.exc import SQLAlchemyError
-from starlette.datastructures import MutableHeaders
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.domain.errors import UnavailableError
+from server.domain.ports import Store
 from server.domain.records import Account
 from server.domain.records import Scope as AccountScope
 from server.hub.auth import Authenticator, AuthError
-from server.store.repository import SqlRepository
 from server.web.api import models as m
+from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
 from server.web.api.pages import admin_page_response
+from server.web.api.params import (
+    ID_PATTERN,
+    TEXT_PATTERN,
+    Download,
+    Format,
+    GameId,
+    Limit,
+    Offset,
+    Since,
+    Until,
+    filters,
+)
 from server.web.api.review import (
     EXPORT_MEDIA_TYPES,
     EXPORT_SUFFIX,
-    MAX_PAGE,
-    GameFilters,
     GameLiveError,
     GameNotFoundError,
-    NotExportableError,
     Review,
 )
 from server.web.api.settings import ApiSettings
 
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 API_VERSION = "1"
 _TOKEN = re.compile(r"^[A-Za-z0-9_\-]{1,64}\.[A-Za-z0-9_\-]{1,128}$")
-ID_PATTERN = r"^[A-Za-z0-9_.:\-]{1,64}$"
-TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"
-
-STATUS_OF: dict[m.ErrorCode, int] = {
-    m.ErrorCode.UNAUTHENTICATED: 401,
-    m.ErrorCode.FORBIDDEN: 403,
-    m.ErrorCode.NOT_FOUND: 404,
-    m.ErrorCode.METHOD_NOT_ALLOWED: 405,
-    m.ErrorCode.GAME_LIVE: 409,
-    m.ErrorCode.NOT_EXPORTABLE: 409,
-    m.ErrorCode.INVALID_REQUEST: 422,
-    m.ErrorCode.UNAVAILABLE: 503,
-    m.ErrorCode.INTERNAL: 500,
-}
-NO_STORE = {"Cache-Control": "no-store"}
-
-
-class ApiError(Exception):
-    def __init__(self, code: m.ErrorCode, message: str, details: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details
-
-
-def error_response(
-    code: m.ErrorCode, message: str, details: list[dict[str, Any]] | None = None
-) -> JSONResponse:
-    body = m.ErrorResponse(error=m.ErrorBody(code=code, message=message, details=details))
-    headers = dict(NO_STORE)
-    if code is m.ErrorCode.UNAUTHENTICATED:
-        headers["WWW-Authenticate"] = "Bearer"
-    return JSONResponse(
-        body.model_dump(mode="json", exclude_none=True), status_code=STATUS_OF[code], headers=headers
-    )
-
-
-def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    text = {
-        401: "no token, or an unknown, expired or revoked one (code unauthenticated)",
-        403: "the token lacks the admin scope (code forbidden)",
-        404: "no such game (code not_found)",
-        409: "the game is still being played (code game_live), or its log cannot be exported",
-        422: "a parameter is missing, malformed or out of range (code invalid_request)",
-        503: "the database is unavailable; retry (code unavailable)",
-    }
-    return {c: {"model": m.ErrorResponse, "description": text[c]} for c in codes}
-
 
 # -- dependencies ---------------------------------------------------------------------------------------
 
@@ -193,90 +144,6 @@ async def admin_account(account: Annotated[Account, Depends(current_account)]) -
 
 CurrentAccount = Annotated[Account, Depends(current_account)]
 AdminAccount = Annotated[Account, Depends(admin_account)]
-GameId = Annotated[str, Path(description="the game (match) id", max_length=64, pattern=ID_PATTERN)]
-Format = Annotated[m.ExportFormat, Query(description="tenhou6: tenhou.net/6 JSON; mjai: mjai JSON lines")]
-Download = Annotated[bool, Query(description="answer as an attachment (Content-Disposition) to save")]
-_NUMBER = re.compile(r"^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
-
-
-def _parse_time(value: Any) -> Any:
-    """Exactly what the document says, nothing looser: an RFC 3339 time (with its zone) or unix
-    seconds as a plain number (pydantic alone would also take whitespace, ``inf``, ...)."""
-    if not isinstance(value, str):
-        return value
-    if _NUMBER.fullmatch(value):
-        return float(value)
-    if _RFC3339.fullmatch(value):
-        return datetime.fromisoformat(value.upper().replace(" ", "T"))
-    raise ValueError("expected an RFC 3339 time with its zone (2026-11-21T09:00:00Z) or unix seconds")
-
-
-Since = Annotated[
-    datetime | float | None,
-    BeforeValidator(_parse_time),
-    Query(description="created at or after: an RFC 3339 time (2026-11-21T09:00:00Z) or unix seconds"),
-]
-Until = Annotated[
-    datetime | float | None,
-    BeforeValidator(_parse_time),
-    Query(description="created before (exclusive): an RFC 3339 time or unix seconds"),
-]
-Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="games per page")]
-Offset = Annotated[int, Query(ge=0, le=1_000_000, description="games to skip")]
-
-
-_EARLIEST = datetime.min.replace(tzinfo=UTC)
-_LATEST = datetime.max.replace(tzinfo=UTC)
-
-
-def _utc(value: datetime | float | None, name: str) -> datetime | None:
-    """A time filter in UTC: an ISO 8601 time (UTC if it names no zone) or unix seconds. Times
-    beyond what can be represented are clamped (they select all games or none, as they should)."""
-    if value is None:
-        return None
-    if not isinstance(value, datetime):
-        if not math.isfinite(value):
-            raise ApiError(
-                m.ErrorCode.INVALID_REQUEST,
-                f"{name} must be a finite number of seconds",
-                [{"loc": ["query", name], "msg": "not finite", "type": "finite_number"}],
-            )
-        try:
-            return datetime.fromtimestamp(value, UTC)
-        except (OverflowError, OSError, ValueError):
-            return _EARLIEST if value < 0 else _LATEST
-    try:
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    except (OverflowError, ValueError):
-        return _EARLIEST if value.year < 5000 else _LATEST
-
-
-def _filters(
-    *,
-    status: m.StatusFilter | None,
-    player: str | None,
-    q: str | None,
-    ruleset: str | None,
-    since: datetime | float | None,
-    until: datetime | float | None,
-    lineup: m.Lineup | None,
-    limit: int,
-    offset: int,
-    account_id: str | None = None,
-) -> GameFilters:
-    return GameFilters(
-        status=status,
-        player=player,
-        q=q or None,
-        ruleset=ruleset or None,
-        since=_utc(since, "since"),
-        until=_utc(until, "until"),
-        lineup=lineup,
-        account_id=account_id,
-        limit=limit,
-        offset=offset,
-    )
 
 
 def _account_model(a: Account) -> m.Account:
@@ -334,7 +201,7 @@ router = APIRouter(prefix="/api")
     response_model=m.Account,
     summary="Who this token belongs to",
     tags=["me"],
-    responses=_errors(401, 503),
+    responses=error_docs(401, 503),
 )
 async def whoami(account: CurrentAccount) -> m.Account:
     return _account_model(account)
@@ -348,7 +215,7 @@ async def whoami(account: CurrentAccount) -> m.Account:
     response_model=m.GameList,
     summary="List, filter and search games (newest first)",
     tags=["admin"],
-    responses=_errors(401, 403, 422, 503),
+    responses=error_docs(401, 403, 422, 503),
 )
 async def admin_list_games(
     request: Request,
@@ -373,7 +240,7 @@ async def admin_list_games(
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> m.GameList:
-    f = _filters(
+    f = filters(
         status=status,
         player=player,
         q=q,
@@ -395,7 +262,7 @@ async def admin_list_games(
     response_model=m.GameDetail,
     summary="A game: ranking, every hand's result, timeouts (only the public header while live)",
     tags=["admin"],
-    responses=_errors(401, 403, 404, 422, 503),
+    responses=error_docs(401, 403, 404, 422, 503),
 )
 async def admin_game(request: Request, account: AdminAccount, game_id: GameId) -> m.GameDetail:
     review = _review(request)
@@ -407,7 +274,7 @@ async def admin_game(request: Request, account: AdminAccount, game_id: GameId) -
     response_model=m.Replay,
     summary="The omniscient replay: every step and event with all hands visible (finished games only)",
     tags=["admin"],
-    responses=_errors(401, 403, 404, 409, 422, 503),
+    responses=error_docs(401, 403, 404, 409, 422, 503),
 )
 async def admin_replay(request: Request, account: AdminAccount, game_id: GameId) -> m.Replay:
     review = _review(request)
@@ -419,7 +286,7 @@ async def admin_replay(request: Request, account: AdminAccount, game_id: GameId)
     response_model=m.WallReport,
     summary="Verify every hand's revealed wall against its commitment (finished games only)",
     tags=["admin"],
-    responses=_errors(401, 403, 404, 409, 422, 503),
+    responses=error_docs(401, 403, 404, 409, 422, 503),
 )
 async def admin_walls(request: Request, account: AdminAccount, game_id: GameId) -> m.WallReport:
     review = _review(request)
@@ -431,7 +298,7 @@ async def admin_walls(request: Request, account: AdminAccount, game_id: GameId) 
     response_class=Response,
     summary="Export as tenhou.net/6 JSON or mjai JSON lines (finished games only)",
     tags=["admin"],
-    responses={**EXPORT_RESPONSES, **_errors(401, 403, 404, 409, 422, 503)},
+    responses={**EXPORT_RESPONSES, **error_docs(401, 403, 404, 409, 422, 503)},
 )
 async def admin_export(
     request: Request, account: AdminAccount, game_id: GameId, format: Format, download: Download = False
@@ -453,7 +320,7 @@ async def admin_export(
     response_model=m.ViewerLinks,
     summary="Links that open each hand in the tenhou.net/6 viewer (finished games only)",
     tags=["admin"],
-    responses=_errors(401, 403, 404, 409, 422, 503),
+    responses=error_docs(401, 403, 404, 409, 422, 503),
 )
 async def admin_viewer(request: Request, account: AdminAccount, game_id: GameId) -> m.ViewerLinks:
     review = _review(request)
@@ -472,7 +339,7 @@ async def admin_viewer(request: Request, account: AdminAccount, game_id: GameId)
     response_model=m.AuditList,
     summary="The audit log, most recent first",
     tags=["admin"],
-    responses=_errors(401, 403, 422, 503),
+    responses=error_docs(401, 403, 422, 503),
 )
 async def admin_audit(
     request: Request,
@@ -505,7 +372,7 @@ async def _own_finished(request: Request, account: Account, game_id: str) -> Non
     response_model=m.GameList,
     summary="The finished games this account played (newest first)",
     tags=["me"],
-    responses=_errors(401, 422, 503),
+    responses=error_docs(401, 422, 503),
 )
 async def my_games(
     request: Request,
@@ -519,7 +386,7 @@ async def my_games(
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> m.GameList:
-    f = _filters(
+    f = filters(
         status=m.StatusFilter.FINISHED,
         player=None,
         q=q,
@@ -539,7 +406,7 @@ async def my_games(
     response_model=m.GameDetail,
     summary="One of this account's finished games",
     tags=["me"],
-    responses=_errors(401, 404, 422, 503),
+    responses=error_docs(401, 404, 422, 503),
 )
 async def my_game(request: Request, account: CurrentAccount, game_id: GameId) -> m.GameDetail:
     await _own_finished(request, account, game_id)
@@ -559,7 +426,7 @@ async def my_game(request: Request, account: CurrentAccount, game_id: GameId) ->
     response_class=Response,
     summary="Export one of this account's finished games",
     tags=["me"],
-    responses={**EXPORT_RESPONSES, **_errors(401, 404, 409, 422, 503)},
+    responses={**EXPORT_RESPONSES, **error_docs(401, 404, 409, 422, 503)},
 )
 async def my_export(
     request: Request, account: CurrentAccount, game_id: GameId, format: Format, download: Download = False
@@ -582,7 +449,7 @@ async def my_export(
     response_model=m.ViewerLinks,
     summary="tenhou.net/6 viewer links for one of this account's finished games",
     tags=["me"],
-    responses=_errors(401, 404, 409, 422, 503),
+    responses=error_docs(401, 404, 409, 422, 503),
 )
 async def my_viewer(request: Request, account: CurrentAccount, game_id: GameId) -> m.ViewerLinks:
     await _own_finished(request, account, game_id)
@@ -624,84 +491,10 @@ async def admin_page(path: str) -> Response:
 # -- the application ------------------------------------------------------------------------------------
 
 
-def _install_error_handlers(app: FastAPI) -> None:
-    async def api_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ApiError)
-        return error_response(exc.code, exc.message, exc.details)
-
-    async def review_error(request: Request, exc: Exception) -> Response:
-        if isinstance(exc, GameNotFoundError):
-            return error_response(m.ErrorCode.NOT_FOUND, str(exc))
-        if isinstance(exc, GameLiveError):
-            return error_response(m.ErrorCode.GAME_LIVE, str(exc))
-        return error_response(m.ErrorCode.NOT_EXPORTABLE, str(exc))
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, StarletteHTTPException)
-        if exc.status_code == 405:
-            return error_response(m.ErrorCode.METHOD_NOT_ALLOWED, "this route only answers GET")
-        if exc.status_code == 404:
-            return error_response(m.ErrorCode.NOT_FOUND, f"no route {request.url.path}")
-        if exc.status_code in (401, 403):
-            return error_response(m.ErrorCode.UNAUTHENTICATED, str(exc.detail))
-        return error_response(m.ErrorCode.INVALID_REQUEST, str(exc.detail))
-
-    async def validation_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, RequestValidationError)
-        details = [
-            {
-                "loc": [str(p) for p in e.get("loc", ())],
-                "msg": str(e.get("msg", "")),
-                "type": str(e.get("type", "")),
-            }
-            for e in exc.errors()
-        ]
-        where = ", ".join(".".join(d["loc"]) for d in details) or "the request"
-        return error_response(m.ErrorCode.INVALID_REQUEST, f"invalid {where}", details)
-
-    async def unavailable(request: Request, exc: Exception) -> Response:
-        log.warning("review API: the store is unavailable: %s: %s", type(exc).__name__, exc)
-        return error_response(m.ErrorCode.UNAVAILABLE, "the database is unavailable; retry shortly")
-
-    app.add_exception_handler(ApiError, api_error)
-    app.add_exception_handler(GameNotFoundError, review_error)
-    app.add_exception_handler(GameLiveError, review_error)
-    app.add_exception_handler(NotExportableError, review_error)
-    app.add_exception_handler(StarletteHTTPException, http_error)
-    app.add_exception_handler(RequestValidationError, validation_error)
-    app.add_exception_handler(UnavailableError, unavailable)
-    app.add_exception_handler(SQLAlchemyError, unavailable)
-    app.add_exception_handler(OSError, unavailable)
-
-
-class SecurityHeaders:
-    """``Cache-Control: no-store`` on every API answer (they hold private data), ``nosniff`` and
-    ``no-referrer`` everywhere. Plain ASGI, so errors pass through untouched."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        api = str(scope.get("path", "")).startswith("/api/")
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                if api and "cache-control" not in headers:
-                    headers["Cache-Control"] = "no-store"
-                headers.setdefault("X-Content-Type-Options", "nosniff")
-                headers.setdefault("Referrer-Policy", "no-referrer")
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
-
-
-def create_app(repo: SqlRepository, settings: ApiSettings | None = None) -> FastAPI:
+def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
     """The review API and admin pages on ``repo`` (an ASGI application; serve it with
-    :func:`server.web.api.http.serve_http`, in the hub's event loop, since ``repo`` lives there)."""
+    :func:`server.web.api.http.serve_http`, in the hub's event loop, since ``repo`` lives there).
+    Any :class:`~server.domain.ports.Store` will do: the SQL one or the in-memory one."""
     settings = settings or ApiSettings()
     app = FastAPI(
         title="Jantaku review API",
@@ -721,7 +514,7 @@ def create_app(repo: SqlRepository, settings: ApiSettings | None = None) -> Fast
     app.state.settings = settings
     app.include_router(router)
     app.include_router(pages)
-    _install_error_handlers(app)
+    install_error_handlers(app, repo.unavailable_errors)
 
     app.add_middleware(SecurityHeaders)
     return app

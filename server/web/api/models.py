@@ -13,6 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from server.domain import reads
+
+# The read model's filters, under the names the API documents them by.
+StatusFilter = reads.StatusFilter
+Lineup = reads.Lineup
+
 
 class ErrorCode(StrEnum):
     """The ``error.code`` of every error answer."""
@@ -46,23 +52,6 @@ class GameStatus(StrEnum):
     RUNNING = "running"
     COMPLETED = "completed"
     ABORTED = "aborted"
-
-
-class StatusFilter(StrEnum):
-    RUNNING = "running"
-    COMPLETED = "completed"
-    ABORTED = "aborted"
-    FINISHED = "finished"  # completed or aborted
-
-
-class Lineup(StrEnum):
-    """Who sat at the table: a seat is a bot if it was a bot account or a built-in bot."""
-
-    HUMANS = "humans"  # four humans
-    BOTS = "bots"  # four bots
-    MIXED = "mixed"  # humans and bots
-    WITH_BOTS = "with_bots"  # at least one bot
-    WITH_HUMANS = "with_humans"  # at least one human
 
 
 class ExportFormat(StrEnum):

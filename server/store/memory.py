@@ -1,7 +1,11 @@
-"""The in-memory :class:`~server.domain.ports.Repository` (tests, ``--database-url memory:``).
+"""The in-memory store: :class:`~server.domain.ports.Repository` and
+:class:`~server.domain.ports.ReadModel` (tests, ``--database-url memory:``).
 
 Everything lives in memory and is lost when the process exits; ``jantaku serve`` uses the SQL store
-(``server.store``) otherwise. Before the SQL store, player and bot accounts were kept in a JSON file
+(:mod:`server.store.repository`) otherwise. Both answer every read alike (``tests/store`` and the
+admin API's tests run on both). The per-hand results are projected from the log when they are
+read, not as steps are appended: appending stays as cheap as it can be (the hub's benchmark runs on
+this store). Before the SQL store, player and bot accounts were kept in a JSON file
 (``DATA_DIR/accounts.json``, token hashes only); :class:`AccountFile` still reads it, so that
 ``jantaku serve`` / ``jantaku admin`` import such a file into the database once
 (:func:`server.hub.cli.import_accounts_file`), and ``accounts_path`` still keeps an in-memory
@@ -16,9 +20,20 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 from server.domain.errors import ConflictError, NotFoundError
+from server.domain.reads import (
+    AuditEntry,
+    HandResult,
+    Lineup,
+    MatchListing,
+    MatchPage,
+    MatchQuery,
+    StatusFilter,
+    is_bot,
+)
 from server.domain.records import (
     Account,
     AccountKind,
@@ -30,6 +45,8 @@ from server.domain.records import (
     SessionRecord,
     StepRecord,
 )
+from server.store.projection import HandEnd, HandOp, HandStart, hand_result, replay_ops
+from server.store.types import from_unix
 
 ACCOUNTS_FILE_VERSION = 1
 
@@ -111,11 +128,12 @@ def _as_stored(step: StepRecord) -> StepRecord:
         step,
         action=json.loads(json.dumps(step.action)),
         events=tuple(json.loads(json.dumps(list(step.events)))),
+        engine_events=None,  # (what a database gives back; and a retired table's events are freed)
     )
 
 
 class InMemoryRepository:
-    """Implements :class:`~server.domain.ports.Repository` (checked by the tests)."""
+    """Implements :class:`~server.domain.ports.Store`, both sides (checked by the tests)."""
 
     def __init__(self, accounts_path: Path | None = None) -> None:
         self._file = AccountFile(accounts_path) if accounts_path is not None else None
@@ -125,7 +143,19 @@ class InMemoryRepository:
         self._steps: dict[str, list[StepRecord]] = {}
         self._results: dict[str, ResultRecord] = {}
         self._recovery: dict[str, RecoveryRecord] = {}
+        self._audit: list[AuditEntry] = []
         self._refresh()
+
+    async def close(self) -> None:
+        """Nothing to release (the SQL store's counterpart commits and disconnects)."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
 
     # -- accounts ------------------------------------------------------------------------------------
 
@@ -259,3 +289,104 @@ class InMemoryRepository:
 
     async def get_result(self, match_id: str) -> ResultRecord | None:
         return self._results.get(match_id)
+
+    # -- the read side -------------------------------------------------------------------------------
+
+    @property
+    def unavailable_errors(self) -> tuple[type[Exception], ...]:
+        return ()  # memory does not go down
+
+    async def find_matches(self, query: MatchQuery) -> MatchPage:
+        # The order of the SQL store: newest first, at the microsecond it keeps, then by id.
+        selected = sorted(
+            (m for m in self._matches.values() if _selects(query, m)),
+            key=lambda m: (from_unix(m.created_at), m.id),
+            reverse=True,
+        )
+        page = selected[query.offset : query.offset + query.limit] if query.limit > 0 else []
+        listings = tuple(MatchListing(m, self._results.get(m.id)) for m in page)
+        return MatchPage(listings, len(selected))
+
+    async def hand_results(self, match_id: str) -> Sequence[HandResult]:
+        log = [(s.step, s.events, s.format_version) for s in self._steps.get(match_id, ())]
+        rows = _project(replay_ops(match_id, log))
+        return [hand_result(rows[i]) for i in sorted(rows)]
+
+    async def record_audit(self, entry: AuditEntry) -> int:
+        detail = json.loads(json.dumps(entry.detail if entry.detail is not None else {}))
+        entry = replace(entry, id=len(self._audit) + 1, detail=detail)
+        self._audit.append(entry)
+        assert entry.id is not None
+        return entry.id
+
+    async def audit_entries(
+        self, *, match_id: str | None = None, actor_id: str | None = None, limit: int = 100
+    ) -> Sequence[AuditEntry]:
+        found = [
+            e
+            for e in reversed(self._audit)
+            if (match_id is None or e.match_id == match_id) and (actor_id is None or e.actor_id == actor_id)
+        ]
+        return found[: max(0, limit)]
+
+
+def _ruleset_selects(text: str, match: MatchRecord) -> bool:
+    text = text.strip()
+    if len(text) == 64 and all(c in "0123456789abcdef" for c in text.lower()):
+        return match.ruleset_hash == text.lower()
+    return '"name":' + json.dumps(text) in match.ruleset_json  # canonical JSON: the exact name
+
+
+def _lineup_selects(lineup: Lineup, match: MatchRecord) -> bool:
+    has_bot = any(is_bot(s) for s in match.seats)
+    has_human = any(not is_bot(s) for s in match.seats)
+    match lineup:
+        case Lineup.HUMANS:
+            return has_human and not has_bot
+        case Lineup.BOTS:
+            return has_bot and not has_human
+        case Lineup.MIXED:
+            return has_bot and has_human
+        case Lineup.WITH_BOTS:
+            return has_bot
+        case Lineup.WITH_HUMANS:
+            return has_human
+
+
+def _selects(q: MatchQuery, match: MatchRecord) -> bool:
+    """Whether ``q`` selects ``match`` (the filters of :mod:`server.domain.reads`)."""
+    seats = match.seats
+    if q.status is StatusFilter.FINISHED:
+        if match.status is MatchStatus.RUNNING:
+            return False
+    elif q.status is not None and match.status.value != q.status.value:
+        return False
+    if q.account_id is not None and not any(s.account_id == q.account_id for s in seats):
+        return False
+    if q.player is not None and not any(q.player in (s.account_id, s.name) for s in seats):
+        return False
+    if q.q:
+        # ASCII: folded as the databases' lower() folds it; beyond, casefold (as the SQL store).
+        fold = str.lower if q.q.isascii() else str.casefold
+        if not any(fold(q.q) in fold(s.name) for s in seats):
+            return False
+    if q.ruleset is not None and not _ruleset_selects(q.ruleset, match):
+        return False
+    created = from_unix(match.created_at)
+    if (q.since is not None and created < q.since) or (q.until is not None and created >= q.until):
+        return False
+    return q.lineup is None or _lineup_selects(q.lineup, match)
+
+
+def _project(ops: Sequence[HandOp]) -> dict[int, dict[str, Any]]:
+    """The hand rows of one match: the projection's ops applied as the SQL store applies them."""
+    rows: dict[int, dict[str, Any]] = {}
+    for op in ops:
+        match op:
+            case HandStart():
+                rows.setdefault(op.values["hand_index"], json.loads(json.dumps(op.values)))
+            case HandEnd():
+                index = op.hand_index if op.hand_index is not None else max(rows, default=None)
+                if index is not None and index in rows:
+                    rows[index].update(json.loads(json.dumps(op.values())))
+    return rows

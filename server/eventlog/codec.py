@@ -1,0 +1,196 @@
+"""The stored step log's JSON, versioned: engine events and actions in, engine events and actions out.
+
+Every step of the log (:class:`~server.domain.records.StepRecord`) carries the ``format_version`` its
+``events`` and ``action`` were written in. Writers use :data:`FORMAT_VERSION`; readers decode with the
+version stored on the step, so a log written by an older server reads the same after an upgrade.
+
+Format versions:
+
+* **1**: every event is the JSON object of its wire form (:mod:`client_protocol.events`, every tile
+  present: the log is omniscient); the action is :func:`server.engine.actions.action_to_dict`.
+  Steps stored before the version was recorded (migration 0004) are this format.
+
+Decoding validates (msgspec) and never returns anything but engine values: a stored event that is
+not one raises :class:`StoredEventError`. Readers that only care about a few kinds of event (the
+hand projection, the review's scan) ask :func:`stored_kind` first and decode only those.
+
+>>> from server.engine.events import TileDiscarded
+>>> data = encode_event(TileDiscarded(seat=1, tile=35, tsumogiri=False, riichi=True))
+>>> data
+{'type': 'tile_discarded', 'seat': 1, 'tile': '0p', 'tsumogiri': False, 'riichi': True}
+>>> stored_kind(data, FORMAT_VERSION)
+<EventKind.TILE_DISCARDED: 'tile_discarded'>
+>>> decode_event(data, FORMAT_VERSION)
+TileDiscarded(seat=1, tile=35, tsumogiri=False, riichi=True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from enum import StrEnum
+from typing import Any
+
+import msgspec
+
+from client_protocol import events as wire
+from server.domain.records import JSON, StepRecord
+from server.engine import events as ev
+from server.engine.actions import Action, action_from_dict, action_to_dict
+from server.engine.errors import NotationError
+from server.eventlog.convert import event_from_wire, event_to_wire
+
+FORMAT_VERSION = 1
+"""The format this server writes."""
+
+FORMAT_VERSIONS = frozenset({1})
+"""The formats this server reads."""
+
+
+class StoredEventError(ValueError):
+    """A stored event that is not a valid event of its step's format."""
+
+
+class EventKind(StrEnum):
+    """The kinds of event, by their stored (and wire) ``type`` tag."""
+
+    MATCH_STARTED = "match_started"
+    ROUND_STARTED = "round_started"
+    TILE_DRAWN = "tile_drawn"
+    TILE_DISCARDED = "tile_discarded"
+    RIICHI_ACCEPTED = "riichi_accepted"
+    MELD_CALLED = "meld_called"
+    DORA_REVEALED = "dora_revealed"
+    HAND_WON = "hand_won"
+    HAND_DRAWN = "hand_drawn"
+    WALL_REVEALED = "wall_revealed"
+    ROUND_ENDED = "round_ended"
+    MATCH_ENDED = "match_ended"
+
+
+_KIND_OF_TYPE: dict[type[ev.Event], EventKind] = {
+    ev.MatchStarted: EventKind.MATCH_STARTED,
+    ev.RoundStarted: EventKind.ROUND_STARTED,
+    ev.TileDrawn: EventKind.TILE_DRAWN,
+    ev.TileDiscarded: EventKind.TILE_DISCARDED,
+    ev.RiichiAccepted: EventKind.RIICHI_ACCEPTED,
+    ev.MeldCalled: EventKind.MELD_CALLED,
+    ev.DoraRevealed: EventKind.DORA_REVEALED,
+    ev.HandWon: EventKind.HAND_WON,
+    ev.HandDrawn: EventKind.HAND_DRAWN,
+    ev.WallRevealed: EventKind.WALL_REVEALED,
+    ev.RoundEnded: EventKind.ROUND_ENDED,
+    ev.MatchEnded: EventKind.MATCH_ENDED,
+}
+_KIND_OF_TAG: dict[str, EventKind] = {k.value: k for k in EventKind}
+# Converting to the one struct the tag names: msgspec builds its converter for a union on every
+# call, which made decoding an event cost tens of microseconds.
+_WIRE_OF_TAG: dict[str, type[wire.Event]] = {str(t.__struct_config__.tag): t for t in wire.EVENT_TYPES}
+assert set(_WIRE_OF_TAG) == set(_KIND_OF_TAG)
+
+
+def kind_of(event: ev.Event) -> EventKind:
+    """The kind of an engine event."""
+    return _KIND_OF_TYPE[type(event)]
+
+
+def _check_version(version: int) -> None:
+    if version not in FORMAT_VERSIONS:
+        known = ", ".join(str(v) for v in sorted(FORMAT_VERSIONS))
+        raise StoredEventError(f"event-log format {version!r} is unknown to this server (it reads {known})")
+
+
+# -- writing ---------------------------------------------------------------------------------------------
+
+
+def encode_event(event: ev.Event) -> JSON:
+    """One omniscient engine event as stored (format :data:`FORMAT_VERSION`)."""
+    return msgspec.to_builtins(event_to_wire(event))
+
+
+def encode_events(events: Iterable[ev.Event]) -> tuple[JSON, ...]:
+    return tuple(msgspec.to_builtins(event_to_wire(e)) for e in events)
+
+
+def encode_action(action: Action) -> JSON:
+    """One action as stored (format :data:`FORMAT_VERSION`)."""
+    return action_to_dict(action)
+
+
+# -- reading ---------------------------------------------------------------------------------------------
+
+
+def stored_kind(data: Any, version: int) -> EventKind | None:
+    """The kind of a stored event, without decoding it (None: not an event of a known kind)."""
+    _check_version(version)
+    if not isinstance(data, dict):
+        return None
+    tag = data.get("type")
+    return _KIND_OF_TAG.get(tag) if isinstance(tag, str) else None
+
+
+def decode_event(data: Any, version: int) -> ev.Event:
+    """One stored event as an engine event; :class:`StoredEventError` when it is not one."""
+    _check_version(version)
+    try:
+        tag = data.get("type") if isinstance(data, dict) else None
+        struct = _WIRE_OF_TAG.get(tag) if isinstance(tag, str) else None
+        if struct is None:
+            raise ValueError("not an object with a known 'type'")
+        decoded: wire.Event = msgspec.convert(data, struct)
+        return event_from_wire(decoded)
+    except (msgspec.ValidationError, NotationError, ValueError) as exc:
+        kind = data.get("type") if isinstance(data, dict) else type(data).__name__
+        raise StoredEventError(f"stored event {kind!r} is not a valid wire event: {exc}") from None
+
+
+def decode_events(items: Iterable[Any], version: int) -> list[ev.Event]:
+    return [decode_event(item, version) for item in items]
+
+
+def step_events(step: StepRecord) -> list[ev.Event]:
+    """The engine events of one stored step (:class:`StoredEventError` if one does not decode)."""
+    return decode_events(step.events, step.format_version)
+
+
+def log_events(steps: Iterable[StepRecord]) -> list[ev.Event]:
+    """Every engine event of a stored log, in order (what the exports of ``server.records`` take)."""
+    return [e for s in steps for e in step_events(s)]
+
+
+def decode_kinds(items: Iterable[Any], version: int, kinds: Collection[EventKind]) -> Iterator[ev.Event]:
+    """The events of the given kinds among stored ``items``, decoded; everything else (other kinds,
+    malformed events, a format this server does not know) is skipped. For readers that must never
+    fail on a damaged log (the store's projection, the review's scan)."""
+    if version not in FORMAT_VERSIONS:
+        return
+    for data in items:
+        # Inline stored_kind: this runs on every step the store appends. A kind is a StrEnum, so
+        # the stored tag (a str) is looked up in ``kinds`` as it is.
+        if isinstance(data, dict) and data.get("type") in kinds:
+            try:
+                yield decode_event(data, version)
+            except StoredEventError:
+                continue
+
+
+def decode_action(data: Any, version: int) -> Action:
+    """A stored action; raises :class:`~server.engine.errors.NotationError` when it is not one."""
+    _check_version(version)
+    return action_from_dict(data)
+
+
+def wire_json(data: Any, version: int) -> dict[str, Any] | None:
+    """A stored event as the JSON of the wire vocabulary (what the admin replay serves); None for
+    something that is not a JSON object. Format 1 is that JSON already: it is returned as stored."""
+    _check_version(version)
+    return dict(data) if isinstance(data, dict) else None
+
+
+def difference(stored: ev.Event, replayed: ev.Event) -> tuple[JSON, JSON]:
+    """Where two events differ, as their stored JSON: the differing fields of each when they are of
+    the same kind, else both whole (for crash recovery's divergence messages)."""
+    a, b = encode_event(stored), encode_event(replayed)
+    if type(stored) is not type(replayed):
+        return a, b
+    keys = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+    return {k: a.get(k) for k in keys}, {k: b.get(k) for k in keys}
