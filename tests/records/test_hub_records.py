@@ -33,6 +33,7 @@ from server.engine.events import Event, HandDrawn, HandWon, MatchStarted, RoundE
 from server.engine.rules import EMA, MAHJONGSOUL, TENHOU, MultipleRon, Ruleset
 from server.engine.state import MatchState, Phase
 from server.engine.tiles import Tile, parse_tile, parse_tiles
+from server.eventlog.codec import log_events
 from server.hub.recovery import replay_log
 from server.records import GameRecord
 from server.records.export import export_match
@@ -41,7 +42,6 @@ from server.records.model import Win
 from server.records.replay import Outcome, record_ruleset, replay_record
 from server.records.tenhou6 import read_tenhou6
 from server.records.yaku import engine_yaku_id
-from server.web.api.events import events_from_json
 from tests.engine.scenario import quiet_wall, spare_walls
 from tests.engine.test_rules import TENHOU_BEFORE_KARATEN, TENHOU_BEFORE_KARATEN_HASH
 from tests.hub.helpers import TableKit, make_table
@@ -117,7 +117,7 @@ async def through_the_hub(
     kit = await make_table(("human",) * 4, ruleset=ruleset, walls=walls, seed=b"hub-records")
     await script(HubHand(kit))
     stored = await kit.repo.steps(kit.table.match_id)
-    events = events_from_json(e for step in stored for e in step.events)
+    events = log_events(stored)
     end = next(i for i, e in enumerate(events) if isinstance(e, RoundEnded))
     return events[: end + 1]
 
@@ -432,7 +432,7 @@ async def test_a_match_stored_under_a_ruleset_from_before_karaten_replays() -> N
         await h.tsumogiri(h.state.hand.turn)
         await h.pass_all()
     steps = await kit.repo.steps(kit.table.match_id)
-    (started,) = [e for e in events_from_json(steps[0].events) if isinstance(e, MatchStarted)]
+    (started,) = [e for e in log_events(steps[:1]) if isinstance(e, MatchStarted)]
     assert started.ruleset_json == TENHOU_BEFORE_KARATEN
     assert started.ruleset_hash == TENHOU_BEFORE_KARATEN_HASH
     replayed = replay_log(Ruleset.from_json(started.ruleset_json), b"stored-before-karaten", steps)
