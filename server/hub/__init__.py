@@ -14,6 +14,5 @@
   (:mod:`server.domain.ports`; the SQL one is ``server.store.repository.SqlRepository``)
 * :mod:`server.hub.recovery`    crash recovery: replay a stored match from its seed, check it, rebuild it
 * :mod:`server.hub.server`      ``Hub``: recovery at start, the websockets server, HTTP endpoints, shutdown
-* :mod:`server.hub.cli`         ``jantaku serve`` and ``jantaku admin``
 * :mod:`server.hub.wire`        engine values <-> wire messages of :mod:`client_protocol`
 """

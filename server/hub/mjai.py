@@ -82,29 +82,6 @@ MJAI_PATH = "/mjai"
 PROTOCOL = "jantaku-mjai/1"
 DEFAULT_QUEUE = "tenhou"
 BUSY_RESUBMIT_S = 1.0
-MJAI_EVENT_TYPES = frozenset(
-    {
-        "start_game",
-        "start_kyoku",
-        "tsumo",
-        "dahai",
-        "chi",
-        "pon",
-        "daiminkan",
-        "kakan",
-        "ankan",
-        "dora",
-        "reach",
-        "reach_accepted",
-        "hora",
-        "ryukyoku",
-        "end_kyoku",
-        "end_game",
-    }
-)
-"""The mjai events the server sends; every other ``type`` it sends (``welcome``, ``queued``,
-``seated``, ``request``, ``error``, ``match_end``) is this endpoint's own and is not for the bot."""
-
 _encode = msgspec.json.Encoder().encode
 
 

@@ -18,11 +18,10 @@ from server.domain.records import AccountKind
 from server.engine import hand as analysis
 from server.engine.tiles import kind
 from server.hub.memory import InMemoryRepository
-from server.hub.mjai import MJAI_EVENT_TYPES
 from server.hub.server import Hub, running_hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
-from server.records.export_mjai import export_mjai
+from server.records.export_mjai import MJAI_EVENT_TYPES, export_mjai
 from server.records.tiles import face_from_mjai
 from tests.hub.helpers import EAST
 from tests.hub.netkit import FAST_LIMITS, KeepOrder

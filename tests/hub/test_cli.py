@@ -15,7 +15,7 @@ import pytest
 from client_protocol.client import Client
 from client_protocol.errors import ConnectionLostError
 from client_protocol.messages import Seated, TokenAuth
-from server.cli import main
+from server.app.cli import main
 from server.hub.stats import ENV as STATS_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ async def test_serve_runs_until_sigterm_and_closes_with_1012(tmp_path: Path) -> 
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "server.cli",
+        "server.app",
         "serve",
         "--port",
         "0",
@@ -93,7 +93,7 @@ async def test_serve_runs_until_sigterm_and_closes_with_1012(tmp_path: Path) -> 
         admin = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "server.cli",
+            "server.app",
             "admin",
             "create-bot",
             "robo",

@@ -95,7 +95,7 @@ class ServerProcess:
         args = [
             sys.executable,
             "-m",
-            "server.cli",
+            "server.app",
             "serve",
             "--port",
             str(self.port),

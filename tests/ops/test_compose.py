@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from server.cli import build_parser
+from server.app.cli import build_parser
 
 ROOT = Path(__file__).parents[2]
 

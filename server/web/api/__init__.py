@@ -3,7 +3,7 @@
 * :func:`create_app` (:mod:`server.web.api.app`): the FastAPI application on a ``SqlRepository``.
 * :func:`serve_http` (:mod:`server.web.api.http`): serve it with uvicorn in the running loop.
 * :mod:`server.web.api.review`: finding, replaying, verifying and exporting games (no HTTP), shared
-  with ``jantaku admin games`` and ``jantaku export`` (:mod:`server.web.api.cli`).
+  with ``jantaku admin games`` and ``jantaku export`` (:mod:`server.app.admin`).
 """
 
 from __future__ import annotations
