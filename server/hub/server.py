@@ -126,6 +126,7 @@ class Hub:
             seed_source=seed_source,
             rng=rng,
             metrics=self.metrics,
+            wall=wall,
         )
         self.metrics.watch(
             tables=lambda: sum(1 for t in self._lobby.tables.values() if t.running),
