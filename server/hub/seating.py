@@ -1,0 +1,65 @@
+"""Which connection holds each seat of a table, and since when a seat has none.
+
+A seat is held by at most one connection (a newer one replaces it; the table says nothing to the
+old one, whose acts are then refused). A seat without a connection is played for after its grace
+(``disconnect_grace_ms``), counted from when it lost its connection, or from its prompt if it had
+none then: :meth:`Seating.gone_since`.
+
+>>> seating = Seating()
+>>> seating.gone_since(2, prompt_sent_at=5.0)
+5.0
+>>> seating.leave(2, now=7.0); seating.gone_since(2, prompt_sent_at=5.0)
+7.0
+"""
+
+from __future__ import annotations
+
+from server.engine import redact_all
+from server.engine.events import Event
+from server.hub.outputs import EventsOut, Outbound, Participant
+
+
+class Seating:
+    """The four seats' connections."""
+
+    __slots__ = ("_conn", "_gone_since")
+
+    def __init__(self) -> None:
+        self._conn: list[Participant | None] = [None] * 4
+        self._gone_since: list[float | None] = [None] * 4
+
+    def seat_of(self, participant: Participant) -> int | None:
+        for seat, conn in enumerate(self._conn):
+            if conn is participant:
+                return seat
+        return None
+
+    def connection(self, seat: int) -> Participant | None:
+        return self._conn[seat]
+
+    def take(self, seat: int, participant: Participant) -> None:
+        """``participant`` holds ``seat`` now (replacing whoever held it)."""
+        self._conn[seat] = participant
+        self._gone_since[seat] = None
+
+    def leave(self, seat: int, now: float) -> None:
+        """``seat`` has no connection from ``now`` on."""
+        self._conn[seat] = None
+        self._gone_since[seat] = now
+
+    def gone_since(self, seat: int, *, prompt_sent_at: float) -> float | None:
+        """Since when ``seat`` has been without a connection (None: it has one)."""
+        if self._conn[seat] is not None:
+            return None
+        return self._gone_since[seat] or prompt_sent_at
+
+    def publish(self, match_id: str, first: int, batch: tuple[Event, ...]) -> None:
+        """Events ``first``, ``first + 1``, ... to every connected seat, each redacted for its seat."""
+        for seat, conn in enumerate(self._conn):
+            if conn is not None:
+                conn.deliver(EventsOut(match_id, first, redact_all(batch, seat)))
+
+    def broadcast(self, item: Outbound) -> None:
+        for conn in self._conn:
+            if conn is not None:
+                conn.deliver(item)
