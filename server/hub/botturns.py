@@ -41,8 +41,9 @@ class BotTurns:
         self._names = [s.bot for s in seats]
         self._log = log
 
-    def is_bot(self, seat: int) -> bool:
-        return self._bots[seat] is not None
+    @property
+    def bot_seats(self) -> frozenset[int]:
+        return frozenset(seat for seat, bot in enumerate(self._bots) if bot is not None)
 
     def choose(
         self, state: MatchState, seat: int, legal: frozenset[Action], *, connected: bool

@@ -14,9 +14,12 @@ right step, a legal action); which connection holds which seat is the table's to
 
 >>> from server.engine import new_match, pending_seats
 >>> from server.engine.rules import TENHOU
->>> from server.hub.settings import TableTimers
+>>> from server.hub.seating import Seating
+>>> from server.hub.settings import SpectatePolicy, TableTimers
+>>> from server.hub.spectators import SpectatorFeed
 >>> t = new_match(TENHOU, b"doc")
->>> d = Decisions(TableTimers(action_ms=5000, bank_ms=10000))
+>>> seating = Seating(SpectatorFeed("doc", SpectatePolicy()))
+>>> d = Decisions(TableTimers(action_ms=5000, bank_ms=10000), seating, bots=frozenset())
 >>> d.advance(t, actor=None, request_id=None, now=0.0) is None
 True
 >>> (dealer,) = pending_seats(t.state)
@@ -33,6 +36,7 @@ from client_protocol.errors import ErrorCode
 from server.engine import MatchState, Transition, legal_actions, pending_seats
 from server.engine.actions import Action, action_to_dict
 from server.hub.outputs import PromptOut
+from server.hub.seating import Seating
 from server.hub.settings import TableTimers
 from server.hub.timing import OpenPrompt, TimeKeeper
 
@@ -42,10 +46,12 @@ Refusal = tuple[ErrorCode, str]
 class Decisions:
     """Open decisions (step opened, prompt, time), and the request ids already applied."""
 
-    __slots__ = ("_answered", "_opened_at", "prompts", "time")
+    __slots__ = ("_answered", "_bots", "_opened_at", "_seating", "prompts", "time")
 
-    def __init__(self, timers: TableTimers) -> None:
+    def __init__(self, timers: TableTimers, seating: Seating, *, bots: frozenset[int]) -> None:
         self.time = TimeKeeper(timers)
+        self._seating = seating  # a seat without a connection is played for after its grace
+        self._bots = bots  # the seats of built-in bots: their "deadline" is when they answer
         self.prompts: dict[int, OpenPrompt] = {}  # seats prompted and not answered yet
         self._opened_at: dict[int, int] = {}  # seat -> the step at which its latest decision opened
         self._answered: dict[tuple[int, int], int] = {}  # (seat, request id) -> its decision's step
@@ -103,9 +109,27 @@ class Decisions:
             )
         return None
 
-    def deadline(self, seat: int, prompt: OpenPrompt, *, bot: bool, gone_since: float | None) -> float:
+    def deadline(self, seat: int, prompt: OpenPrompt) -> float:
         """When the table answers for ``seat`` (see :meth:`TimeKeeper.deadline`)."""
-        return self.time.deadline(seat, prompt, bot=bot, gone_since=gone_since)
+        gone = self._seating.gone_since(seat, prompt_sent_at=prompt.sent_at)
+        return self.time.deadline(seat, prompt, bot=seat in self._bots, gone_since=gone)
+
+    def next_deadline(self) -> float | None:
+        """The earliest deadline of the open prompts."""
+        when = None
+        for seat, prompt in self.prompts.items():
+            due = self.deadline(seat, prompt)
+            if when is None or due < when:
+                when = due
+        return when
+
+    def due(self, now: float) -> int | None:
+        """The first seat (in seat order) whose deadline has come, if any."""
+        prompts = self.prompts
+        for seat in sorted(prompts):
+            if self.deadline(seat, prompts[seat]) <= now:
+                return seat
+        return None
 
     def prompt_out(self, match_id: str, seat: int, version: int, now: float) -> PromptOut:
         """``seat``'s open prompt as sent (or sent again) now, with the time it has left."""

@@ -13,12 +13,11 @@ and the registry of live tables (who holds which seat).
 
 Seats are drawn at random. A player waits in at most one queue or private table at a time.
 
-The lobby's state (queues, invitations, the table registry) changes only in code that does not
-await, so connection tasks never see it half-changed and no lock is needed. Starting a table is the
-one slow step (the store writes the match and its deal): seats are reserved first (the group leaves
-its queue, the table and its seats are registered), then the table is started with nothing held,
-so a slow store never stalls anyone else's matchmaking. If starting fails, the reservation is
-undone and the group is told to join again (``busy_retry``).
+The lobby's state changes only in code that does not await, so no lock is needed. Starting a table
+(the store writes the match and its deal) is the one slow step: the seats are reserved first (the
+group leaves its queue; the table and its seats are registered), then the table is started with
+nothing held, so a slow store stalls nobody else's matchmaking. If starting fails, the reservation
+is undone and the group is told to join again (``busy_retry``).
 """
 
 from __future__ import annotations
@@ -47,6 +46,8 @@ from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, Tabl
 from server.hub.table import TableActor
 
 log = logging.getLogger(__name__)
+
+Reserved = tuple[TableActor, dict[int, Participant]]  # a table with its seats taken, not started
 
 BOTS_SUFFIX = "+bots"  # "tenhou+bots": play now, against three built-in bots
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
@@ -83,16 +84,6 @@ class PrivateTable:
     @property
     def humans(self) -> int:
         return 4 - self.bots
-
-
-@dataclass(frozen=True, slots=True)
-class _Reserved:
-    """A table whose seats are taken and registered, not started yet (see the module docstring)."""
-
-    table: TableActor
-    participants: dict[int, Participant]
-    humans: int
-    bots: int
 
 
 @dataclass(slots=True)
@@ -171,7 +162,7 @@ class Lobby:
             return
         self._forget_waiting(p.account.id)
         entry = _Waiting(p, self._clock.now())
-        reserved: _Reserved | None = None
+        reserved: Reserved | None = None
         if now_with_bots or self.settings.bot_fill_after_s == 0:
             reserved = self._reserve([entry], ruleset, f"queue:{name}", self.settings.timers)
         else:
@@ -385,7 +376,7 @@ class Lobby:
         *,
         bot: str | None = None,
         spectate: SpectatePolicy | None = None,
-    ) -> _Reserved:
+    ) -> Reserved:
         """Seat ``humans`` (and bots in the empty seats) at a new table and register it and their
         seats; the caller starts it (:meth:`_start`) once nothing else is being changed."""
         bot_name = bot or self.settings.fill_bot
@@ -415,12 +406,12 @@ class Lobby:
         self.tables[match_id] = table
         for seat, p in participants.items():
             self._seats.setdefault(p.account.id, {})[match_id] = seat
-        return _Reserved(table, participants, len(humans), n_bots)
+        return table, participants
 
-    async def _start(self, reserved: _Reserved) -> TableActor | None:
+    async def _start(self, reserved: Reserved) -> TableActor | None:
         """Start a reserved table (the store writes the match: this may take a while); when that
         fails, undo the reservation and tell its players to join again."""
-        table, participants = reserved.table, reserved.participants
+        table, participants = reserved
         match_id = table.match_id
         try:
             await table.start(participants)
@@ -436,8 +427,8 @@ class Lobby:
             "table %s started (%s; %d players, %d bots)",
             match_id,
             table.source,
-            reserved.humans,
-            reserved.bots,
+            len(participants),
+            4 - len(participants),
             extra={"match_id": match_id},
         )
         return table

@@ -1,11 +1,14 @@
-"""Which connection holds each seat of a table, and since when a seat has none.
+"""Who follows a table: the connection holding each seat (and since when a seat has none), and the
+spectators (the :class:`~server.hub.spectators.SpectatorFeed`, whose pace is the table's pacing).
 
 A seat is held by at most one connection (a newer one replaces it; the table says nothing to the
 old one, whose acts are then refused). A seat without a connection is played for after its grace
 (``disconnect_grace_ms``), counted from when it lost its connection, or from its prompt if it had
 none then: :meth:`Seating.gone_since`.
 
->>> seating = Seating()
+>>> from server.hub.settings import SpectatePolicy
+>>> from server.hub.spectators import SpectatorFeed
+>>> seating = Seating(SpectatorFeed("m", SpectatePolicy()))
 >>> seating.gone_since(2, prompt_sent_at=5.0)
 5.0
 >>> seating.leave(2, now=7.0); seating.gone_since(2, prompt_sent_at=5.0)
@@ -17,16 +20,47 @@ from __future__ import annotations
 from server.engine import redact_all
 from server.engine.events import Event
 from server.hub.outputs import EventsOut, Outbound, Participant
+from server.hub.spectators import SpectatorFeed
 
 
 class Seating:
-    """The four seats' connections."""
+    """The four seats' connections, and the spectators."""
 
-    __slots__ = ("_conn", "_gone_since")
+    __slots__ = ("_conn", "_gone_since", "feed")
 
-    def __init__(self) -> None:
+    def __init__(self, feed: SpectatorFeed) -> None:
         self._conn: list[Participant | None] = [None] * 4
         self._gone_since: list[float | None] = [None] * 4
+        self.feed = feed
+
+    def seat(self, participant: Participant, seat: int, match_id: str, now: float) -> bool:
+        """``participant`` takes ``seat`` (replacing whoever held it), if it is still there
+        (:meth:`Participant.attached`); else the seat is left without a connection."""
+        self.feed.remove(participant)
+        if not participant.attached(match_id, seat):
+            self.leave(seat, now)
+            return False
+        self.take(seat, participant)
+        return True
+
+    def watch(self, participant: Participant, match_id: str, now: float) -> bool:
+        """``participant`` becomes a spectator (giving up any seat it held), if it is still there."""
+        held = self.seat_of(participant)
+        if held is not None:
+            self.leave(held, now)
+        if not participant.attached(match_id, None):
+            return False
+        self.feed.add(participant)
+        return True
+
+    def drop(self, participant: Participant, now: float) -> bool:
+        """``participant`` follows the table no more; True if it did."""
+        found = self.feed.remove(participant)
+        seat = self.seat_of(participant)
+        if seat is not None:
+            self.leave(seat, now)
+            found = True
+        return found
 
     def seat_of(self, participant: Participant) -> int | None:
         for seat, conn in enumerate(self._conn):
@@ -60,6 +94,15 @@ class Seating:
                 conn.deliver(EventsOut(match_id, first, redact_all(batch, seat)))
 
     def broadcast(self, item: Outbound) -> None:
+        """``item`` to every connected seat and every spectator."""
         for conn in self._conn:
             if conn is not None:
                 conn.deliver(item)
+        self.feed.broadcast(item)
+
+    def release_all(self, match_id: str) -> None:
+        """The match is over: neither the seats nor the spectators follow it any more."""
+        for conn in self._conn:
+            if conn is not None:
+                conn.released(match_id)
+        self.feed.release_all(match_id)

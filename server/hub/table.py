@@ -68,7 +68,6 @@ from server.hub.outputs import (
     ErrorOut,
     LeftOut,
     MatchEndOut,
-    Outbound,
     Participant,
     PromptOut,
     ResultOut,
@@ -79,7 +78,6 @@ from server.hub.pacing import Pacing
 from server.hub.seating import Seating
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.steplog import match_record, step_record, table_settings_json
-from server.hub.timing import OpenPrompt
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +124,6 @@ class TableActor:
         self._on_retire = on_retire
         self._log = logging.LoggerAdapter(log, {"match_id": match_id})  # JSON logs: a match_id field
 
-        self._decisions = Decisions(timers)
         # Human seats read each hand's result: the next hand waits timers.hand_pause_ms for them.
         paced = any(s.kind in (AccountKind.GUEST, AccountKind.PLAYER) for s in seats)
         self._pacing = Pacing(match_id, timers, spectate, paced=paced)
@@ -140,7 +137,8 @@ class TableActor:
             metrics=metrics,
         )
         self._turns = BotTurns(match_id, seats, self._log)
-        self._seating = Seating()
+        self._seating = Seating(self._pacing.feed)
+        self._decisions = Decisions(timers, self._seating, bots=self._turns.bot_seats)
 
         self.state: MatchState | None = None
         self.finished = False
@@ -203,27 +201,17 @@ class TableActor:
         Raises (and starts nothing) when the store refuses the match.
         """
         t = new_match(self.ruleset, self._seed, walls_=self._walls)
+        created = self._wall_clock()
         match = match_record(
-            self.match_id,
-            self.ruleset,
-            self._seed,
-            self.seats,
-            created_at=self._wall_clock(),
-            source=self.source,
+            self.match_id, self.ruleset, self._seed, self.seats, created_at=created, source=self.source
         )
         # The seed is stored (secret until the end) so that a restarted server can replay the match;
         # a match dealt from injected walls (tests) cannot be replayed from its seed.
-        recovery = (
-            RecoveryRecord(self.match_id, self._seed.hex(), table_settings_json(self.timers, self.spectate))
-            if self._walls is None
-            else None
-        )
+        settings = table_settings_json(self.timers, self.spectate)
+        recovery = RecoveryRecord(self.match_id, self._seed.hex(), settings) if self._walls is None else None
         commits = self._commits
         await commits.call(commits.repo.create_match(match, recovery))
-        genesis = step_record(
-            self.match_id, t, seat=None, action=None, request_id=None, applied_at=self._wall_clock()
-        )
-        await commits.call(commits.repo.append_step(genesis))
+        await commits.call(commits.repo.append_step(self._deal_record(t)))
         await self._adopt(t, actor=None)
         for seat, participant in participants.items():
             self._attach(Attach(participant, seat, 0, announce=True))
@@ -245,15 +233,7 @@ class TableActor:
             raise ValueError("nothing to resume")
         self.resumed = True
         if not steps:
-            genesis = step_record(
-                self.match_id,
-                transitions[0],
-                seat=None,
-                action=None,
-                request_id=None,
-                applied_at=self._wall_clock(),
-            )
-            await self._commits.call(self._commits.repo.append_step(genesis))
+            await self._commits.call(self._commits.repo.append_step(self._deal_record(transitions[0])))
         for i, t in enumerate(transitions):
             record = steps[i] if i < len(steps) else None
             if record is None:
@@ -261,6 +241,10 @@ class TableActor:
             else:
                 await self._adopt(t, actor=record.seat, request_id=record.request_id, replaying=True)
         self._launch()
+
+    def _deal_record(self, t: Transition) -> StepRecord:
+        at = self._wall_clock()
+        return step_record(self.match_id, t, seat=None, action=None, request_id=None, applied_at=at)
 
     def _launch(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
@@ -325,10 +309,6 @@ class TableActor:
 
     # -- deadlines -----------------------------------------------------------------------------------
 
-    def _prompt_deadline(self, seat: int, prompt: OpenPrompt) -> float:
-        gone = self._seating.gone_since(seat, prompt_sent_at=prompt.sent_at)
-        return self._decisions.deadline(seat, prompt, bot=self._turns.is_bot(seat), gone_since=gone)
-
     def _next_deadline(self) -> float | None:
         """The earliest thing the table waits for: retiring, a hold, a spectator release, the retry
         of a failed write, a seat's decision time."""
@@ -338,14 +318,11 @@ class TableActor:
         held = self._pacing.next_deadline()
         if held is not None and (when is None or held < when):
             when = held
-        stalled = self._commits.stalled_until
-        if stalled is not None:
-            return stalled if when is None or stalled < when else when
-        for seat, prompt in self._decisions.prompts.items():
-            due = self._prompt_deadline(seat, prompt)
-            if when is None or due < when:
-                when = due
-        return when
+        # While a failed write waits for its retry, the table decides nothing itself.
+        later = self._commits.stalled_until
+        if later is None:
+            later = self._decisions.next_deadline()
+        return later if when is None or (later is not None and later < when) else when
 
     def _ring(self) -> None:
         self._inbox.put_nowait(Tick())
@@ -367,12 +344,11 @@ class TableActor:
             return True
         if self._commits.stalled(now):
             return False
-        prompts = self._decisions.prompts
-        for seat in sorted(prompts):
-            if self._prompt_deadline(seat, prompts[seat]) <= now:
-                await self._act_for(seat)
-                return True
-        return False
+        seat = self._decisions.due(now)
+        if seat is None:
+            return False
+        await self._act_for(seat)
+        return True
 
     async def _act_for(self, seat: int) -> None:
         """A bot's answer, or the default action of a seat whose time ran out (or that is gone)."""
@@ -403,7 +379,7 @@ class TableActor:
         if seat is None:
             why = (
                 "a spectator cannot act"
-                if p in self._pacing.feed
+                if p in self._seating.feed
                 else f"this connection holds no seat at {self.match_id}; resume first"
             )
             p.deliver(ErrorOut(ErrorCode.FORBIDDEN, why, rid))
@@ -531,43 +507,36 @@ class TableActor:
     # -- seats and spectators coming and going ------------------------------------------------------
 
     def _attach(self, a: Attach) -> None:
-        p = a.participant
-        if a.seat is not None and self.seats[a.seat].account_id is None:
-            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"seat {a.seat} of {self.match_id} is a bot's"))
+        """Seat a connection (replacing the seat's previous one) or let it watch; it is told it
+        follows this match, then gets: ``seated`` (a join), its catch-up, its open prompt, the
+        outcome if the match is over (after which it follows nothing)."""
+        p, seat = a.participant, a.seat
+        if seat is not None and self.seats[seat].account_id is None:
+            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"seat {seat} of {self.match_id} is a bot's"))
             return
-        feed, stream = self._pacing.feed, self._pacing.stream
-        if a.seat is not None:
-            feed.remove(p)
-            self._seating.take(a.seat, p)
-            if a.announce:
-                p.deliver(SeatedOut(self.match_id, a.seat, self.players))
-            events = redact_all(tuple(stream.events[: stream.published]), a.seat)
-            p.deliver(CatchupOut(self.match_id, a.seat, a.since_version, events))
-            if a.seat in self._decisions.prompts and not self.finished:
-                p.deliver(self._prompt_out(a.seat, self._clock.now()))
-            if self.outcome is not None:
-                p.deliver(self.outcome)
-            return
-        seat = self._seating.seat_of(p)
+        now, seating = self._clock.now(), self._seating
         if seat is not None:
-            self._seating.leave(seat, self._clock.now())
-        feed.add(p)
+            if not seating.seat(p, seat, self.match_id, now):
+                return  # the connection is already over
+        elif not seating.watch(p, self.match_id, now):
+            return
         if a.announce:
-            p.deliver(SeatedOut(self.match_id, None, self.players))
-        events = redact_all(tuple(stream.events[: feed.released]), None)
-        p.deliver(CatchupOut(self.match_id, None, a.since_version, events))
+            p.deliver(SeatedOut(self.match_id, seat, self.players))
+        stream = self._pacing.stream
+        shown = stream.published if seat is not None else seating.feed.released
+        events = redact_all(tuple(stream.events[:shown]), seat)
+        p.deliver(CatchupOut(self.match_id, seat, a.since_version, events))
+        if seat is not None and seat in self._decisions.prompts and not self.finished:
+            p.deliver(self._prompt_out(seat, now))
         if self.outcome is not None:
             p.deliver(self.outcome)
+            p.released(self.match_id)
 
     def _detach(self, d: Detach) -> None:
         p = d.participant
-        found = self._pacing.feed.remove(p)
-        seat = self._seating.seat_of(p)
-        if seat is not None:
-            self._seating.leave(seat, self._clock.now())
-            found = True
-        if d.notify and found:
+        if self._seating.drop(p, self._clock.now()) and d.notify:
             p.deliver(LeftOut(self.match_id))
+            p.released(self.match_id)
 
     # -- the end -------------------------------------------------------------------------------------
 
@@ -604,22 +573,21 @@ class TableActor:
         )
         if reason is MatchEndReason.COMPLETED:
             self._pacing.reveal_to_spectators(self._clock.now())
-        self._broadcast(self.outcome)
+        self._seating.broadcast(self.outcome)
+        self._seating.release_all(self.match_id)
         self._retire_at = self._clock.now() + self._retention_s
         self.ended.set()
         if self._on_end is not None:
             self._on_end(self)
-
-    def _broadcast(self, item: Outbound) -> None:
-        self._seating.broadcast(item)
-        self._pacing.feed.broadcast(item)
 
     async def _crash(self, exc: Exception) -> None:
         """The actor failed: tell everyone, record the abort, stop."""
         self._stopped = True
         if self.finished:
             return
-        self._broadcast(ErrorOut(ErrorCode.INTERNAL, f"table {self.match_id} failed; the match is aborted"))
+        self._seating.broadcast(
+            ErrorOut(ErrorCode.INTERNAL, f"table {self.match_id} failed; the match is aborted")
+        )
         try:
             why = f"table failed: {type(exc).__name__}: {exc}"[:500]
             await self._end(MatchEndReason.ABORTED, None, MatchStatus.ABORTED, why=why)

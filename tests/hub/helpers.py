@@ -57,6 +57,8 @@ class FakeParticipant:
         self._account = acct or account()
         self.items: list[Outbound] = []
         self._log = log
+        self.following: tuple[str, int | None] | None = None  # what the table says: (match, seat)
+        self.gone = False  # refuse to be seated (a connection that is over)
 
     @property
     def participant_id(self) -> str:
@@ -70,6 +72,16 @@ class FakeParticipant:
         self.items.append(item)
         if self._log is not None:
             self._log.append(("send", item))
+
+    def attached(self, match_id: str, seat: int | None) -> bool:
+        if self.gone:
+            return False
+        self.following = (match_id, seat)
+        return True
+
+    def released(self, match_id: str) -> None:
+        if self.following is not None and self.following[0] == match_id:
+            self.following = None
 
     def of(self, kind: type[OutT]) -> list[OutT]:
         return [i for i in self.items if isinstance(i, kind)]

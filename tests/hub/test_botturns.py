@@ -41,7 +41,7 @@ def test_a_bot_seat_plays_its_bots_choice() -> None:
     t = new_match(EAST, b"turns")
     legal = legal_actions(t.state, 0)
     chooser = turns("tsumogiri")
-    assert chooser.is_bot(0)
+    assert chooser.bot_seats == {0, 1, 2, 3}
     action, source = chooser.choose(t.state, 0, legal, connected=False)
     assert source == "bot" and action == get_bot("tsumogiri")(seat_view(t.state, 0), legal)
 
@@ -60,7 +60,7 @@ def test_a_bot_that_fails_or_cheats_gets_the_default(
 def test_a_players_default_says_whether_it_was_connected() -> None:
     t = new_match(EAST, b"turns")
     chooser = turns("human")
-    assert not chooser.is_bot(0)
+    assert chooser.bot_seats == {1, 2, 3}
     legal = legal_actions(t.state, 0)
     assert chooser.choose(t.state, 0, legal, connected=True) == (default_action(t.state, 0), "timeout")
     assert chooser.choose(t.state, 0, legal, connected=False) == (default_action(t.state, 0), "disconnected")

@@ -7,9 +7,9 @@ import doctest
 
 import pytest
 
+import server.hub.adapter
 import server.hub.auth
 import server.hub.clock
-import server.hub.connection
 import server.hub.seating
 import server.hub.server
 import server.hub.settings
@@ -22,7 +22,7 @@ from server.hub.settings import ConnectionLimits, HubSettings, SettingsError, Ta
     "module",
     [
         server.hub.clock,
-        server.hub.connection,
+        server.hub.adapter,
         server.hub.settings,
         server.hub.auth,
         server.hub.server,

@@ -10,8 +10,10 @@ from server.engine import Transition, apply, legal_actions, new_match, pending_s
 from server.engine.actions import Chi, Discard, Pass, Pon
 from server.hub.clock import ManualClock
 from server.hub.decisions import Decisions
-from server.hub.settings import TableTimers
-from tests.hub.helpers import EAST, wall_with
+from server.hub.seating import Seating
+from server.hub.settings import SpectatePolicy, TableTimers
+from server.hub.spectators import SpectatorFeed
+from tests.hub.helpers import EAST, FakeParticipant, account, wall_with
 
 # The dealer draws a third 3m and discards it: seat 1 may chi it, seat 2 may pon it (a call window
 # with two seats in it).
@@ -35,7 +37,7 @@ def test_doctests() -> None:
 
 def test_a_decision_is_prompted_once_and_its_answer_remembered() -> None:
     clock = ManualClock(100.0)
-    decisions = Decisions(TIMERS)
+    decisions = Decisions(TIMERS, Seating(SpectatorFeed("m", SpectatePolicy())), bots=frozenset())
     t = deal()
     assert decisions.advance(t, actor=None, request_id=None, now=clock.now()) is None
     assert decisions.prompts == {}  # open, not prompted: the seats may not have seen the deal yet
@@ -54,7 +56,7 @@ def test_a_decision_is_prompted_once_and_its_answer_remembered() -> None:
 
 def test_an_answer_in_a_call_window_leaves_the_other_prompt_open() -> None:
     clock = ManualClock()
-    decisions = Decisions(TIMERS)
+    decisions = Decisions(TIMERS, Seating(SpectatorFeed("m", SpectatePolicy())), bots=frozenset())
     t = tsumogiri(deal(), 0)
     decisions.advance(t, actor=0, request_id=None, now=clock.now())
     assert pending_seats(t.state) == (1, 2)
@@ -72,7 +74,7 @@ def test_an_answer_in_a_call_window_leaves_the_other_prompt_open() -> None:
 
 def test_time_beyond_the_action_time_comes_out_of_the_bank() -> None:
     clock = ManualClock()
-    decisions = Decisions(TIMERS)
+    decisions = Decisions(TIMERS, Seating(SpectatorFeed("m", SpectatePolicy())), bots=frozenset())
     t = deal()
     decisions.advance(t, actor=None, request_id=None, now=clock.now())
     prompt = decisions.prompt(t.state, 0, clock.now())
@@ -86,23 +88,33 @@ def test_time_beyond_the_action_time_comes_out_of_the_bank() -> None:
 
 def test_deadlines_for_a_player_a_gone_player_and_a_bot() -> None:
     clock = ManualClock(10.0)
-    decisions = Decisions(TIMERS)
+    seating = Seating(SpectatorFeed("m", SpectatePolicy()))
+    p1, p2 = FakeParticipant(account("p1")), FakeParticipant(account("p2"))
+    seating.take(1, p1)
+    seating.take(2, p2)
+    decisions = Decisions(TIMERS, seating, bots=frozenset({0}))
     t = tsumogiri(deal(), 0)
     decisions.advance(t, actor=0, request_id=None, now=clock.now())
-    window = decisions.prompt(t.state, 1, clock.now())
-    assert window is not None
-    assert decisions.deadline(1, window, bot=False, gone_since=None) == 10.0 + 15.0  # action + bank
-    assert decisions.deadline(1, window, bot=False, gone_since=11.0) == 11.0 + 2.0  # the grace
-    assert decisions.deadline(1, window, bot=True, gone_since=None) == 10.0  # a window: at once
+    chi = decisions.prompt(t.state, 1, clock.now())
+    pon = decisions.prompt(t.state, 2, clock.now())
+    assert chi is not None and pon is not None
+    assert decisions.deadline(1, chi) == 10.0 + 15.0  # action time + bank
+    assert decisions.next_deadline() == 25.0
+    clock.advance(1.0)
+    seating.leave(2, clock.now())
+    assert decisions.deadline(2, pon) == 11.0 + 2.0  # gone: the grace, from when it left
+    assert decisions.next_deadline() == 13.0
+    assert decisions.due(12.999) is None and decisions.due(13.0) == 2
+    assert decisions.due(25.0) == 1  # the first seat whose time is up, in seat order
     turn = deal()
     decisions.advance(turn, actor=None, request_id=None, now=clock.now())
     own = decisions.prompt(turn.state, 0, clock.now())
     assert own is not None
-    assert decisions.deadline(0, own, bot=True, gone_since=None) == 10.0 + 0.6  # its own turn
+    assert decisions.deadline(0, own) == 11.0 + 0.6  # a bot thinks over its own turn
 
 
 def test_the_one_act_check_names_what_is_wrong() -> None:
-    decisions = Decisions(TIMERS)
+    decisions = Decisions(TIMERS, Seating(SpectatorFeed("m", SpectatePolicy())), bots=frozenset())
     t = deal()
     decisions.advance(t, actor=None, request_id=None, now=0.0)
     discard = next(iter(a for a in legal_actions(t.state, 0) if isinstance(a, Discard)))
