@@ -558,7 +558,7 @@ def _action_order(action: Action) -> tuple[int, str]:
     return (_ORDER.index(type(action)), repr(action))
 
 
-_ORDER: list[type[Any]] = [
+_ORDER: tuple[type[Any], ...] = (
     Discard,
     Riichi,
     Chi,
@@ -570,7 +570,7 @@ _ORDER: list[type[Any]] = [
     Ron,
     KyuushuKyuuhai,
     Pass,
-]
+)
 
 
 def _kind_of(pai: str) -> int:

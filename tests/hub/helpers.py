@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import secrets
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -41,12 +42,15 @@ from server.hub.table import TableActor
 
 EAST = TENHOU.with_options(game_length="east")
 OutT = TypeVar("OutT", bound=Outbound)
-_ids = itertools.count(1)
 
 
 def account(name: str = "alice", kind: AccountKind = AccountKind.GUEST) -> Account:
     return Account(
-        id=f"g-{name}-{next(_ids)}", name=name, kind=kind, scopes=DEFAULT_SCOPES[kind], created_at=0.0
+        id=f"g-{name}-{secrets.token_hex(4)}",
+        name=name,
+        kind=kind,
+        scopes=DEFAULT_SCOPES[kind],
+        created_at=0.0,
     )
 
 
@@ -168,6 +172,7 @@ class TableKit:
     repo: InMemoryRepository
     humans: dict[int, FakeParticipant]
     log: list[tuple[str, Any]] = field(default_factory=list)
+    request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     async def act(
         self, seat: int, action: Any, *, step: int | None = None, request_id: int | None = None
@@ -175,7 +180,7 @@ class TableKit:
         p = self.humans[seat]
         prompt = p.last_prompt()
         assert step is not None or prompt is not None, "no prompt to answer"
-        rid = request_id if request_id is not None else next(_ids)
+        rid = request_id if request_id is not None else next(self.request_ids)
         self.table.submit(ActRequest(p, rid, step if step is not None else prompt.step, action))  # type: ignore[union-attr]
         await self.table.settle()
 
