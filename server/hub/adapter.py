@@ -152,6 +152,11 @@ class SeatConnection(abc.ABC):
         self._match_id: str | None = None  # the match this connection plays or watches (the table says)
         self._seat: int | None = None
         self._gone = False  # the connection is over: a table that seats it now is told no
+        self._setup()
+
+    @abc.abstractmethod
+    def _setup(self) -> None:
+        """Set up the protocol's own per-connection state (called last by ``__init__``)."""
 
     @classmethod
     def new_session_id(cls) -> str:

@@ -63,8 +63,6 @@ from server.engine.actions import (
 from server.engine.tiles import Tile, kind, sort_key
 from server.hub.adapter import (
     AuthenticateBearer,
-    Directory,
-    FrameSink,
     HelloRequest,
     JoinPrivate,
     JoinQueue,
@@ -72,7 +70,6 @@ from server.hub.adapter import (
     Resume,
     SeatConnection,
 )
-from server.hub.clock import Clock
 from server.hub.inbox import ActRequest
 from server.hub.outputs import (
     AckOut,
@@ -86,7 +83,6 @@ from server.hub.outputs import (
     QueuedOut,
     SeatedOut,
 )
-from server.hub.settings import ConnectionLimits
 from server.records.export_mjai import MjaiStream
 from server.records.tiles import face_from_mjai, mjai_from_face
 
@@ -132,16 +128,7 @@ class MjaiSession(SeatConnection):
 
     ID_PREFIX = "j"
 
-    def __init__(
-        self,
-        sink: FrameSink,
-        directory: Directory,
-        clock: Clock,
-        limits: ConnectionLimits,
-        *,
-        session_id: str | None = None,
-    ) -> None:
-        super().__init__(sink, directory, clock, limits, session_id=session_id)
+    def _setup(self) -> None:
         self._hello_message: dict[str, Any] = {}  # the bot's hello (its queue or private table)
         self._version = 0  # the last event version of the match received from the table
         self._stream: MjaiStream | None = None

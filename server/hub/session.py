@@ -55,8 +55,6 @@ from client_protocol.messages import (
 from client_protocol.tracker import MatchTracker
 from server.hub.adapter import (
     Authenticate,
-    Directory,
-    FrameSink,
     HelloRequest,
     JoinPrivate,
     JoinQueue,
@@ -65,7 +63,6 @@ from server.hub.adapter import (
     Spectate,
 )
 from server.hub.adapter import Resume as ResumeRequest
-from server.hub.clock import Clock
 from server.hub.inbox import ActRequest
 from server.hub.outputs import (
     AckOut,
@@ -79,7 +76,6 @@ from server.hub.outputs import (
     QueuedOut,
     SeatedOut,
 )
-from server.hub.settings import ConnectionLimits
 from server.hub.wire import action_from_wire, event_to_wire, legal_actions_to_wire
 
 log = logging.getLogger(__name__)
@@ -90,16 +86,7 @@ MAX_PROMPT_CREDIT = 8
 class ProtocolSession(SeatConnection):
     """One connection speaking the Jantaku protocol (a :class:`~server.hub.outputs.Participant`)."""
 
-    def __init__(
-        self,
-        sink: FrameSink,
-        directory: Directory,
-        clock: Clock,
-        limits: ConnectionLimits,
-        *,
-        session_id: str | None = None,
-    ) -> None:
-        super().__init__(sink, directory, clock, limits, session_id=session_id)
+    def _setup(self) -> None:
         self._prompted = 0  # prompts delivered and not yet answered: their acts skip the rate limit
         self._client: str | None = None  # what the client said it is (for the log)
 
