@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 REPO = Path(__file__).resolve().parents[1]
-SERVER_ENTRY = ["-m", "server.cli"]  # how the server is started
+SERVER_ENTRY = ["-m", "server.app"]  # how the server is started
 CONNECT_BATCH = 100  # connections opened at once (the server's listen backlog is 100)
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode

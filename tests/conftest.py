@@ -11,7 +11,7 @@ import pytest
 @pytest.fixture(autouse=True)
 def root_logging() -> Iterator[None]:
     """Give every test the logging set-up it found: ``jantaku serve`` run in-process
-    (``server.cli.main``) configures the root logger onto the test's captured stderr, which is
+    (``server.app.cli.main``) configures the root logger onto the test's captured stderr, which is
     closed once the test ends."""
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level

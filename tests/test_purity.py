@@ -3,6 +3,9 @@
 * ``server.engine`` is pure and deterministic (DESIGN.md): no event loop, clock, randomness, OS,
   I/O, persistence or wire types, and nothing from the other ``server`` packages.
 * ``client_protocol`` never imports ``server``: bots and clients install it alone.
+* The packages of ``server`` are layered (``docs/architecture.md``): each imports only the packages
+  below it (``LAYERS``); the composition root ``server.app`` is the only one that may import them all,
+  and nothing imports it.
 
 ``json`` and ``hashlib`` are allowed in the engine (the ruleset document; walls and commitments).
 """
@@ -60,10 +63,41 @@ ENGINE_FORBIDDEN: tuple[str, ...] = (
     "server.web",
     "server.records",
     "server.bots",
-    "server.cli",
+    "server.app",
 )
 
 CLIENT_PROTOCOL_FORBIDDEN: tuple[str, ...] = ("server",)
+
+# Which ``server`` packages each package may import (besides itself). Anything else of ``server`` is
+# refused; a new package needs its line here. Read from the bottom: the engine knows nothing, the
+# domain (persisted records, errors, the repository port) knows the engine, and so on up to the
+# composition root, which builds the server from all of them.
+LAYERS: dict[str, frozenset[str]] = {
+    "server.engine": frozenset(),
+    "server.domain": frozenset({"server.engine"}),
+    "server.eventlog": frozenset({"server.engine", "server.domain"}),  # the event-log codec
+    "server.records": frozenset({"server.engine", "server.eventlog"}),
+    "server.bots": frozenset({"server.engine", "server.records"}),
+    "server.store": frozenset({"server.engine", "server.domain", "server.eventlog"}),
+    "server.hub": frozenset(
+        {"server.engine", "server.domain", "server.eventlog", "server.records", "server.bots"}
+    ),
+    "server.web": frozenset(
+        {"server.engine", "server.domain", "server.eventlog", "server.records", "server.hub"}
+    ),
+    "server.app": frozenset(
+        {
+            "server.engine",
+            "server.domain",
+            "server.eventlog",
+            "server.records",
+            "server.bots",
+            "server.store",
+            "server.hub",
+            "server.web",
+        }
+    ),
+}
 
 
 def _module_name(path: Path) -> str:
@@ -123,6 +157,36 @@ def _modules(package: str) -> list[Path]:
 
 ENGINE_MODULES = _modules("server.engine")
 CLIENT_PROTOCOL_MODULES = _modules("client_protocol")
+SERVER_MODULES = [p for p in _modules("server") if p.parent != ROOT / "server"]
+
+
+def _package_of(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def layer_violations(
+    source: str,
+    module: str,
+    *,
+    is_package: bool = False,
+    layers: dict[str, frozenset[str]] = LAYERS,
+) -> list[str]:
+    """The imports of ``server`` packages that ``module``'s package may not make (``layers``)."""
+    package = _package_of(module)
+    if package not in layers:
+        return [f"{module}: package {package} has no line in LAYERS (add one: what may it import?)"]
+    allowed = layers[package] | {package}
+    found = []
+    for line, name in imported_modules(source, module, is_package=is_package):
+        parts = name.split(".")
+        if parts[0] != "server" or len(parts) < 2:
+            continue
+        target = _package_of(name)
+        if target not in layers:
+            continue  # ``from server import __version__`` and the like: not a package
+        if target not in allowed:
+            found.append(f"{module} (line {line}) imports {name!r}: {package} may not import {target}")
+    return found
 
 
 def test_the_packages_exist() -> None:
@@ -149,6 +213,37 @@ def test_client_protocol_never_imports_server(path: Path) -> None:
         is_package=path.name == "__init__.py",
     )
     assert not found, "client_protocol must not depend on server:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", SERVER_MODULES, ids=_module_name)
+def test_server_packages_import_only_the_layers_below(path: Path) -> None:
+    module = _module_name(path)
+    found = layer_violations(
+        path.read_text(encoding="utf-8"),
+        module,
+        is_package=path.name == "__init__.py",
+    )
+    assert not found, "server packages are layered (docs/architecture.md, LAYERS):\n" + "\n".join(found)
+
+
+def test_every_server_package_has_a_layer() -> None:
+    packages = {_package_of(_module_name(p)) for p in SERVER_MODULES}
+    assert packages <= set(LAYERS), sorted(packages - set(LAYERS))
+
+
+def test_the_layers_have_no_cycle() -> None:
+    def below(package: str) -> set[str]:
+        found: set[str] = set()
+        todo = list(LAYERS[package])
+        while todo:
+            nxt = todo.pop()
+            if nxt not in found:
+                found.add(nxt)
+                todo.extend(LAYERS[nxt])
+        return found
+
+    assert not [p for p in LAYERS if p in below(p)]
+    assert not any("server.app" in below for below in LAYERS.values())
 
 
 # -- the checker itself --------------------------------------------------------------------------
@@ -208,3 +303,46 @@ def test_client_protocol_checker() -> None:
     assert violations("import server", "client_protocol.codec", ("server",))
     assert not violations("import msgspec", "client_protocol.codec", ("server",))
     assert not violations("import serverless", "client_protocol.codec", ("server",))
+
+
+@pytest.mark.parametrize(
+    ("source", "module"),
+    [
+        ("from server.web.api.app import create_app", "server.hub.table"),  # hub -> web
+        ("from server.store.repository import SqlRepository", "server.hub.server"),  # hub -> store
+        ("from server.hub.mjai import MjaiSession", "server.bots.connect"),  # bots -> hub
+        ("from server.bots import BOTS", "server.records.cli"),  # records -> bots
+        ("from server.hub import auth", "server.store.repository"),  # store -> hub
+        ("import server.store.models", "server.web.api.pages"),  # web -> store
+        ("from server.app.cli import main", "server.hub.server"),  # nothing imports the root
+        ("from server.domain.records import Account", "server.engine.state"),  # engine -> domain
+        ("from server.records import export", "server.domain.ports"),  # domain -> records
+        ("from ..store import db", "server.hub.server"),  # a relative import: hub -> store
+    ],
+)
+def test_layer_checker_catches_reverse_imports(source: str, module: str) -> None:
+    found = layer_violations(source, module)
+    assert found and module in found[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "module"),
+    [
+        ("from server.hub.auth import Authenticator", "server.web.api.app"),
+        ("from server.records.export_mjai import MJAI_EVENT_TYPES", "server.bots.connect"),
+        ("from server.store.repository import SqlRepository", "server.app.compose"),
+        ("from server.domain.ports import Repository", "server.store.repository"),
+        ("from server import __version__", "server.hub.server"),
+        ("from .inbox import Attach", "server.hub.table"),
+        ("import json", "server.domain.records"),
+    ],
+)
+def test_layer_checker_allows_downward_imports(source: str, module: str) -> None:
+    assert layer_violations(source, module) == []
+
+
+def test_layer_checker_refuses_upward_imports() -> None:
+    assert layer_violations("from server.store.models import MatchRow", "server.web.api.review")
+    assert layer_violations("from server.store.repository import SqlRepository", "server.hub.lobby")
+    assert layer_violations("from server.hub.table import TableActor", "server.store.writer")
+    assert layer_violations("x = 1", "server.newpkg.mod")  # an unknown package is refused

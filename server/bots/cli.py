@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from server.bots import BOTS, connect_cli
+from server.bots import BOTS
 from server.bots.selfplay import play_events
 from server.engine.errors import RulesError
 from server.engine.events import HandDrawn, HandWon, MatchEnded
@@ -13,12 +13,12 @@ from server.engine.tiles import format_tiles
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``jantaku play`` (``jantaku bot connect`` is :mod:`server.bots.connect_cli`)."""
     p = sub.add_parser("play", help="play one match of built-in bots in-process and print the results")
     p.add_argument("--ruleset", default="tenhou", choices=sorted(PRESETS))
     p.add_argument("--players", default="greedy,greedy,greedy,greedy", help="four of: " + ",".join(BOTS))
     p.add_argument("--seed", default="jantaku", help="match seed (text)")
     p.set_defaults(handler=run_play)
-    connect_cli.register(sub)  # jantaku bot connect
 
 
 def run_play(args: argparse.Namespace) -> int:

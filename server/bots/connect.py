@@ -37,12 +37,12 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from server.hub.mjai import MJAI_EVENT_TYPES
+# Only the mjai events are passed to the bot; the endpoint's own messages (``welcome``, ``queued``,
+# ``seated``, ``request``, ``error``, ``match_end``) are not.
+from server.records.export_mjai import MJAI_EVENT_TYPES
 
 log = logging.getLogger("jantaku.bot.connect")
 
-"""Events passed to the bot (the same set as ``server.hub.mjai.MJAI_EVENT_TYPES``); the endpoint's
-own messages (``welcome``, ``queued``, ``seated``, ``request``, ``error``, ``match_end``) are not."""
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # refused by the server, or the server could not be reached for too long

@@ -1,4 +1,10 @@
-"""Transport-level pieces shared by every protocol adapter: the outbound queue and the rate limit.
+"""The asyncio layer of a connection: the socket, the outbound queue, and the lobby calls it awaits.
+
+:class:`WebSocketConnection` runs one websocket for a protocol core without I/O
+(:class:`~server.hub.adapter.SeatConnection`: ours at ``/ws``, mjai's at ``/mjai``): it reads
+frames and feeds them to the core, awaits what the core cannot do without waiting (checking the
+hello's credentials, joining a queue or a table through the lobby), writes what the core queued, and
+tells the core when the connection is over.
 
 :class:`Outbox` follows python-websockets' broadcast pattern: one bounded queue and one writer task
 per connection, so producers (tables, the lobby) only ever ``put`` without waiting. When a client
@@ -8,7 +14,6 @@ stalled reader). The client may reconnect and resume. The queue is a plain list 
 future rather than an ``asyncio.Queue`` (whose three deques and event cost about 3 KiB for each
 of thousands of mostly idle connections; ``bench/hub.py``, docs/benchmarks.md).
 
-:class:`TokenBucket` is the per-connection rate limit.
 """
 
 from __future__ import annotations
@@ -16,45 +21,53 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
 
 from server.domain.records import Account
+from server.hub.adapter import (
+    Authenticate,
+    AuthenticateBearer,
+    HelloRequest,
+    JoinPrivate,
+    JoinQueue,
+    LobbyRequest,
+    Resume,
+    SeatConnection,
+    Spectate,
+)
+from server.hub.auth import Authenticator, AuthError
+from server.hub.clock import Clock, with_deadline
+from server.hub.lobby import Lobby
+from server.hub.settings import ConnectionLimits
 
 log = logging.getLogger(__name__)
 
 
-class ConnectionAdapter(Protocol):
-    """One websocket connection speaking one protocol, as the hub runs it: ours is
-    :class:`server.hub.session.ProtocolSession` (path ``/ws``), mjai's is
-    :class:`server.hub.mjai.MjaiSession` (path ``/mjai``); both build on
-    :class:`server.hub.session.SeatConnection` and talk to the same lobby and tables through
-    :mod:`server.hub.outputs` and :mod:`server.hub.inbox`."""
+class SessionHost(Protocol):
+    """What a connection needs from the hub."""
 
     @property
-    def account(self) -> Account:
-        """The authenticated account (only asked for after it registered with the hub)."""
+    def auth(self) -> Authenticator: ...
+
+    @property
+    def lobby(self) -> Lobby: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def limits(self) -> ConnectionLimits: ...
+
+    def register(self, connection: WebSocketConnection) -> None:
+        """The connection authenticated: it becomes its player's only live connection."""
         ...
 
-    async def run(self) -> None:
-        """Serve the connection until it closes."""
-        ...
-
-    def close(self, code: int, reason: str) -> None:
-        """Close after what is already queued (shutdown: 1012)."""
-        ...
-
-    def replaced(self) -> None:
-        """A newer connection of the same account took over: close this one."""
-        ...
-
-    async def finish(self, timeout: float) -> None:
-        """Wait until the connection is closed, dropping it after ``timeout`` seconds."""
-        ...
+    def unregister(self, connection: WebSocketConnection) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,29 +166,108 @@ class Outbox:
             self._ws.transport.abort()
 
 
-class TokenBucket:
-    """``rate`` tokens per second up to ``burst``; each message takes one.
+class WebSocketConnection:
+    """One websocket connection running one protocol core (see the module docstring)."""
 
-    >>> now = [0.0]
-    >>> bucket = TokenBucket(rate=1.0, burst=2, now=lambda: now[0])
-    >>> bucket.take(), bucket.take(), bucket.take()
-    (True, True, False)
-    >>> now[0] = 1.0; bucket.take()
-    True
-    """
+    def __init__(self, host: SessionHost, ws: ServerConnection, core: type[SeatConnection]) -> None:
+        self._host = host
+        self._ws = ws
+        self._limits = host.limits
+        self.session_id = core.new_session_id()
+        self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
+        self.core = core(self._outbox, host.lobby, host.clock, self._limits, session_id=self.session_id)
+        self._replaced = False
 
-    def __init__(self, rate: float, burst: int, now: Callable[[], float]) -> None:
-        self._rate = rate
-        self._burst = float(burst)
-        self._tokens = float(burst)
-        self._now = now
-        self._last = now()
+    @property
+    def account(self) -> Account:
+        """The authenticated account (only asked for after it registered with the hub)."""
+        return self.core.account
 
-    def take(self) -> bool:
-        now = self._now()
-        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
-        self._last = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
+    async def run(self) -> None:
+        """Serve the connection until it closes."""
+        core = self.core
+        try:
+            if await self._hello():
+                async for frame in self._ws:
+                    if not self._outbox.open or self._replaced:
+                        break
+                    request = core.receive(frame)
+                    if request is not None:
+                        try:
+                            await self._perform(request)
+                        except Exception:
+                            core.request_failed(request)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception(
+                "%s: connection handler failed", self.session_id, extra={"session": self.session_id}
+            )
+            self._outbox.close(CloseCode.INTERNAL_ERROR, "internal error")
+        finally:
+            authenticated = core.is_authenticated
+            core.connection_lost()
+            if authenticated:
+                self._host.unregister(self)
+            await self._outbox.finish(self._limits.close_timeout_s + 1.0)
+
+    async def _hello(self) -> bool:
+        """Until the core has a hello and its credentials are good: False when refused."""
+        clock, core = self._host.clock, self.core
+        deadline = clock.now() + self._limits.hello_timeout_s
+        while True:
+            try:
+                frame = await with_deadline(clock, self._ws.recv(), deadline, "hello")
+            except TimeoutError:
+                core.hello_timeout()
+                return False
+            request = core.receive_hello(frame)
+            if request is None:
+                if not self._outbox.open:
+                    return False
+                continue
+            try:
+                account, token = await self._authenticate(request)
+            except AuthError as exc:
+                core.refuse(exc.code, exc.message)
+                return False
+            core.authenticated(account)
+            self._host.register(self)
+            follow_up = core.welcome(token)
+            if follow_up is not None:
+                await self._perform(follow_up)
             return True
-        return False
+
+    async def _authenticate(self, request: HelloRequest) -> tuple[Account, str | None]:
+        auth = self._host.auth
+        match request:
+            case Authenticate(auth=credentials):
+                authed = await auth.authenticate(credentials)
+                return authed.account, authed.session_token
+            case AuthenticateBearer(token=token):
+                return await auth.account_for_bearer(token), None
+
+    async def _perform(self, request: LobbyRequest) -> None:
+        lobby, core = self._host.lobby, self.core
+        match request:
+            case JoinQueue(preset=preset, request_id=rid):
+                await lobby.join_queue(core, preset, rid)
+            case JoinPrivate(code=code, request_id=rid):
+                await lobby.join_private(core, code, rid)
+            case Spectate(match_id=match_id, request_id=rid):
+                await lobby.spectate(core, match_id, rid)
+            case Resume(match_id=match_id, since_version=since, request_id=rid):
+                await lobby.resume(core, match_id, since, rid)
+
+    def close(self, code: int, reason: str) -> None:
+        """Close after what is already queued (shutdown: 1012)."""
+        self._outbox.close(code, reason)
+
+    def replaced(self) -> None:
+        """A newer connection of the same account took over: close this one."""
+        self._replaced = True
+        self.close(CloseCode.NORMAL_CLOSURE, "replaced by a newer connection of the same player")
+
+    async def finish(self, timeout: float) -> None:
+        """Wait until the connection is closed, dropping it after ``timeout`` seconds."""
+        await self._outbox.finish(timeout)

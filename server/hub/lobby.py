@@ -12,6 +12,12 @@ and the registry of live tables (who holds which seat).
   running (see :mod:`server.hub.recovery`) and registers its seats, so players reconnect to it.
 
 Seats are drawn at random. A player waits in at most one queue or private table at a time.
+
+The lobby's state changes only in code that does not await, so no lock is needed. Starting a table
+(the store writes the match and its deal) is the one slow step: the seats are reserved first (the
+group leaves its queue; the table and its seats are registered), then the table is started with
+nothing held, so a slow store stalls nobody else's matchmaking. If starting fails, the reservation
+is undone and the group is told to join again (``busy_retry``).
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, Tabl
 from server.hub.table import TableActor
 
 log = logging.getLogger(__name__)
+
+Reserved = tuple[TableActor, dict[int, Participant]]  # a table with its seats taken, not started
 
 BOTS_SUFFIX = "+bots"  # "tenhou+bots": play now, against three built-in bots
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
@@ -105,10 +113,12 @@ class Lobby:
         seed_source: Callable[[], bytes] | None = None,
         rng: random.Random | None = None,
         metrics: HubMetrics | None = None,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self._repo = repo
         self.metrics = metrics
         self._clock = clock
+        self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
         self.settings = settings
         self.rulesets: Mapping[str, Ruleset] = dict(rulesets if rulesets is not None else PRESETS)
         self._seed_source = seed_source or (lambda: secrets.token_bytes(32))
@@ -118,7 +128,6 @@ class Lobby:
         self._queues: dict[str, list[_Waiting]] = {}
         self._fill_timers: dict[str, Cancellable] = {}
         self._private: dict[str, PrivateTable] = {}
-        self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self.closing = False
 
@@ -138,32 +147,34 @@ class Lobby:
     async def join_queue(self, p: Participant, preset: str, request_id: int | None) -> None:
         name = preset.removesuffix(BOTS_SUFFIX)
         now_with_bots = name != preset
-        async with self._lock:
-            try:
-                self._check_open()
-                ruleset = self.rulesets.get(name)
-                if ruleset is None:
-                    raise LobbyError(
-                        ErrorCode.NOT_FOUND,
-                        f"no queue {preset!r}; presets: {', '.join(sorted(self.rulesets))} "
-                        f"(add {BOTS_SUFFIX!r} to play at once against bots)",
-                    )
-                _require(p.account, Scope.PLAY)
-            except LobbyError as exc:
-                p.deliver(ErrorOut(exc.code, exc.message, request_id))
-                return
-            self._forget_waiting(p.account.id)
-            entry = _Waiting(p, self._clock.now())
-            if now_with_bots or self.settings.bot_fill_after_s == 0:
-                await self._make_table([entry], ruleset, f"queue:{name}", self.settings.timers)
-                return
+        try:
+            self._check_open()
+            ruleset = self.rulesets.get(name)
+            if ruleset is None:
+                raise LobbyError(
+                    ErrorCode.NOT_FOUND,
+                    f"no queue {preset!r}; presets: {', '.join(sorted(self.rulesets))} "
+                    f"(add {BOTS_SUFFIX!r} to play at once against bots)",
+                )
+            _require(p.account, Scope.PLAY)
+        except LobbyError as exc:
+            p.deliver(ErrorOut(exc.code, exc.message, request_id))
+            return
+        self._forget_waiting(p.account.id)
+        entry = _Waiting(p, self._clock.now())
+        reserved: Reserved | None = None
+        if now_with_bots or self.settings.bot_fill_after_s == 0:
+            reserved = self._reserve([entry], ruleset, f"queue:{name}", self.settings.timers)
+        else:
             queue = self._queues.setdefault(name, [])
             queue.append(entry)
             if len(queue) >= 4:
                 group, queue[:] = queue[:4], queue[4:]
-                await self._make_table(group, ruleset, f"queue:{name}", self.settings.timers)
+                reserved = self._reserve(group, ruleset, f"queue:{name}", self.settings.timers)
             self._announce_queue(name)
             self._arm_fill(name)
+        if reserved is not None:
+            await self._start(reserved)
 
     def _announce_queue(self, name: str) -> None:
         queue = self._queues.get(name, [])
@@ -181,18 +192,18 @@ class Lobby:
         self._fill_timers[name] = self._clock.call_at(when, lambda: self._spawn(self._fill(name)))
 
     async def _fill(self, name: str) -> None:
-        async with self._lock:
-            self._fill_timers.pop(name, None)
-            queue = self._queues.get(name)
-            if not queue or self.closing:
-                return
-            if queue[0].since + self.settings.bot_fill_after_s > self._clock.now():
-                self._arm_fill(name)
-                return
-            group, queue[:] = queue[:4], queue[4:]
-            await self._make_table(group, self.rulesets[name], f"queue:{name}", self.settings.timers)
-            self._announce_queue(name)
+        self._fill_timers.pop(name, None)
+        queue = self._queues.get(name)
+        if not queue or self.closing:
+            return
+        if queue[0].since + self.settings.bot_fill_after_s > self._clock.now():
             self._arm_fill(name)
+            return
+        group, queue[:] = queue[:4], queue[4:]
+        reserved = self._reserve(group, self.rulesets[name], f"queue:{name}", self.settings.timers)
+        self._announce_queue(name)
+        self._arm_fill(name)
+        await self._start(reserved)
 
     # -- private tables ------------------------------------------------------------------------------
 
@@ -208,84 +219,79 @@ class Lobby:
         spectators: bool = True,
     ) -> PrivateTable:
         """Open a private table and return its invitation (raises LobbyError)."""
-        async with self._lock:
-            self._check_open()
-            _require(creator, Scope.CREATE_PRIVATE)
-            self._purge_private()
-            mine = sum(1 for t in self._private.values() if t.creator_id == creator.id)
-            if mine >= self.settings.max_private_per_account:
-                raise LobbyError(
-                    ErrorCode.FORBIDDEN,
-                    f"you already have {mine} open private tables (at most "
-                    f"{self.settings.max_private_per_account})",
-                )
-            base = self.rulesets.get(preset)
-            if base is None:
-                raise LobbyError(
-                    ErrorCode.NOT_FOUND, f"no preset {preset!r}; presets: {sorted(self.rulesets)}"
-                )
-            try:
-                ruleset = base.with_options(**dict(rules)) if rules else base
-                table_timers = (
-                    self.settings.timers.replace(**dict(timers)) if timers else self.settings.timers
-                )
-            except (RulesError, SettingsError, TypeError, ValueError) as exc:
-                raise LobbyError(ErrorCode.MALFORMED, f"bad table options: {exc}") from None
-            if not 0 <= bots <= 3:
-                raise LobbyError(ErrorCode.MALFORMED, f"bots must be 0 to 3, got {bots}")
-            bot_name = bot or self.settings.fill_bot
-            if bot_name not in BOTS:
-                raise LobbyError(ErrorCode.MALFORMED, f"no bot {bot_name!r}; bots: {sorted(BOTS)}")
+        self._check_open()
+        _require(creator, Scope.CREATE_PRIVATE)
+        self._purge_private()
+        mine = sum(1 for t in self._private.values() if t.creator_id == creator.id)
+        if mine >= self.settings.max_private_per_account:
+            raise LobbyError(
+                ErrorCode.FORBIDDEN,
+                f"you already have {mine} open private tables (at most "
+                f"{self.settings.max_private_per_account})",
+            )
+        base = self.rulesets.get(preset)
+        if base is None:
+            raise LobbyError(ErrorCode.NOT_FOUND, f"no preset {preset!r}; presets: {sorted(self.rulesets)}")
+        try:
+            ruleset = base.with_options(**dict(rules)) if rules else base
+            table_timers = self.settings.timers.replace(**dict(timers)) if timers else self.settings.timers
+        except (RulesError, SettingsError, TypeError, ValueError) as exc:
+            raise LobbyError(ErrorCode.MALFORMED, f"bad table options: {exc}") from None
+        if not 0 <= bots <= 3:
+            raise LobbyError(ErrorCode.MALFORMED, f"bots must be 0 to 3, got {bots}")
+        bot_name = bot or self.settings.fill_bot
+        if bot_name not in BOTS:
+            raise LobbyError(ErrorCode.MALFORMED, f"no bot {bot_name!r}; bots: {sorted(BOTS)}")
+        code = new_invite_code()
+        while code in self._private:
             code = new_invite_code()
-            while code in self._private:
-                code = new_invite_code()
-            spectate = SpectatePolicy(
-                delay_steps=self.settings.spectate.delay_steps,
-                delay_s=self.settings.spectate.delay_s,
-                allowed=spectators and self.settings.spectate.allowed,
-            )
-            table = PrivateTable(
-                code=code,
-                creator_id=creator.id,
-                preset=preset,
-                ruleset=ruleset,
-                bots=bots,
-                bot=bot_name,
-                timers=table_timers,
-                spectate=spectate,
-                expires_at=self._clock.now() + self.settings.private_ttl_s,
-            )
-            self._private[code] = table
-            log.info("private table %s opened by %s (%s, %d bots)", code, creator.id, preset, bots)
-            return table
+        spectate = SpectatePolicy(
+            delay_steps=self.settings.spectate.delay_steps,
+            delay_s=self.settings.spectate.delay_s,
+            allowed=spectators and self.settings.spectate.allowed,
+        )
+        table = PrivateTable(
+            code=code,
+            creator_id=creator.id,
+            preset=preset,
+            ruleset=ruleset,
+            bots=bots,
+            bot=bot_name,
+            timers=table_timers,
+            spectate=spectate,
+            expires_at=self._clock.now() + self.settings.private_ttl_s,
+        )
+        self._private[code] = table
+        log.info("private table %s opened by %s (%s, %d bots)", code, creator.id, preset, bots)
+        return table
 
     async def join_private(self, p: Participant, code: str, request_id: int | None) -> None:
-        async with self._lock:
-            self._purge_private()
-            invite = self._private.get(code.strip().upper())
-            try:
-                self._check_open()
-                if invite is None:
-                    raise LobbyError(ErrorCode.NOT_FOUND, f"no open private table with code {code!r}")
-                _require(p.account, Scope.PLAY)
-            except LobbyError as exc:
-                p.deliver(ErrorOut(exc.code, exc.message, request_id))
-                return
-            self._forget_waiting(p.account.id)
-            invite.waiting.append(_Waiting(p, self._clock.now()))
-            if len(invite.waiting) >= invite.humans:
-                del self._private[invite.code]
-                await self._make_table(
-                    invite.waiting,
-                    invite.ruleset,
-                    f"private:{invite.code}",
-                    invite.timers,
-                    bot=invite.bot,
-                    spectate=invite.spectate,
-                )
-                return
+        self._purge_private()
+        invite = self._private.get(code.strip().upper())
+        try:
+            self._check_open()
+            if invite is None:
+                raise LobbyError(ErrorCode.NOT_FOUND, f"no open private table with code {code!r}")
+            _require(p.account, Scope.PLAY)
+        except LobbyError as exc:
+            p.deliver(ErrorOut(exc.code, exc.message, request_id))
+            return
+        self._forget_waiting(p.account.id)
+        invite.waiting.append(_Waiting(p, self._clock.now()))
+        if len(invite.waiting) < invite.humans:
             for w in invite.waiting:
                 w.participant.deliver(QueuedOut(invite.preset, len(invite.waiting)))
+            return
+        del self._private[invite.code]
+        reserved = self._reserve(
+            invite.waiting,
+            invite.ruleset,
+            f"private:{invite.code}",
+            invite.timers,
+            bot=invite.bot,
+            spectate=invite.spectate,
+        )
+        await self._start(reserved)
 
     def _purge_private(self) -> None:
         now = self._clock.now()
@@ -361,7 +367,7 @@ class Lobby:
 
     # -- tables --------------------------------------------------------------------------------------
 
-    async def _make_table(
+    def _reserve(
         self,
         humans: list[_Waiting],
         ruleset: Ruleset,
@@ -370,7 +376,9 @@ class Lobby:
         *,
         bot: str | None = None,
         spectate: SpectatePolicy | None = None,
-    ) -> TableActor | None:
+    ) -> Reserved:
+        """Seat ``humans`` (and bots in the empty seats) at a new table and register it and their
+        seats; the caller starts it (:meth:`_start`) once nothing else is being changed."""
         bot_name = bot or self.settings.fill_bot
         entries: list[_Waiting | None] = [*humans, *([None] * (4 - len(humans)))]
         self._rng.shuffle(entries)
@@ -398,21 +406,29 @@ class Lobby:
         self.tables[match_id] = table
         for seat, p in participants.items():
             self._seats.setdefault(p.account.id, {})[match_id] = seat
+        return table, participants
+
+    async def _start(self, reserved: Reserved) -> TableActor | None:
+        """Start a reserved table (the store writes the match: this may take a while); when that
+        fails, undo the reservation and tell its players to join again."""
+        table, participants = reserved
+        match_id = table.match_id
         try:
             await table.start(participants)
         except Exception:
             log.exception("could not start table %s", match_id, extra={"match_id": match_id})
             self._table_ended(table)
-            self.tables.pop(match_id, None)
+            if self.tables.get(match_id) is table:
+                del self.tables[match_id]
             for p in participants.values():
                 p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "the server could not open a table; join again"))
             return None
         log.info(
             "table %s started (%s; %d players, %d bots)",
             match_id,
-            source,
-            len(humans),
-            n_bots,
+            table.source,
+            len(participants),
+            4 - len(participants),
             extra={"match_id": match_id},
         )
         return table
@@ -443,6 +459,7 @@ class Lobby:
             source=source,
             on_end=self._table_ended,
             on_retire=self._table_retired,
+            wall_clock=self._wall,
             metrics=self.metrics,
         )
 
@@ -504,7 +521,7 @@ class Lobby:
         return report
 
     async def _give_up(self, match: MatchRecord, reason: str) -> None:
-        await self._repo.finish_match(match.id, MatchStatus.ABORTED, time.time(), None, reason)
+        await self._repo.finish_match(match.id, MatchStatus.ABORTED, self._wall(), None, reason)
 
     async def _resume(self, recovered: RecoveredMatch) -> None:
         match = recovered.match

@@ -29,6 +29,10 @@ The conversation, one JSON object per text frame:
 
 The seat always comes from the authenticated session: the table knows the seat of this connection;
 nothing the bot sends names a seat (an ``actor`` other than its own is refused).
+
+Like our own protocol's core (:mod:`server.hub.session`), :class:`MjaiSession` does no I/O
+(:mod:`server.hub.adapter`): frames in, frames and inbox messages out; the asyncio layer
+(:mod:`server.hub.connection`) awaits its authentication and its join.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from websockets.asyncio.server import ServerConnection
+from websockets.frames import CloseCode
 
 from client_protocol.errors import ErrorCode
 from server.engine.actions import (
@@ -57,9 +61,16 @@ from server.engine.actions import (
     Tsumo,
 )
 from server.engine.tiles import Tile, kind, sort_key
-from server.hub.auth import AuthError
-from server.hub.clock import with_deadline
-from server.hub.inbox import ActRequest, Detach
+from server.hub.adapter import (
+    AuthenticateBearer,
+    HelloRequest,
+    JoinPrivate,
+    JoinQueue,
+    LobbyRequest,
+    Resume,
+    SeatConnection,
+)
+from server.hub.inbox import ActRequest
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -72,7 +83,6 @@ from server.hub.outputs import (
     QueuedOut,
     SeatedOut,
 )
-from server.hub.session import CLOSE_NORMAL, CLOSE_POLICY, SeatConnection, SessionHost
 from server.records.export_mjai import MjaiStream
 from server.records.tiles import face_from_mjai, mjai_from_face
 
@@ -82,29 +92,6 @@ MJAI_PATH = "/mjai"
 PROTOCOL = "jantaku-mjai/1"
 DEFAULT_QUEUE = "tenhou"
 BUSY_RESUBMIT_S = 1.0
-MJAI_EVENT_TYPES = frozenset(
-    {
-        "start_game",
-        "start_kyoku",
-        "tsumo",
-        "dahai",
-        "chi",
-        "pon",
-        "daiminkan",
-        "kakan",
-        "ankan",
-        "dora",
-        "reach",
-        "reach_accepted",
-        "hora",
-        "ryukyoku",
-        "end_kyoku",
-        "end_game",
-    }
-)
-"""The mjai events the server sends; every other ``type`` it sends (``welcome``, ``queued``,
-``seated``, ``request``, ``error``, ``match_end``) is this endpoint's own and is not for the bot."""
-
 _encode = msgspec.json.Encoder().encode
 
 
@@ -141,8 +128,8 @@ class MjaiSession(SeatConnection):
 
     ID_PREFIX = "j"
 
-    def __init__(self, host: SessionHost, ws: ServerConnection) -> None:
-        super().__init__(host, ws)
+    def _setup(self) -> None:
+        self._hello_message: dict[str, Any] = {}  # the bot's hello (its queue or private table)
         self._version = 0  # the last event version of the match received from the table
         self._stream: MjaiStream | None = None
         self._request: _Request | None = None
@@ -159,17 +146,17 @@ class MjaiSession(SeatConnection):
             case QueuedOut(preset=preset, players_waiting=n):
                 self._send({"type": "queued", "preset": preset, "players_waiting": n})
             case SeatedOut(match_id=match_id, seat=seat, players=players):
-                if self._leave_if_gone(match_id) or seat is None:
+                if seat is None or match_id != self._match_id:
                     return
-                self._follow(match_id, seat, tuple(p.name for p in players))
+                self._stream = MjaiStream(seat=seat, names=tuple(p.name for p in players))
                 self._send_seated(resumed=False)
             case CatchupOut(match_id=match_id, seat=seat, events=events):
-                if self._leave_if_gone(match_id) or seat is None:
+                if seat is None or match_id != self._match_id:
                     return
-                if self._match_id != match_id:  # a resume: no ``seated`` came before
-                    table = self._host.lobby.table(match_id)
+                if self._stream is None:  # a resume: no ``seated`` came before
+                    table = self._directory.table(match_id)
                     names = tuple(p.name for p in table.players) if table is not None else ("",) * 4
-                    self._follow(match_id, seat, names)
+                    self._stream = MjaiStream(seat=seat, names=names)
                     self._send_seated(resumed=True)
                 self._events(1, events)
             case EventsOut(match_id=match_id, first_version=first, events=events):
@@ -200,26 +187,26 @@ class MjaiSession(SeatConnection):
                         },
                     }
                 )
-                self._match_id, self._seat, self._request = None, None, None
-                self._outbox.close(CLOSE_NORMAL, "game over")
+                self._outbox.close(CloseCode.NORMAL_CLOSURE, "game over")  # one connection, one game
             case LeftOut():
                 pass
 
-    def _leave_if_gone(self, match_id: str) -> bool:
-        """Seated while the connection is closing: hand the seat back at once."""
-        if not self._gone:
+    def attached(self, match_id: str, seat: int | None) -> bool:
+        """Seated (a bot never watches: a spectator's attachment is ignored); a new match starts a
+        new mjai stream, made once the names are known (``seated``, or the catch-up of a resume)."""
+        if self._gone:
             return False
-        table = self._host.lobby.table(match_id)
-        if table is not None:
-            table.submit(Detach(self))
+        if seat is not None and match_id != self._match_id:
+            self._match_id, self._seat = match_id, seat
+            self._stream = None
+            self._version = 0
+            self._request = None
+            self._submitted = None
         return True
 
-    def _follow(self, match_id: str, seat: int, names: tuple[str, ...]) -> None:
-        self._match_id, self._seat = match_id, seat
-        self._stream = MjaiStream(seat=seat, names=names)
-        self._version = 0
-        self._request = None
-        self._submitted = None
+    def released(self, match_id: str) -> None:
+        if match_id == self._match_id:
+            self._match_id, self._seat, self._request = None, None, None
 
     def _send_seated(self, *, resumed: bool) -> None:
         assert self._stream is not None
@@ -263,7 +250,7 @@ class MjaiSession(SeatConnection):
 
     def _ask(self, prompt: PromptOut, *, after_reach: bool) -> None:
         self._next_request_id += 1
-        now = self._host.clock.now()
+        now = self._clock.now()
         sent_at = now if not after_reach or self._request is None else self._request.sent_at
         request = _Request(self._next_request_id, prompt, after_reach, sent_at)
         self._request = request
@@ -442,7 +429,7 @@ class MjaiSession(SeatConnection):
 
     def _submit(self, prompt: PromptOut, action: Action) -> None:
         self._request = None
-        table = self._host.lobby.table(prompt.match_id)
+        table = self._directory.table(prompt.match_id)
         if table is None:
             self._error(ErrorCode.NOT_YOUR_TURN, f"match {prompt.match_id} is over")
             return
@@ -459,16 +446,16 @@ class MjaiSession(SeatConnection):
                 match_id, step, action = self._match_id, submitted[0], submitted[1]
 
                 def again() -> None:
-                    table = self._host.lobby.table(match_id)
+                    table = self._directory.table(match_id)
                     if table is not None and self._outbox.open:
                         self._submitted = (step, action)
                         table.submit(ActRequest(self, step, step, action))
 
-                self._host.clock.call_at(self._host.clock.now() + BUSY_RESUBMIT_S, again)
+                self._clock.call_at(self._clock.now() + BUSY_RESUBMIT_S, again)
                 return
         self._error(item.code, item.message)
         if self._match_id is None and item.code is not ErrorCode.RATE_LIMITED:
-            self._outbox.close(CLOSE_POLICY, "could not join")  # the queue or table was refused
+            self._outbox.close(CloseCode.POLICY_VIOLATION, "could not join")  # the queue or table was refused
 
     # -- output --------------------------------------------------------------------------------------
 
@@ -490,47 +477,37 @@ class MjaiSession(SeatConnection):
             error["applied"] = applied
         self._send(error)
 
-    # -- lifecycle -----------------------------------------------------------------------------------
+    # -- the hello -----------------------------------------------------------------------------------
 
-    def close(self, code: int, reason: str) -> None:
-        self._outbox.close(code, reason)
-
-    def replaced(self) -> None:
-        self._replaced = True
-        self.close(CLOSE_NORMAL, "replaced by a newer connection of the same player")
-
-    async def finish(self, timeout: float) -> None:
-        await self._outbox.finish(timeout)
-
-    async def _on_frame(self, frame: str | bytes) -> None:
-        self._on_reply(frame)
-
-    async def _hello(self) -> bool:
-        clock = self._host.clock
-        deadline = clock.now() + self._limits.hello_timeout_s
-        try:
-            frame = await with_deadline(clock, self._ws.recv(), deadline, "hello")
-        except TimeoutError:
-            return self._refuse(ErrorCode.UNAUTHENTICATED, "no hello in time")
+    def receive_hello(self, frame: str | bytes) -> HelloRequest | None:
         try:
             hello = json.loads(frame)
         except ValueError:
-            return self._refuse(ErrorCode.MALFORMED, f"the first message must be hello; got {_quote(frame)}")
+            self.refuse(ErrorCode.MALFORMED, f"the first message must be hello; got {_quote(frame)}")
+            return None
         if not isinstance(hello, dict) or hello.get("type") != "hello":
-            return self._refuse(
-                ErrorCode.UNAUTHENTICATED, 'say {"type": "hello", "token": ..., "queue": ...} first'
-            )
+            self.refuse(ErrorCode.UNAUTHENTICATED, 'say {"type": "hello", "token": ..., "queue": ...} first')
+            return None
         token, queue, private = hello.get("token"), hello.get("queue"), hello.get("private")
         if not isinstance(token, str) or not token:
-            return self._refuse(ErrorCode.UNAUTHENTICATED, "hello needs the bot's API token in 'token'")
+            self.refuse(ErrorCode.UNAUTHENTICATED, "hello needs the bot's API token in 'token'")
+            return None
         if not isinstance(queue, str | None) or not isinstance(private, str | None):
-            return self._refuse(ErrorCode.MALFORMED, "'queue' and 'private' are strings")
-        try:
-            account = await self._host.auth.account_for_bearer(token)
-        except AuthError as exc:
-            return self._refuse(exc.code, exc.message)
-        self._account = account
-        self._host.register(self)
+            self.refuse(ErrorCode.MALFORMED, "'queue' and 'private' are strings")
+            return None
+        self._hello_message = hello
+        return AuthenticateBearer(token)
+
+    def hello_timeout(self) -> None:
+        self.refuse(ErrorCode.UNAUTHENTICATED, "no hello in time")
+
+    def refuse(self, code: ErrorCode, message: str) -> None:
+        self._error(code, message)
+        self._outbox.close(CloseCode.POLICY_VIOLATION, "hello refused")
+
+    def welcome(self, session_token: str | None) -> LobbyRequest | None:
+        """Greet the bot, then seat it: back in the match it plays, else where its hello asked."""
+        account = self.account
         log.info(
             "%s: mjai hello from %s (%s)",
             self.session_id,
@@ -546,29 +523,29 @@ class MjaiSession(SeatConnection):
                 "player": {"id": account.id, "name": account.name, "kind": account.kind.value},
             }
         )
-        lobby = self._host.lobby
-        for match_id, _seat in lobby.live_seats(account.id):
-            table = lobby.table(match_id)
+        for match_id, _seat in self._directory.live_seats(account.id):
+            table = self._directory.table(match_id)
             if table is not None and not table.finished:
-                await lobby.resume(self, match_id, 0, None)
-                return True
+                return Resume(match_id, 0, None)
+        private, queue = self._hello_message.get("private"), self._hello_message.get("queue")
         if private is not None:
-            await lobby.join_private(self, private, None)
-        else:
-            await lobby.join_queue(self, queue or DEFAULT_QUEUE, None)
-        return True
+            return JoinPrivate(private, None)
+        return JoinQueue(queue or DEFAULT_QUEUE, None)
 
-    def _refuse(self, code: ErrorCode, message: str) -> bool:
-        self._error(code, message)
-        self._outbox.close(CLOSE_POLICY, "hello refused")
-        return False
+    def receive(self, frame: str | bytes) -> LobbyRequest | None:
+        self._on_reply(frame)
+        return None
+
+    def request_failed(self, request: LobbyRequest) -> None:
+        log.exception("%s: failed to handle %s", self.session_id, type(request).__name__)
+        self._error(ErrorCode.INTERNAL, "the server failed on this request; it had no effect")
 
 
 def _action_order(action: Action) -> tuple[int, str]:
     return (_ORDER.index(type(action)), repr(action))
 
 
-_ORDER: list[type[Any]] = [
+_ORDER: tuple[type[Any], ...] = (
     Discard,
     Riichi,
     Chi,
@@ -580,7 +557,7 @@ _ORDER: list[type[Any]] = [
     Ron,
     KyuushuKyuuhai,
     Pass,
-]
+)
 
 
 def _kind_of(pai: str) -> int:

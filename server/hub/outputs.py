@@ -8,6 +8,10 @@ implementing the same :class:`Participant` and feeding the same inbox messages
 
 ``deliver`` must never block and never raise: an adapter queues what it gets (bounded) and drops its
 own connection when the queue overflows. That is how a slow client can never stall a table.
+
+A table also tells a participant which match it follows: :meth:`Participant.attached` when it
+seats it (or lets it watch), :meth:`Participant.released` when the match is over for it. An adapter
+keeps its state from these calls, never from what it is given to send.
 """
 
 from __future__ import annotations
@@ -125,4 +129,13 @@ class Participant(Protocol):
 
     def deliver(self, item: Outbound) -> None:
         """Queue ``item`` for the client; never blocks, never raises."""
+        ...
+
+    def attached(self, match_id: str, seat: int | None) -> bool:
+        """The table of ``match_id`` seats this participant in ``seat`` (None: as a spectator), before
+        sending it anything. False: the connection is already over; the table leaves it out."""
+        ...
+
+    def released(self, match_id: str) -> None:
+        """``match_id`` is over for this participant: the match ended, or it left the table."""
         ...

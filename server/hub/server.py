@@ -38,18 +38,20 @@ from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
+from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
 from server.domain.ports import Repository
 from server.engine.rules import Ruleset
+from server.hub.adapter import SeatConnection
 from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
-from server.hub.connection import ConnectionAdapter
+from server.hub.connection import WebSocketConnection
 from server.hub.gcpolicy import GcPauses
 from server.hub.lobby import Lobby, LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
-from server.hub.session import CLOSE_RESTART, ProtocolSession
+from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
@@ -57,7 +59,6 @@ from server.hub.stats import enabled as stats_enabled
 log = logging.getLogger(__name__)
 
 WS_PATH = "/ws"
-AdapterFactory = Callable[["Hub", ServerConnection], ConnectionAdapter]
 HttpResponse = tuple[int, list[tuple[str, str]], bytes]
 HttpFallback = Callable[[str], HttpResponse | None]
 """Answers the GETs the hub does not answer itself (the browser client's static files):
@@ -126,20 +127,21 @@ class Hub:
             seed_source=seed_source,
             rng=rng,
             metrics=self.metrics,
+            wall=wall,
         )
         self.metrics.watch(
             tables=lambda: sum(1 for t in self._lobby.tables.values() if t.running),
             connections=lambda: len(self._sessions),
         )
         # One adapter per websocket path: our protocol at /ws, mjai at /mjai (docs/mjai.md).
-        self.adapters: dict[str, AdapterFactory] = {WS_PATH: ProtocolSession, MJAI_PATH: MjaiSession}
+        self.adapters: dict[str, type[SeatConnection]] = {WS_PATH: ProtocolSession, MJAI_PATH: MjaiSession}
         # Benchmarks: JANTAKU_HUB_STATS=1 times each action and answers GET /stats (server/hub/stats.py).
         self.stats = LatencyStats() if stats_enabled() else None
         # Every garbage-collector pause while the hub runs (/metrics; /stats) (server/hub/gcpolicy.py).
         self.gc_pauses = GcPauses(self.metrics.observe_gc_pause)
         self.metrics.before_expose(self.gc_pauses.flush)
-        self._by_account: dict[str, ConnectionAdapter] = {}
-        self._sessions: set[ConnectionAdapter] = set()
+        self._by_account: dict[str, WebSocketConnection] = {}
+        self._sessions: set[WebSocketConnection] = set()
         self._server: Server | None = None
         self._port: int | None = None
         self.recovery = RecoveryReport()  # what start() resumed or flagged
@@ -169,17 +171,17 @@ class Hub:
     def limits(self) -> ConnectionLimits:
         return self.settings.limits
 
-    def register(self, session: ConnectionAdapter) -> None:
+    def register(self, session: WebSocketConnection) -> None:
         old = self._by_account.get(session.account.id)
         self._by_account[session.account.id] = session
         if old is not None and old is not session:
             old.replaced()
 
-    def unregister(self, session: ConnectionAdapter) -> None:
+    def unregister(self, session: WebSocketConnection) -> None:
         if self._by_account.get(session.account.id) is session:
             del self._by_account[session.account.id]
 
-    def connection_of(self, account_id: str) -> ConnectionAdapter | None:
+    def connection_of(self, account_id: str) -> WebSocketConnection | None:
         return self._by_account.get(account_id)
 
     # -- serving -------------------------------------------------------------------------------------
@@ -246,11 +248,11 @@ class Hub:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         assert ws.request is not None
         path = urlsplit(ws.request.path).path
-        factory = self.adapters[path]
+        core = self.adapters[path]
         stats = self.stats
         if stats is not None and path == WS_PATH:
             ws = cast(ServerConnection, TimedConnection(ws, stats))
-        session = factory(self, ws)
+        session = WebSocketConnection(self, ws, core)
         self._sessions.add(session)
         if stats is not None:
             stats.opened()
@@ -373,7 +375,7 @@ class Hub:
         await self._lobby.shutdown()
         sessions = list(self._sessions)
         for session in sessions:
-            session.close(CLOSE_RESTART, "server restarting")
+            session.close(CloseCode.SERVICE_RESTART, "server restarting")
         grace = self.settings.shutdown_grace_s
         if sessions:
             await asyncio.gather(*(s.finish(grace) for s in sessions), return_exceptions=True)

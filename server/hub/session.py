@@ -1,26 +1,25 @@
-"""Our websocket protocol's adapter: one :class:`ProtocolSession` per connection.
+"""Our websocket protocol's core (``docs/protocol.md``): one :class:`ProtocolSession` per connection,
+without I/O (:mod:`server.hub.adapter`; the asyncio layer is :mod:`server.hub.connection`).
 
-It reads frames, decodes each once (``client_protocol.codec``; anything bad is answered with a typed
-``error`` and changes nothing), authenticates the ``hello``, rate-limits, and routes requests to the
-lobby or to the table this connection follows, as inbox messages whose seat is the one of the
-authenticated player (the table derives it from the connection, never from a message field).
+Frames in: each is decoded once (``client_protocol.codec``; anything bad is answered with a typed
+``error`` and changes nothing); the ``hello`` becomes an :class:`~server.hub.adapter.Authenticate`
+request; after it, frames are rate-limited and either answered here (``ping``, ``leave``), routed to
+the table this connection follows (an ``act``, as an inbox message: the table derives the seat from
+the connection, never from a message field, and decides whether it may be applied), or handed to
+the I/O layer as lobby requests (``join``, ``resume``).
 
-In the other direction it implements :class:`~server.hub.outputs.Participant`: what tables and the
-lobby deliver (engine values, already redacted) is turned into protocol messages, encoded and queued
-in the connection's :class:`~server.hub.connection.Outbox`. A catch-up after a join or resume is the
-missing events, or a snapshot (the same fold a client does: ``client_protocol.tracker``) when more
-than ``snapshot_after`` are missing.
+Frames out: what tables and the lobby deliver (engine values, already redacted) is rendered as
+protocol messages, encoded and put in the connection's sink. A catch-up after a join or resume is
+the missing events, or a snapshot (the same fold a client does: ``client_protocol.tracker``) when
+more than ``snapshot_after`` are missing.
 """
 
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Iterator
-from typing import Protocol
 
-from websockets.asyncio.server import ServerConnection
-from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
 
 from client_protocol import PROTOCOL_VERSION
 from client_protocol.codec import decode_client, encode
@@ -54,12 +53,17 @@ from client_protocol.messages import (
     Welcome,
 )
 from client_protocol.tracker import MatchTracker
-from server.domain.records import Account
-from server.hub.auth import Authenticator, AuthError
-from server.hub.clock import Clock, with_deadline
-from server.hub.connection import ConnectionAdapter, Outbox, TokenBucket
-from server.hub.inbox import ActRequest, Detach
-from server.hub.lobby import Lobby
+from server.hub.adapter import (
+    Authenticate,
+    HelloRequest,
+    JoinPrivate,
+    JoinQueue,
+    LobbyRequest,
+    SeatConnection,
+    Spectate,
+)
+from server.hub.adapter import Resume as ResumeRequest
+from server.hub.inbox import ActRequest
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -68,172 +72,30 @@ from server.hub.outputs import (
     LeftOut,
     MatchEndOut,
     Outbound,
-    Participant,
     PromptOut,
     QueuedOut,
     SeatedOut,
 )
-from server.hub.settings import ConnectionLimits
 from server.hub.wire import action_from_wire, event_to_wire, legal_actions_to_wire
 
 log = logging.getLogger(__name__)
 
-CLOSE_NORMAL = 1000
-CLOSE_POLICY = 1008
-CLOSE_INTERNAL = 1011
-CLOSE_RESTART = 1012
 MAX_PROMPT_CREDIT = 8
 
 
-class SessionHost(Protocol):
-    """What a session needs from the hub."""
-
-    @property
-    def auth(self) -> Authenticator: ...
-
-    @property
-    def lobby(self) -> Lobby: ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    @property
-    def limits(self) -> ConnectionLimits: ...
-
-    def register(self, session: ConnectionAdapter) -> None:
-        """The session authenticated: it becomes its player's only live connection."""
-        ...
-
-    def unregister(self, session: ConnectionAdapter) -> None: ...
-
-
-class SeatConnection(Participant, ConnectionAdapter):
-    """What every connection adapter (our protocol, mjai) shares: the per-connection state, the
-    outbox and rate limit, the frame loop and the hand-back of seats when the connection ends.
-    Subclasses implement ``_hello`` (authenticate; False refuses) and ``_on_frame``."""
-
-    ID_PREFIX = "c"
-
-    def __init__(self, host: SessionHost, ws: ServerConnection) -> None:
-        self._host = host
-        self._ws = ws
-        self._limits = host.limits
-        self.session_id = f"{self.ID_PREFIX}-{secrets.token_hex(6)}"
-        self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
-        self._bucket = TokenBucket(self._limits.rate_per_s, self._limits.rate_burst, host.clock.now)
-        self._violations = 0
-        self._account: Account | None = None
-        self._match_id: str | None = None  # the match this connection plays or watches
-        self._seat: int | None = None
-        self._replaced = False
-        self._gone = False  # the connection is over: seats given to it now are handed back at once
-
-    async def _hello(self) -> bool:
-        raise NotImplementedError
-
-    async def _on_frame(self, frame: str | bytes) -> None:
-        raise NotImplementedError
-
-    def _deliver(self, item: Outbound) -> None:
-        """Render ``item`` in this adapter's protocol and queue it."""
-        raise NotImplementedError
-
-    # -- Participant ---------------------------------------------------------------------------------
-
-    @property
-    def participant_id(self) -> str:
-        return self.session_id
-
-    @property
-    def account(self) -> Account:
-        assert self._account is not None, "no account before hello"
-        return self._account
-
-    def deliver(self, item: Outbound) -> None:
-        """Never raises into the table: a failure to render drops this connection only."""
-        try:
-            self._deliver(item)
-        except Exception:
-            log.exception(
-                "%s: cannot deliver %s",
-                self.session_id,
-                type(item).__name__,
-                extra={"session": self.session_id},
-            )
-            self._outbox.drop("internal error while sending")
-
-    def _count_violation(self) -> bool:
-        """Count a rate-limited or malformed message; True when the connection is being closed."""
-        self._violations += 1
-        if self._violations >= self._limits.max_violations:
-            log.info(
-                "%s: closed after %d violations",
-                self.session_id,
-                self._violations,
-                extra={"session": self.session_id},
-            )
-            self._outbox.close(CLOSE_POLICY, "too many bad or excessive messages")
-            return True
-        return False
-
-    async def run(self) -> None:
-        try:
-            if await self._hello():
-                async for frame in self._ws:
-                    if not self._outbox.open or self._replaced:
-                        break
-                    await self._on_frame(frame)
-        except ConnectionClosed:
-            pass
-        except Exception:
-            log.exception(
-                "%s: connection handler failed", self.session_id, extra={"session": self.session_id}
-            )
-            self._outbox.close(CLOSE_INTERNAL, "internal error")
-        finally:
-            self._cleanup()
-            await self._outbox.finish(self._limits.close_timeout_s + 1.0)
-
-    def _cleanup(self) -> None:
-        self._gone = True
-        if self._account is None:
-            return
-        lobby = self._host.lobby
-        lobby.forget(self)
-        if self._match_id is not None:
-            table = lobby.table(self._match_id)
-            if table is not None:
-                table.submit(Detach(self))
-        self._host.unregister(self)
-
-
 class ProtocolSession(SeatConnection):
-    """One websocket connection speaking the Jantaku protocol (a :class:`Participant`)."""
+    """One connection speaking the Jantaku protocol (a :class:`~server.hub.outputs.Participant`)."""
 
-    def __init__(self, host: SessionHost, ws: ServerConnection) -> None:
-        super().__init__(host, ws)
+    def _setup(self) -> None:
         self._prompted = 0  # prompts delivered and not yet answered: their acts skip the rate limit
+        self._client: str | None = None  # what the client said it is (for the log)
 
-    # -- Participant ---------------------------------------------------------------------------------
+    # -- frames out --------------------------------------------------------------------------------
 
     def _deliver(self, item: Outbound) -> None:
-        self._track(item)
         for message in self._render(item):
             if not self._send(message):
                 return
-
-    def _track(self, item: Outbound) -> None:
-        match item:
-            case SeatedOut(match_id=match_id) | CatchupOut(match_id=match_id) if self._gone:
-                table = self._host.lobby.table(match_id)  # seated while closing: leave at once
-                if table is not None:
-                    table.submit(Detach(self))
-            case SeatedOut(match_id=match_id, seat=seat) | CatchupOut(match_id=match_id, seat=seat):
-                self._match_id, self._seat = match_id, seat
-            case MatchEndOut(match_id=match_id) | LeftOut(match_id=match_id) if match_id == self._match_id:
-                self._match_id, self._seat = None, None
-            case _:
-                pass
 
     def _render(self, item: Outbound) -> Iterator[ServerMessage]:
         match item:
@@ -301,83 +163,59 @@ class ProtocolSession(SeatConnection):
     def _error(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
         self._send(ErrorMessage(code=code, message=message, request_id=request_id))
 
-    # -- lifecycle -----------------------------------------------------------------------------------
+    # -- the hello ---------------------------------------------------------------------------------
 
-    def close(self, code: int, reason: str) -> None:
-        """Close after what is queued (used for replacement and shutdown)."""
-        self._outbox.close(code, reason)
+    def receive_hello(self, frame: str | bytes) -> HelloRequest | None:
+        try:
+            if isinstance(frame, bytes):
+                raise ProtocolError(ErrorCode.MALFORMED, "binary frames are not part of the protocol")
+            message = decode_client(frame, max_bytes=self._limits.max_message_bytes)
+        except ProtocolError as exc:
+            self._error(exc.code, exc.message, exc.request_id)
+            self._outbox.close(CloseCode.POLICY_VIOLATION, "bad hello")
+            return None
+        if not isinstance(message, Hello):
+            self._error(ErrorCode.UNAUTHENTICATED, "say hello first", getattr(message, "request_id", None))
+            self._count_violation()
+            return None
+        self._client = message.client
+        return Authenticate(message.auth)
 
-    def replaced(self) -> None:
-        """A newer connection of the same player took over."""
-        self._replaced = True
-        self.close(CLOSE_NORMAL, "replaced by a newer connection of the same player")
+    def hello_timeout(self) -> None:
+        self._error(ErrorCode.UNAUTHENTICATED, "no hello in time")
+        self._outbox.close(CloseCode.POLICY_VIOLATION, "no hello")
 
-    async def finish(self, timeout: float) -> None:
-        await self._outbox.finish(timeout)
+    def refuse(self, code: ErrorCode, message: str) -> None:
+        self._error(code, message)
+        self._outbox.close(CloseCode.POLICY_VIOLATION, "authentication failed")
 
-    async def _hello(self) -> bool:
-        clock = self._host.clock
-        deadline = clock.now() + self._limits.hello_timeout_s
-        while True:
-            try:
-                frame = await with_deadline(clock, self._ws.recv(), deadline, "hello")
-            except TimeoutError:
-                self._error(ErrorCode.UNAUTHENTICATED, "no hello in time")
-                self._outbox.close(CLOSE_POLICY, "no hello")
-                return False
-            try:
-                if isinstance(frame, bytes):
-                    raise ProtocolError(ErrorCode.MALFORMED, "binary frames are not part of the protocol")
-                message = decode_client(frame, max_bytes=self._limits.max_message_bytes)
-            except ProtocolError as exc:
-                self._error(exc.code, exc.message, exc.request_id)
-                self._outbox.close(CLOSE_POLICY, "bad hello")
-                return False
-            if not isinstance(message, Hello):
-                self._error(
-                    ErrorCode.UNAUTHENTICATED, "say hello first", getattr(message, "request_id", None)
-                )
-                if self._count_violation():
-                    return False
-                continue
-            try:
-                authed = await self._host.auth.authenticate(message.auth)
-            except AuthError as exc:
-                self._error(exc.code, exc.message)
-                self._outbox.close(CLOSE_POLICY, "authentication failed")
-                return False
-            self._account = authed.account
-            self._host.register(self)
-            seats = tuple(
-                SeatInfo(match_id=m, seat=s) for m, s in self._host.lobby.live_seats(authed.account.id)
+    def welcome(self, session_token: str | None) -> LobbyRequest | None:
+        assert session_token is not None, "our hello always issues a session token"
+        account = self.account
+        seats = tuple(SeatInfo(match_id=m, seat=s) for m, s in self._directory.live_seats(account.id))
+        log.info(
+            "%s: hello from %s (%s, %s)",
+            self.session_id,
+            account.id,
+            account.kind.value,
+            self._client or "unknown client",
+            extra={"session": self.session_id, "account": account.id},
+        )
+        self._send(
+            Welcome(
+                protocol=PROTOCOL_VERSION,
+                session_id=self.session_id,
+                session_token=session_token,
+                player=Player(id=account.id, name=account.name, kind=PlayerKind(account.kind.value)),
+                seats=seats,
+                max_message_bytes=self._limits.max_message_bytes,
             )
-            log.info(
-                "%s: hello from %s (%s, %s)",
-                self.session_id,
-                authed.account.id,
-                authed.account.kind.value,
-                message.client or "unknown client",
-                extra={"session": self.session_id, "account": authed.account.id},
-            )
-            self._send(
-                Welcome(
-                    protocol=PROTOCOL_VERSION,
-                    session_id=self.session_id,
-                    session_token=authed.session_token,
-                    player=Player(
-                        id=authed.account.id,
-                        name=authed.account.name,
-                        kind=PlayerKind(authed.account.kind.value),
-                    ),
-                    seats=seats,
-                    max_message_bytes=self._limits.max_message_bytes,
-                )
-            )
-            return True
+        )
+        return None
 
     # -- requests ------------------------------------------------------------------------------------
 
-    async def _on_frame(self, frame: str | bytes) -> None:
+    def receive(self, frame: str | bytes) -> LobbyRequest | None:
         try:
             if isinstance(frame, bytes):
                 raise ProtocolError(ErrorCode.MALFORMED, "binary frames are not part of the protocol")
@@ -393,86 +231,75 @@ class ProtocolSession(SeatConnection):
             rid = getattr(message, "request_id", None) if error is None else error.request_id
             self._error(ErrorCode.RATE_LIMITED, "too many messages; slow down", rid)
             self._count_violation()
-            return
+            return None
         if error is not None or message is None:
             assert error is not None
             self._error(error.code, error.message, error.request_id)
             self._count_violation()
-            return
+            return None
         try:
-            await self._dispatch(message)
+            return self._dispatch(message)
         except Exception:
-            log.exception(
-                "%s: failed to handle %s",
-                self.session_id,
-                type(message).__name__,
-                extra={"session": self.session_id},
-            )
-            self._error(ErrorCode.INTERNAL, "the server failed on this request; it had no effect")
+            self._failed(type(message).__name__)
+            return None
 
-    async def _dispatch(self, message: ClientMessage) -> None:
-        lobby = self._host.lobby
+    def request_failed(self, request: LobbyRequest) -> None:
+        self._failed(type(request).__name__)
+
+    def _failed(self, what: str) -> None:
+        log.exception("%s: failed to handle %s", self.session_id, what, extra={"session": self.session_id})
+        self._error(ErrorCode.INTERNAL, "the server failed on this request; it had no effect")
+
+    def _dispatch(self, message: ClientMessage) -> LobbyRequest | None:
         match message:
             case Ping(nonce=nonce):
                 self._send(Pong(nonce=nonce))
             case Hello():
                 self._error(ErrorCode.FORBIDDEN, "this connection already said hello")
             case Act(request_id=rid, step=step, action=wire_action):
+                # Routed to the table this connection follows, which decides whether it may act.
                 if self._match_id is None:
                     self._error(ErrorCode.NOT_YOUR_TURN, "this connection plays no match", rid)
-                    return
-                if self._seat is None:
-                    self._error(ErrorCode.FORBIDDEN, "a spectator cannot act", rid)
-                    return
+                    return None
                 try:
                     action = action_from_wire(wire_action)
                 except ProtocolError as exc:
                     self._error(exc.code, exc.message, rid)
-                    return
-                table = lobby.table(self._match_id)
+                    return None
+                table = self._directory.table(self._match_id)
                 if table is None:
                     self._error(ErrorCode.NOT_YOUR_TURN, f"match {self._match_id} is over", rid)
-                    return
+                    return None
                 table.submit(ActRequest(self, rid, step, action))
             case Join(target=target, request_id=rid):
                 if self._match_id is not None and self._seat is not None:
-                    table = lobby.table(self._match_id)
+                    table = self._directory.table(self._match_id)
                     if table is not None and not table.finished:
                         self._error(
                             ErrorCode.FORBIDDEN, f"you play in {self._match_id}; leave it before joining", rid
                         )
-                        return
+                        return None
                 self._stop_following()
                 match target:
                     case QueueTarget(preset=preset):
-                        await lobby.join_queue(self, preset, rid)
+                        return JoinQueue(preset, rid)
                     case PrivateTarget(code=code):
-                        await lobby.join_private(self, code, rid)
+                        return JoinPrivate(code, rid)
                     case SpectateTarget(match_id=match_id):
-                        await lobby.spectate(self, match_id, rid)
+                        return Spectate(match_id, rid)
             case Resume(match_id=match_id, since_version=since, request_id=rid):
                 if self._match_id is not None and self._match_id != match_id:
                     self._stop_following()
-                await lobby.resume(self, match_id, since, rid)
+                return ResumeRequest(match_id, since, rid)
             case Leave(match_id=match_id, request_id=rid):
-                if match_id is None and lobby.leave_queue(self):
+                if match_id is None and self._directory.leave_queue(self):
                     self._send(Left(match_id=None))
                 elif self._match_id is not None and match_id in (None, self._match_id):
-                    table = lobby.table(self._match_id)
                     left = self._match_id
                     self._stop_following()
-                    if table is not None:
-                        table.submit(Detach(self))
                     self._send(Left(match_id=left))
                 else:
                     self._error(
                         ErrorCode.NOT_FOUND, f"not waiting for or following {match_id or 'anything'}", rid
                     )
-
-    def _stop_following(self) -> None:
-        if self._match_id is None:
-            return
-        table = self._host.lobby.table(self._match_id)
-        if table is not None:
-            table.submit(Detach(self))
-        self._match_id, self._seat = None, None
+        return None

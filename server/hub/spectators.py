@@ -79,6 +79,11 @@ class SpectatorFeed:
         for member in self.members:
             member.deliver(item)
 
+    def release_all(self, match_id: str) -> None:
+        """The match is over: no spectator follows it any more."""
+        for member in self.members:
+            member.released(match_id)
+
     def next_release(self, stream: EventStream) -> float | None:
         """When the next event may go out (None: nothing to release, or waiting for steps)."""
         i = self.released

@@ -9,11 +9,23 @@ What one applied action goes through (``_apply``)::
       -> publish the events, redacted per receiver by server.engine.views.redact (the only redaction)
       -> prompt the seats that must decide; arm their deadlines
 
-Time is read from an injectable :class:`~server.hub.clock.Clock`: the per-decision time and the time
-bank, the uniform minimum call window, the grace of a disconnected seat and the spectators' delay
-are all deadlines on that clock; one timer per table puts a :class:`Tick` in the inbox when the
-earliest one comes due. Built-in bots run here, without a network: a bot seat's "deadline" is when
-it answers. Nothing a participant sends can change the state unless the engine accepts it.
+The actor keeps the inbox and the order of things; its collaborators, each in its own module,
+decide the rest:
+
+* :class:`~server.hub.decisions.Decisions`: who must decide, since which step, with what time; the
+  answers already applied; the one check of whether an act may be applied;
+* :class:`~server.hub.pacing.Pacing`: when the seats and the spectators see what was committed
+  (the minimum call window, the hand pause, the spectators' delay);
+* :class:`~server.hub.commits.Commits`: store calls with a timeout, the write whose outcome is
+  unknown and its reconciliation, the retry pause;
+* :class:`~server.hub.botturns.BotTurns`: the answer of a built-in bot, or the default when a
+  player's time ran out.
+
+Time is read from an injectable :class:`~server.hub.clock.Clock`: every deadline (decision time and
+bank, the call window, the grace of a disconnected seat, the spectators' delay, a bot's thinking
+time) is on that clock; one :class:`~server.hub.clock.Alarm` per table puts a :class:`Tick` in the
+inbox when the earliest comes due. Nothing a participant sends can change the state unless the
+engine accepts it.
 """
 
 from __future__ import annotations
@@ -21,33 +33,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEndReason
-from server.bots import get_bot
 from server.domain.ports import Repository
 from server.domain.records import AccountKind, MatchStatus, RecoveryRecord, ResultRecord, StepRecord
-from server.engine import (
-    MatchState,
-    Phase,
-    Transition,
-    default_action,
-    legal_actions,
-    new_match,
-    pending_seats,
-    redact_all,
-)
+from server.engine import MatchState, Transition, new_match, pending_seats, redact_all
 from server.engine import apply as engine_apply
-from server.engine.actions import Action, action_to_dict
+from server.engine.actions import Action
 from server.engine.errors import RulesError
-from server.engine.events import Event, MatchEnded, MeldCalled, RoundEnded, RoundStarted, TileDiscarded
-from server.engine.melds import MeldType
+from server.engine.events import Event, MatchEnded
 from server.engine.rules import Ruleset
 from server.engine.tiles import Tile
-from server.engine.views import seat_view
-from server.hub.clock import Cancellable, Clock, with_deadline
+from server.hub.botturns import BotTurns
+from server.hub.clock import Alarm, Clock
+from server.hub.commits import Commits
+from server.hub.decisions import Decisions
 from server.hub.inbox import (
     ActRequest,
     Attach,
@@ -57,7 +59,6 @@ from server.hub.inbox import (
     InboxItem,
     SeatSpec,
     Stop,
-    TableDivergedError,
     Tick,
 )
 from server.hub.metrics import HubMetrics
@@ -65,46 +66,20 @@ from server.hub.outputs import (
     AckOut,
     CatchupOut,
     ErrorOut,
-    EventsOut,
     LeftOut,
     MatchEndOut,
-    Outbound,
     Participant,
     PromptOut,
     ResultOut,
     SeatedOut,
     TablePlayerInfo,
 )
+from server.hub.pacing import Pacing
+from server.hub.seating import Seating
 from server.hub.settings import SpectatePolicy, TableTimers
-from server.hub.spectators import EventStream, SpectatorFeed
 from server.hub.steplog import match_record, step_record, table_settings_json
-from server.hub.timing import OpenPrompt, TimeKeeper
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-_WINDOW_PHASES = (Phase.CALLS, Phase.CHANKAN)
-
-
-def _callable_cut(events: Sequence[Event]) -> int | None:
-    """Index of the last event after which other seats could claim something (a discard, or a
-    closed/added kan that might be robbed), or None."""
-    for i in range(len(events) - 1, -1, -1):
-        e = events[i]
-        if isinstance(e, TileDiscarded) or (
-            isinstance(e, MeldCalled) and e.type in (MeldType.ANKAN, MeldType.KAKAN)
-        ):
-            return i
-    return None
-
-
-def _next_hand_cut(events: Sequence[Event], start: int) -> int | None:
-    """Index (from ``start`` on) of a RoundEnded that a new hand follows, or None."""
-    for i in range(start, len(events) - 1):
-        if isinstance(events[i], RoundEnded) and isinstance(events[i + 1], RoundStarted):
-            return i
-    return None
 
 
 class TableActor:
@@ -141,42 +116,40 @@ class TableActor:
         self.source = source
         self._seed = seed
         self._walls = walls
-        self._repo = repo
         self._clock = clock
         self._wall_clock = wall_clock
         self._metrics = metrics
-        self._commit_timeout_s = commit_timeout_s
-        self._commit_retry_s = commit_retry_s
         self._retention_s = retention_s
         self._on_end = on_end
         self._on_retire = on_retire
-        self._bots = [get_bot(s.bot) if s.bot is not None else None for s in seats]
         self._log = logging.LoggerAdapter(log, {"match_id": match_id})  # JSON logs: a match_id field
+
         # Human seats read each hand's result: the next hand waits timers.hand_pause_ms for them.
-        self._paced = any(s.kind in (AccountKind.GUEST, AccountKind.PLAYER) for s in seats)
+        paced = any(s.kind in (AccountKind.GUEST, AccountKind.PLAYER) for s in seats)
+        self._pacing = Pacing(match_id, timers, spectate, paced=paced)
+        self._commits = Commits(
+            match_id,
+            repo,
+            clock,
+            timeout_s=commit_timeout_s,
+            retry_s=commit_retry_s,
+            log=self._log,
+            metrics=metrics,
+        )
+        self._turns = BotTurns(match_id, seats, self._log)
+        self._seating = Seating(self._pacing.feed)
+        self._decisions = Decisions(timers, self._seating, bots=self._turns.bot_seats)
 
         self.state: MatchState | None = None
-        self._stream = EventStream()  # omniscient events; the seats have seen the published ones
-        self._hold_until: float | None = None
-        self._prompts: dict[int, OpenPrompt] = {}
-        self._decision_step: dict[int, int] = {}
-        self._time = TimeKeeper(timers)
-        self._applied: dict[tuple[int, int], int] = {}  # (seat, request_id) -> step
-        self._conn: list[Participant | None] = [None] * 4
-        self._gone_since: list[float | None] = [None] * 4
-        self._feed = SpectatorFeed(match_id, spectate)
-        self._stalled_until: float | None = None  # a failed commit of a timer/bot step: retry then
-        self._uncertain: tuple[StepRecord, Action] | None = None  # a write whose outcome is unknown
-        self._retire_at: float | None = None
-        self._stopped = False
         self.finished = False
         self.resumed = False  # rebuilt from the store after a restart
         self.outcome: MatchEndOut | None = None
         self.ended = asyncio.Event()  # set when the match is over (completed or aborted)
+        self._retire_at: float | None = None
+        self._stopped = False
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
         self._barriers: list[asyncio.Future[None]] = []
-        self._timer: Cancellable | None = None
-        self._timer_at: float | None = None
+        self._alarm = Alarm(clock, self._ring)
         self._task: asyncio.Task[None] | None = None
 
     # -- public API ----------------------------------------------------------------------------------
@@ -188,7 +161,7 @@ class TableActor:
     @property
     def version(self) -> int:
         """The last event version published to the seats."""
-        return self._stream.published
+        return self._pacing.stream.published
 
     @property
     def running(self) -> bool:
@@ -202,7 +175,7 @@ class TableActor:
 
     def events(self) -> tuple[Event, ...]:
         """The omniscient events so far (tests and tools; never sent as such)."""
-        return tuple(self._stream.events)
+        return tuple(self._pacing.stream.events)
 
     def submit(self, item: InboxItem) -> None:
         """Put a message in the inbox (never blocks)."""
@@ -228,27 +201,18 @@ class TableActor:
         Raises (and starts nothing) when the store refuses the match.
         """
         t = new_match(self.ruleset, self._seed, walls_=self._walls)
+        created = self._wall_clock()
         match = match_record(
-            self.match_id,
-            self.ruleset,
-            self._seed,
-            self.seats,
-            created_at=self._wall_clock(),
-            source=self.source,
+            self.match_id, self.ruleset, self._seed, self.seats, created_at=created, source=self.source
         )
         # The seed is stored (secret until the end) so that a restarted server can replay the match;
         # a match dealt from injected walls (tests) cannot be replayed from its seed.
-        recovery = (
-            RecoveryRecord(self.match_id, self._seed.hex(), table_settings_json(self.timers, self.spectate))
-            if self._walls is None
-            else None
-        )
-        await self._with_timeout(self._repo.create_match(match, recovery))
-        genesis = step_record(
-            self.match_id, t, seat=None, action=None, request_id=None, applied_at=self._wall_clock()
-        )
-        await self._with_timeout(self._repo.append_step(genesis))
-        await self._adopt(t, actor=None, ack=None)
+        settings = table_settings_json(self.timers, self.spectate)
+        recovery = RecoveryRecord(self.match_id, self._seed.hex(), settings) if self._walls is None else None
+        commits = self._commits
+        await commits.call(commits.repo.create_match(match, recovery))
+        await commits.call(commits.repo.append_step(self._deal_record(t)))
+        await self._adopt(t, actor=None)
         for seat, participant in participants.items():
             self._attach(Attach(participant, seat, 0, announce=True))
         self._launch()
@@ -269,23 +233,18 @@ class TableActor:
             raise ValueError("nothing to resume")
         self.resumed = True
         if not steps:
-            genesis = step_record(
-                self.match_id,
-                transitions[0],
-                seat=None,
-                action=None,
-                request_id=None,
-                applied_at=self._wall_clock(),
-            )
-            await self._with_timeout(self._repo.append_step(genesis))
+            await self._commits.call(self._commits.repo.append_step(self._deal_record(transitions[0])))
         for i, t in enumerate(transitions):
             record = steps[i] if i < len(steps) else None
-            actor = record.seat if record is not None else None
-            if record is not None and actor is not None and record.request_id is not None:
-                prompt = self._prompts.get(actor)
-                self._applied[(actor, record.request_id)] = prompt.step if prompt else t.step - 1
-            await self._adopt(t, actor=actor, ack=None, replaying=True)
+            if record is None:
+                await self._adopt(t, actor=None, replaying=True)
+            else:
+                await self._adopt(t, actor=record.seat, request_id=record.request_id, replaying=True)
         self._launch()
+
+    def _deal_record(self, t: Transition) -> StepRecord:
+        at = self._wall_clock()
+        return step_record(self.match_id, t, seat=None, action=None, request_id=None, applied_at=at)
 
     def _launch(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
@@ -299,16 +258,17 @@ class TableActor:
                 item = await self._inbox.get()
                 await self._handle(item)
                 await self._work()
-                if self._next_due_now() is None:
+                when = self._next_deadline()
+                if self._barriers and (when is None or when > self._clock.now()):
                     self._resolve_barriers()
-                self._rearm()
+                self._alarm.set(None if self._stopped else when)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             self._log.exception("table %s failed; the match is aborted", self.match_id)
             await self._crash(exc)
         finally:
-            self._cancel_timer()
+            self._alarm.cancel()
             while not self._inbox.empty():
                 leftover = self._inbox.get_nowait()
                 if isinstance(leftover, Barrier):
@@ -349,52 +309,22 @@ class TableActor:
 
     # -- deadlines -----------------------------------------------------------------------------------
 
-    def _prompt_deadline(self, seat: int, prompt: OpenPrompt) -> float:
-        gone = None if self._conn[seat] is not None else (self._gone_since[seat] or prompt.sent_at)
-        return self._time.deadline(seat, prompt, bot=self._bots[seat] is not None, gone_since=gone)
-
-    def _deadlines(self) -> list[float]:
-        out: list[float] = []
-        if self._retire_at is not None:
-            out.append(self._retire_at)
+    def _next_deadline(self) -> float | None:
+        """The earliest thing the table waits for: retiring, a hold, a spectator release, the retry
+        of a failed write, a seat's decision time."""
+        when = self._retire_at
         if self.finished:
-            return out
-        if self._hold_until is not None:
-            out.append(self._hold_until)
-        if self._feed:
-            d = self._feed.next_release(self._stream)
-            if d is not None:
-                out.append(d)
-        if self._stalled_until is not None:
-            out.append(self._stalled_until)
-        else:
-            out.extend(self._prompt_deadline(s, p) for s, p in self._prompts.items())
-        return out
+            return when
+        held = self._pacing.next_deadline()
+        if held is not None and (when is None or held < when):
+            when = held
+        # While a failed write waits for its retry, the table decides nothing itself.
+        later = self._commits.stalled_until
+        if later is None:
+            later = self._decisions.next_deadline()
+        return later if when is None or (later is not None and later < when) else when
 
-    def _next_due_now(self) -> float | None:
-        now = self._clock.now()
-        due = [d for d in self._deadlines() if d <= now]
-        return min(due) if due else None
-
-    def _rearm(self) -> None:
-        deadlines = self._deadlines()
-        when = min(deadlines) if deadlines and not self._stopped else None
-        if when == self._timer_at:
-            return
-        self._cancel_timer()
-        if when is not None:
-            self._timer_at = when
-            self._timer = self._clock.call_at(when, self._on_timer)
-
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = None
-        self._timer_at = None
-
-    def _on_timer(self) -> None:
-        self._timer = None
-        self._timer_at = None
+    def _ring(self) -> None:
         self._inbox.put_nowait(Tick())
 
     async def _fire_due(self) -> bool:
@@ -405,111 +335,76 @@ class TableActor:
             return True
         if self.finished:
             return False
-        if self._hold_until is not None and now >= self._hold_until:
-            await self._release_hold()
+        pacing = self._pacing
+        if pacing.hold_due(now):
+            self._publish(pacing.release(now), now)
+            await self._after_publish()
             return True
-        if self._feed and self._feed.release(now, self._stream):
+        if pacing.release_to_spectators(now):
             return True
-        if self._stalled_until is not None:
-            if now < self._stalled_until:
-                return False
-            self._stalled_until = None
-        for seat in sorted(self._prompts):
-            if self._prompt_deadline(seat, self._prompts[seat]) <= now:
-                await self._act_for(seat)
-                return True
-        return False
+        if self._commits.stalled(now):
+            return False
+        seat = self._decisions.due(now)
+        if seat is None:
+            return False
+        await self._act_for(seat)
+        return True
 
     async def _act_for(self, seat: int) -> None:
         """A bot's answer, or the default action of a seat whose time ran out (or that is gone)."""
         try:
-            if self._uncertain is not None:
+            if self._commits.uncertain is not None:
                 await self._reconcile()
-                if seat not in self._prompts:
+                if seat not in self._decisions.prompts:
                     return
             assert self.state is not None
-            prompt = self._prompts[seat]
-            bot = self._bots[seat]
-            action: Action | None = None
-            if bot is not None:
-                try:
-                    action = bot(seat_view(self.state, seat), prompt.legal)
-                except Exception:
-                    self._log.exception(
-                        "bot %s of table %s failed; playing the default", self.seats[seat].bot, self.match_id
-                    )
-                if action is not None and action not in prompt.legal:
-                    self._log.error(
-                        "bot %s chose an illegal %r; playing the default", self.seats[seat].bot, action
-                    )
-                    action = None
-            source = "bot"
-            if action is None:
-                action = default_action(self.state, seat)
-                if bot is None:
-                    # Its time and bank ran out while connected, or it is gone (past its grace).
-                    source = "timeout" if self._conn[seat] is not None else "disconnected"
-            await self._apply(seat, action, ack=None, source=source)
+            legal = self._decisions.prompts[seat].legal
+            action, source = self._turns.choose(
+                self.state, seat, legal, connected=self._seating.connection(seat) is not None
+            )
+            await self._apply(seat, action, source=source)
             if source != "bot" and self._metrics is not None:
                 self._metrics.timeouts.inc()
         except CommitError as exc:
-            self._log.warning("table %s: %s; retrying in %s s", self.match_id, exc, self._commit_retry_s)
-            self._stalled_until = self._clock.now() + self._commit_retry_s
+            self._commits.stall(exc)
 
     # -- actions -------------------------------------------------------------------------------------
 
-    def _seat_of(self, participant: Participant) -> int | None:
-        for seat, conn in enumerate(self._conn):
-            if conn is participant:
-                return seat
-        return None
-
     async def _handle_act(self, req: ActRequest) -> None:
+        """The one check of who may act (a seated connection, on its own open decision, with a legal
+        action; :meth:`Decisions.refusal`), then apply; a request id applied before is acked again."""
         received = time.perf_counter()
         p, rid = req.participant, req.request_id
-        seat = self._seat_of(p)
+        seat = self._seating.seat_of(p)
         if seat is None:
             why = (
                 "a spectator cannot act"
-                if p in self._feed
+                if p in self._seating.feed
                 else f"this connection holds no seat at {self.match_id}; resume first"
             )
             p.deliver(ErrorOut(ErrorCode.FORBIDDEN, why, rid))
             return
-        if (seat, rid) in self._applied:
-            p.deliver(AckOut(rid, self._applied[(seat, rid)], True))
+        decisions = self._decisions
+        answered = decisions.answered(seat, rid)
+        if answered is not None:
+            p.deliver(AckOut(rid, answered, True))
             return
-        if self._uncertain is not None and not self.finished:
+        if self._commits.uncertain is not None and not self.finished:
             try:
                 await self._reconcile()
             except CommitError as exc:
                 p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, f"the table cannot store moves now ({exc})", rid))
                 return
-            if (seat, rid) in self._applied:
-                p.deliver(AckOut(rid, self._applied[(seat, rid)], True))
+            answered = decisions.answered(seat, rid)
+            if answered is not None:
+                p.deliver(AckOut(rid, answered, True))
                 return
-        prompt = self._prompts.get(seat)
-        public = self._stream.public_step
-        refusal: tuple[ErrorCode, str] | None = None
-        if prompt is None and req.step < public:
-            refusal = (ErrorCode.STALE_STEP, f"step {req.step} is over; the table is at step {public}")
-        elif prompt is None:
-            refusal = (ErrorCode.NOT_YOUR_TURN, f"seat {seat} has no decision to make at step {public}")
-        elif req.step != prompt.step:
-            refusal = (
-                ErrorCode.STALE_STEP,
-                f"step {req.step} is not your pending decision's step {prompt.step}",
-            )
-        elif req.action not in prompt.legal:
-            refusal = (
-                ErrorCode.ILLEGAL_ACTION,
-                f"{action_to_dict(req.action)} is not a legal action at step {prompt.step}",
-            )
+        refusal = decisions.refusal(seat, req.step, req.action, public_step=self._pacing.stream.public_step)
         if refusal is not None:
             p.deliver(ErrorOut(refusal[0], refusal[1], rid))
             return
         try:
-            await self._apply(seat, req.action, ack=(p, rid))
+            await self._apply(seat, req.action, reply_to=p, request_id=rid)
             if self._metrics is not None:
                 self._metrics.action_latency.observe(time.perf_counter() - received)
         except CommitError as exc:
@@ -519,7 +414,13 @@ class TableActor:
             p.deliver(ErrorOut(ErrorCode.ILLEGAL_ACTION, str(exc), rid))
 
     async def _apply(
-        self, seat: int, action: Action, *, ack: tuple[Participant, int] | None, source: str = "player"
+        self,
+        seat: int,
+        action: Action,
+        *,
+        reply_to: Participant | None = None,
+        request_id: int | None = None,
+        source: str = "player",
     ) -> None:
         """Apply, COMMIT, then adopt and broadcast. Raises CommitError (nothing adopted).
 
@@ -531,52 +432,25 @@ class TableActor:
             t,
             seat=seat,
             action=action,
-            request_id=ack[1] if ack is not None else None,
+            request_id=request_id,
             applied_at=self._wall_clock(),
             source=source,
         )
-        started = time.perf_counter()
-        try:
-            await self._with_timeout(self._repo.append_step(record))
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            self._uncertain = (record, action)
-            raise CommitError(f"storing step {t.step} failed: {type(exc).__name__}: {exc}") from exc
-        if self._metrics is not None:
-            self._metrics.commit_latency.observe(time.perf_counter() - started)
-        await self._adopt(t, actor=seat, ack=ack)
+        await self._commits.append(record, action)
+        await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to)
         if self._metrics is not None:
             # The metric keeps its three labels: a disconnected seat's default counts as a timeout.
             self._metrics.actions.labels("timeout" if source == "disconnected" else source).inc()
 
     async def _reconcile(self) -> None:
         """After a write whose outcome is unknown: adopt it if it landed, forget it if not."""
-        assert self._uncertain is not None and self.state is not None
-        record, action = self._uncertain
-        try:
-            count = await self._with_timeout(self._repo.step_count(self.match_id))
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            raise CommitError(f"the store cannot be read: {type(exc).__name__}: {exc}") from exc
-        expected = self.state.step + 1
-        self._uncertain = None
-        if count == expected:
-            return  # it did not land
-        if count != expected + 1 or record.seat is None:
-            raise TableDivergedError(f"{self.match_id}: the log holds {count} steps, the table {expected}")
-        self._log.warning("table %s: step %s was stored after all; adopting it", self.match_id, record.step)
-        t = engine_apply(self.state, record.seat, action)
-        if record.request_id is not None:
-            prompt = self._prompts.get(record.seat)
-            self._applied[(record.seat, record.request_id)] = prompt.step if prompt else record.step - 1
-        await self._adopt(t, actor=record.seat, ack=None)
-
-    async def _with_timeout(self, awaitable: Coroutine[Any, Any, T]) -> T:
-        """Await a store call, cancelling it after ``commit_timeout_s`` on the table's clock."""
-        when = self._clock.now() + self._commit_timeout_s
-        return await with_deadline(self._clock, awaitable, when, "the store")
+        assert self.state is not None
+        landed = await self._commits.reconcile(self.state.step + 1)
+        if landed is not None:
+            record, action = landed
+            assert record.seat is not None
+            t = engine_apply(self.state, record.seat, action)
+            await self._adopt(t, actor=record.seat, request_id=record.request_id)
 
     # -- adopting a committed transition ------------------------------------------------------------
 
@@ -585,163 +459,96 @@ class TableActor:
         t: Transition,
         *,
         actor: int | None,
-        ack: tuple[Participant, int] | None,
+        request_id: int | None = None,
+        reply_to: Participant | None = None,
         replaying: bool = False,
     ) -> None:
+        """``t`` is stored: make it the state, ack the request (to ``reply_to``), publish what
+        pacing allows, prompt the seats that must decide."""
         now = self._clock.now()
-        previous = self._prompts
-        prompt = previous.get(actor) if actor is not None else None
-        if actor is not None and prompt is not None:
-            self._time.charge(actor, prompt, now)
-        if ack is not None and actor is not None:
-            step = prompt.step if prompt is not None else t.step - 1
-            self._applied[(actor, ack[1])] = step
+        answered = self._decisions.advance(t, actor=actor, request_id=request_id, now=now)
         self.state = t.state
-        base = len(self._stream)
-        self._stream.append(t.events, t.step, now)
-        if ack is not None and actor is not None:
-            ack[0].deliver(AckOut(ack[1], self._applied[(actor, ack[1])], False))
+        upto = self._pacing.committed(t, now, replaying=replaying)
+        if reply_to is not None and request_id is not None and answered is not None:
+            reply_to.deliver(AckOut(request_id, answered, False))
+        self._publish(upto, now)
+        await self._after_publish()
 
-        pending = pending_seats(t.state)
-        if t.events:
-            self._prompts = {}
-            for seat in pending:
-                self._decision_step[seat] = t.step
-        else:  # an answer in a call window: the other seats' prompts stay as they are
-            self._prompts = {s: p for s, p in previous.items() if s in pending and s != actor}
-
-        min_call = 0 if replaying else self.timers.min_call_ms  # a replayed step was seen already
-        if self._hold_until is None:
-            cut = _callable_cut(t.events) if min_call > 0 else None
-            if cut is None:
-                self._publish_to_hand_pause(now, replaying=replaying)
-            else:
-                self._hold_until = now + min_call / 1000
-                window_open = t.state.hand.phase in _WINDOW_PHASES and not t.state.finished
-                self._publish(len(self._stream) if window_open else base + cut + 1)
-        if self._stream.all_published:
-            self._issue_prompts()
-            if t.state.finished:
-                await self._finish()
-
-    async def _release_hold(self) -> None:
-        self._hold_until = None
-        self._publish_to_hand_pause(self._clock.now())
-        if not self._stream.all_published:
+    async def _after_publish(self) -> None:
+        """Once the seats have seen everything: prompt who must decide, or finish the match."""
+        if not self._pacing.stream.all_published:
             return
         self._issue_prompts()
         assert self.state is not None
         if self.state.finished:
             await self._finish()
 
-    def _publish_to_hand_pause(self, now: float, *, replaying: bool = False) -> None:
-        """Publish what is held back; but when a hand ended and the next one started, stop after
-        the end and hold the new hand for ``hand_pause_ms`` (tables with a human seat only)."""
-        pause = 0 if replaying or not self._paced else self.timers.hand_pause_ms
-        cut = _next_hand_cut(self._stream.events, self._stream.published) if pause > 0 else None
-        if cut is None:
-            self._publish(len(self._stream))
-        else:
-            self._hold_until = now + pause / 1000
-            self._publish(cut + 1)
-
-    def _publish(self, upto: int) -> None:
+    def _publish(self, upto: int, now: float) -> None:
         """Send the events up to version ``upto`` to the connected seats, each redacted for its seat."""
         assert self.state is not None
-        first = self._stream.published + 1
-        batch = self._stream.publish(upto, self._clock.now(), self.state.step)
+        stream = self._pacing.stream
+        first = stream.published + 1
+        batch = stream.publish(upto, now, self.state.step)
         if batch:
-            for seat, conn in enumerate(self._conn):
-                if conn is not None:
-                    conn.deliver(EventsOut(self.match_id, first, redact_all(batch, seat)))
+            self._seating.publish(self.match_id, first, batch)
 
     def _issue_prompts(self) -> None:
         assert self.state is not None
         now = self._clock.now()
         for seat in pending_seats(self.state):
-            if seat in self._prompts:
-                continue
-            self._prompts[seat] = OpenPrompt(
-                step=self._decision_step.get(seat, self.state.step),
-                legal=legal_actions(self.state, seat),
-                sent_at=now,
-            )
-            conn = self._conn[seat]
-            if conn is not None:
-                conn.deliver(self._prompt_out(seat))
+            if self._decisions.prompt(self.state, seat, now) is not None:
+                conn = self._seating.connection(seat)
+                if conn is not None:
+                    conn.deliver(self._prompt_out(seat, now))
 
-    def _prompt_out(self, seat: int) -> PromptOut:
-        prompt = self._prompts[seat]
-        action_left, bank_left = self._time.remaining(seat, prompt, self._clock.now())
-        return PromptOut(
-            match_id=self.match_id,
-            step=prompt.step,
-            seat=seat,
-            version=self._stream.published,
-            legal=prompt.legal,
-            deadline_ms=action_left,
-            bank_ms=bank_left,
-        )
+    def _prompt_out(self, seat: int, now: float) -> PromptOut:
+        return self._decisions.prompt_out(self.match_id, seat, self._pacing.stream.published, now)
 
     # -- seats and spectators coming and going ------------------------------------------------------
 
     def _attach(self, a: Attach) -> None:
-        p = a.participant
-        if a.seat is not None and self.seats[a.seat].account_id is None:
-            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"seat {a.seat} of {self.match_id} is a bot's"))
+        """Seat a connection (replacing the seat's previous one) or let it watch; it is told it
+        follows this match, then gets: ``seated`` (a join), its catch-up, its open prompt, the
+        outcome if the match is over (after which it follows nothing)."""
+        p, seat = a.participant, a.seat
+        if seat is not None and self.seats[seat].account_id is None:
+            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"seat {seat} of {self.match_id} is a bot's"))
             return
-        if a.seat is not None:
-            self._feed.remove(p)
-            self._conn[a.seat] = p
-            self._gone_since[a.seat] = None
-            if a.announce:
-                p.deliver(SeatedOut(self.match_id, a.seat, self.players))
-            events = redact_all(tuple(self._stream.events[: self._stream.published]), a.seat)
-            p.deliver(CatchupOut(self.match_id, a.seat, a.since_version, events))
-            if a.seat in self._prompts and not self.finished:
-                p.deliver(self._prompt_out(a.seat))
-            if self.outcome is not None:
-                p.deliver(self.outcome)
-            return
-        seat = self._seat_of(p)
+        now, seating = self._clock.now(), self._seating
         if seat is not None:
-            self._conn[seat] = None
-            self._gone_since[seat] = self._clock.now()
-        self._feed.add(p)
+            if not seating.seat(p, seat, self.match_id, now):
+                return  # the connection is already over
+        elif not seating.watch(p, self.match_id, now):
+            return
         if a.announce:
-            p.deliver(SeatedOut(self.match_id, None, self.players))
-        events = redact_all(tuple(self._stream.events[: self._feed.released]), None)
-        p.deliver(CatchupOut(self.match_id, None, a.since_version, events))
+            p.deliver(SeatedOut(self.match_id, seat, self.players))
+        stream = self._pacing.stream
+        shown = stream.published if seat is not None else seating.feed.released
+        events = redact_all(tuple(stream.events[:shown]), seat)
+        p.deliver(CatchupOut(self.match_id, seat, a.since_version, events))
+        if seat is not None and seat in self._decisions.prompts and not self.finished:
+            p.deliver(self._prompt_out(seat, now))
         if self.outcome is not None:
             p.deliver(self.outcome)
+            p.released(self.match_id)
 
     def _detach(self, d: Detach) -> None:
         p = d.participant
-        found = self._feed.remove(p)
-        seat = self._seat_of(p)
-        if seat is not None:
-            self._conn[seat] = None
-            self._gone_since[seat] = self._clock.now()
-            found = True
-        if d.notify and found:
+        if self._seating.drop(p, self._clock.now()) and d.notify:
             p.deliver(LeftOut(self.match_id))
+            p.released(self.match_id)
 
     # -- the end -------------------------------------------------------------------------------------
 
     async def _finish(self) -> None:
-        last = self._stream.events[-1]
+        last = self._pacing.stream.events[-1]
         assert isinstance(last, MatchEnded), last
         result = ResultOut(scores=last.scores, ranks=last.ranks, final_points=last.final_points)
-        try:
-            await self._with_timeout(
-                self._repo.record_result(
-                    ResultRecord(self.match_id, last.scores, last.ranks, last.final_points)
-                )
-            )
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            self._log.exception("table %s: storing the result failed (the step log has it)", self.match_id)
+        record = ResultRecord(self.match_id, last.scores, last.ranks, last.final_points)
+        commits = self._commits
+        await commits.best_effort(
+            commits.repo.record_result(record), "storing the result failed (the step log has it)"
+        )
         await self._end(MatchEndReason.COMPLETED, result, MatchStatus.COMPLETED, seed_hex=last.seed)
 
     async def _end(
@@ -754,39 +561,33 @@ class TableActor:
         why: str | None = None,
     ) -> None:
         self.finished = True
-        self._prompts.clear()
-        self._hold_until = None
+        self._decisions.close_all()
+        self._pacing.hold_until = None
         self.outcome = MatchEndOut(self.match_id, reason, result)
         # The status first, then match_end: a client that saw the end finds the match over in the
         # store (if this write fails, a restart finishes a completed match again from its log).
-        try:
-            await self._with_timeout(
-                self._repo.finish_match(self.match_id, status, self._wall_clock(), seed_hex, why)
-            )
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            self._log.exception("table %s: storing the match status failed", self.match_id)
+        commits, ended_at = self._commits, self._wall_clock()
+        await commits.best_effort(
+            commits.repo.finish_match(self.match_id, status, ended_at, seed_hex, why),
+            "storing the match status failed",
+        )
         if reason is MatchEndReason.COMPLETED:
-            self._feed.release(self._clock.now(), self._stream, everything=True)
-        self._broadcast(self.outcome)
+            self._pacing.reveal_to_spectators(self._clock.now())
+        self._seating.broadcast(self.outcome)
+        self._seating.release_all(self.match_id)
         self._retire_at = self._clock.now() + self._retention_s
         self.ended.set()
         if self._on_end is not None:
             self._on_end(self)
-
-    def _broadcast(self, item: Outbound) -> None:
-        for conn in self._conn:
-            if conn is not None:
-                conn.deliver(item)
-        self._feed.broadcast(item)
 
     async def _crash(self, exc: Exception) -> None:
         """The actor failed: tell everyone, record the abort, stop."""
         self._stopped = True
         if self.finished:
             return
-        self._broadcast(ErrorOut(ErrorCode.INTERNAL, f"table {self.match_id} failed; the match is aborted"))
+        self._seating.broadcast(
+            ErrorOut(ErrorCode.INTERNAL, f"table {self.match_id} failed; the match is aborted")
+        )
         try:
             why = f"table failed: {type(exc).__name__}: {exc}"[:500]
             await self._end(MatchEndReason.ABORTED, None, MatchStatus.ABORTED, why=why)

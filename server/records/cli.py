@@ -1,20 +1,16 @@
-"""``jantaku verify`` (replay records through the engine) and ``jantaku simulate`` (write records of
-built-in bots' matches)."""
+"""``jantaku verify``: replay records through the engine (``jantaku simulate``, which needs the
+built-in bots, is :mod:`server.app.simulate`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from server.bots import BOTS
-from server.bots.selfplay import play_events
 from server.engine.errors import RulesError
-from server.engine.rules import PRESETS, Ruleset, preset
-from server.records.export import FILE_SUFFIX, ExportFormat, export_match
+from server.engine.rules import PRESETS, preset
 from server.records.progress import Progress
 from server.records.verify import FileReport, file_lines, find_records, verify_paths
 
@@ -24,6 +20,7 @@ EXIT_USAGE = 2
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``jantaku verify``."""
     v = sub.add_parser(
         "verify",
         help="replay game records through the engine and report every difference",
@@ -44,18 +41,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     v.add_argument("--json", action="store_true", help="print a machine-readable report instead")
     v.set_defaults(handler=run_verify)
-
-    s = sub.add_parser(
-        "simulate",
-        help="play matches of built-in bots in-process and write one record file per match",
-    )
-    s.add_argument("--players", default="greedy,greedy,greedy,greedy", help="four of: " + ",".join(BOTS))
-    s.add_argument("--ruleset", default="tenhou", choices=sorted(PRESETS))
-    s.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
-    s.add_argument("--seed", default="jantaku", help="seed text: the same seed gives the same files")
-    s.add_argument("--out", required=True, type=Path, help="directory for the record files")
-    s.add_argument("--format", default="tenhou6", choices=[str(f) for f in ExportFormat])
-    s.set_defaults(handler=run_simulate)
 
 
 def parse_rules(items: list[str]) -> dict[str, Any]:
@@ -105,34 +90,3 @@ def run_verify(args: argparse.Namespace) -> int:
     else:
         print(report.summary())
     return EXIT_MISMATCH if report.mismatches or report.unreadable else EXIT_OK
-
-
-def run_simulate(args: argparse.Namespace) -> int:
-    players = [p.strip() for p in str(args.players).split(",")]
-    if len(players) != 4 or any(p not in BOTS for p in players):
-        print(f"error: --players needs four of {sorted(BOTS)}, got {args.players!r}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return EXIT_USAGE
-    ruleset: Ruleset = preset(args.ruleset)
-    fmt = ExportFormat(args.format)
-    out: Path = args.out
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        print(f"error: cannot create {out}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    names = [f"{bot} {seat}" for seat, bot in enumerate(players)]
-    width = max(4, len(str(args.games - 1)))
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", str(args.seed)) or "match"
-    with Progress(args.games, "matches") as bar:
-        for game in range(args.games):
-            seed = f"{args.seed}/{game}".encode()
-            events = play_events(ruleset, seed, players)
-            name = f"{stem}-{game:0{width}d}{FILE_SUFFIX[fmt]}"
-            text = export_match(events, fmt, names=names)
-            (out / name).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-            bar.advance(name)
-    print(f"wrote {args.games} {fmt} records to {out}")
-    return EXIT_OK

@@ -72,6 +72,29 @@ from server.records.tiles import mjai_from_face
 
 WINDS = "ESWN"
 HIDDEN = "?"
+MJAI_EVENT_TYPES = frozenset(
+    {
+        "start_game",
+        "start_kyoku",
+        "tsumo",
+        "dahai",
+        "chi",
+        "pon",
+        "daiminkan",
+        "kakan",
+        "ankan",
+        "dora",
+        "reach",
+        "reach_accepted",
+        "hora",
+        "ryukyoku",
+        "end_kyoku",
+        "end_game",
+    }
+)
+"""The mjai events this module writes (and the hub's ``/mjai`` endpoint sends, converted live by
+:class:`MjaiStream`); every other ``type`` that endpoint sends (``welcome``, ``queued``, ``seated``,
+``request``, ``error``, ``match_end``) is its own and is not for the bot (``server.bots.connect``)."""
 
 
 def export_mjai(events: Sequence[Event], *, names: Sequence[str] | None = None, viewer: Viewer = None) -> str:

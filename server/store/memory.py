@@ -8,7 +8,7 @@ read, not as steps are appended: appending stays as cheap as it can be (the hub'
 this store). Before the SQL store, player and bot accounts were kept in a JSON file
 (``DATA_DIR/accounts.json``, token hashes only); :class:`AccountFile` still reads it, so that
 ``jantaku serve`` / ``jantaku admin`` import such a file into the database once
-(:func:`server.hub.cli.import_accounts_file`), and ``accounts_path`` still keeps an in-memory
+(:func:`server.app.compose.import_accounts_file`), and ``accounts_path`` still keeps an in-memory
 repository's players and bots in one (shared by processes, re-read when it changed).
 """
 

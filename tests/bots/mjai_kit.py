@@ -17,11 +17,10 @@ from websockets.exceptions import ConnectionClosed
 from server.domain.records import AccountKind
 from server.engine import hand as analysis
 from server.engine.tiles import kind
-from server.hub.mjai import MJAI_EVENT_TYPES
 from server.hub.server import Hub, running_hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
-from server.records.export_mjai import export_mjai
+from server.records.export_mjai import MJAI_EVENT_TYPES, export_mjai
 from server.records.tiles import face_from_mjai
 from server.store.memory import InMemoryRepository
 from tests.hub.helpers import EAST

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from server.app.cli import main as jantaku
 from server.bots.connect import EXIT_BOT, EXIT_FAILED, EXIT_OK, ConnectOptions, Connector, _Game, mjai_url
-from server.cli import main as jantaku
 from server.hub.mjai import MjaiSession
 from server.hub.outputs import PromptOut
 from server.hub.server import Hub
@@ -90,7 +90,7 @@ async def test_a_table_of_mjai_bots_two_through_the_jantaku_bot_connect_command(
                 await asyncio.create_subprocess_exec(
                     sys.executable,
                     "-m",
-                    "server.cli",
+                    "server.app",
                     *argv,
                     cwd=REPO,
                     env={"JANTAKU_BOT_TOKEN": await bot_token(hub, f"cli{i}"), "PATH": "/usr/bin:/bin"},

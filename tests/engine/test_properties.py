@@ -2,8 +2,8 @@
 
 Hypothesis draws the match seed, the ruleset and the seed of the per-step choices (a seeded
 ``random.Random``: drawing every pick through Hypothesis cost a fifth of the run); across the
-examples of one run well over 1,000 hands are played (the count is asserted at module teardown, see
-``test_enough_hands_were_played``). Exact move generation for fixed seeds is pinned by
+examples of one run well over 1,000 hands are played (counted and asserted by the same test, so
+nothing depends on the order tests run in). Exact move generation for fixed seeds is pinned by
 ``test_golden_counts.py``.
 """
 
@@ -20,7 +20,6 @@ from server.engine.events import Event, RoundStarted
 from server.engine.rules import EMA, MAHJONGSOUL, TENHOU, Ruleset
 from tests.engine.invariants import assert_no_leak, assert_points_conserved, assert_tiles_conserved
 
-HANDS_PLAYED: list[int] = []
 RULESETS = [TENHOU, MAHJONGSOUL, EMA, TENHOU.with_options(game_length="east")]
 
 
@@ -49,26 +48,24 @@ def _play(ruleset: Ruleset, seed: bytes, choices: random.Random | None, picks: l
     return events
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.binary(min_size=4, max_size=8),
-    ruleset=st.sampled_from(RULESETS),
-    picks_seed=st.integers(0, 2**64 - 1),
-)
-def test_random_play_keeps_invariants_and_is_deterministic(
-    seed: bytes, ruleset: Ruleset, picks_seed: int
-) -> None:
-    picks: list[int] = []
-    events = _play(ruleset, seed, random.Random(picks_seed), picks)
-    HANDS_PLAYED.append(sum(isinstance(e, RoundStarted) for e in events))
-    for viewer in range(4):
-        assert_no_leak(tuple(events), viewer)
-    # Determinism: the same seed and the same actions give the same events.
-    assert _play(ruleset, seed, None, picks) == events
+def test_random_play_keeps_invariants_and_is_deterministic_over_1000_hands() -> None:
+    hands_played: list[int] = []
 
+    @settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        seed=st.binary(min_size=4, max_size=8),
+        ruleset=st.sampled_from(RULESETS),
+        picks_seed=st.integers(0, 2**64 - 1),
+    )
+    def random_play(seed: bytes, ruleset: Ruleset, picks_seed: int) -> None:
+        picks: list[int] = []
+        events = _play(ruleset, seed, random.Random(picks_seed), picks)
+        hands_played.append(sum(isinstance(e, RoundStarted) for e in events))
+        for viewer in range(4):
+            assert_no_leak(tuple(events), viewer)
+        # Determinism: the same seed and the same actions give the same events.
+        assert _play(ruleset, seed, None, picks) == events
 
-def test_enough_hands_were_played() -> None:
-    """The property run above must cover at least 1,000 hands (the issue's floor)."""
-    if not HANDS_PLAYED:  # run alone: play them now
-        test_random_play_keeps_invariants_and_is_deterministic()
-    assert sum(HANDS_PLAYED) >= 1000, f"only {sum(HANDS_PLAYED)} hands were played"
+    random_play()
+    # The property run must cover at least 1,000 hands (the issue's floor).
+    assert sum(hands_played) >= 1000, f"only {sum(hands_played)} hands were played"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import secrets
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -41,12 +42,15 @@ from server.store.memory import InMemoryRepository
 
 EAST = TENHOU.with_options(game_length="east")
 OutT = TypeVar("OutT", bound=Outbound)
-_ids = itertools.count(1)
 
 
 def account(name: str = "alice", kind: AccountKind = AccountKind.GUEST) -> Account:
     return Account(
-        id=f"g-{name}-{next(_ids)}", name=name, kind=kind, scopes=DEFAULT_SCOPES[kind], created_at=0.0
+        id=f"g-{name}-{secrets.token_hex(4)}",
+        name=name,
+        kind=kind,
+        scopes=DEFAULT_SCOPES[kind],
+        created_at=0.0,
     )
 
 
@@ -57,6 +61,8 @@ class FakeParticipant:
         self._account = acct or account()
         self.items: list[Outbound] = []
         self._log = log
+        self.following: tuple[str, int | None] | None = None  # what the table says: (match, seat)
+        self.gone = False  # refuse to be seated (a connection that is over)
 
     @property
     def participant_id(self) -> str:
@@ -70,6 +76,16 @@ class FakeParticipant:
         self.items.append(item)
         if self._log is not None:
             self._log.append(("send", item))
+
+    def attached(self, match_id: str, seat: int | None) -> bool:
+        if self.gone:
+            return False
+        self.following = (match_id, seat)
+        return True
+
+    def released(self, match_id: str) -> None:
+        if self.following is not None and self.following[0] == match_id:
+            self.following = None
 
     def of(self, kind: type[OutT]) -> list[OutT]:
         return [i for i in self.items if isinstance(i, kind)]
@@ -156,6 +172,7 @@ class TableKit:
     repo: InMemoryRepository
     humans: dict[int, FakeParticipant]
     log: list[tuple[str, Any]] = field(default_factory=list)
+    request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     async def act(
         self, seat: int, action: Any, *, step: int | None = None, request_id: int | None = None
@@ -163,7 +180,7 @@ class TableKit:
         p = self.humans[seat]
         prompt = p.last_prompt()
         assert step is not None or prompt is not None, "no prompt to answer"
-        rid = request_id if request_id is not None else next(_ids)
+        rid = request_id if request_id is not None else next(self.request_ids)
         self.table.submit(ActRequest(p, rid, step if step is not None else prompt.step, action))  # type: ignore[union-attr]
         await self.table.settle()
 

@@ -8,17 +8,29 @@ import doctest
 import pytest
 
 import server.domain.clock
+import server.hub.adapter
 import server.hub.auth
-import server.hub.connection
+import server.hub.clock
+import server.hub.seating
 import server.hub.server
 import server.hub.settings
+import server.hub.timing
 from server.hub.clock import ManualClock, SystemClock, sleep_until, with_deadline
 from server.hub.settings import ConnectionLimits, HubSettings, SettingsError, TableTimers
 
 
 @pytest.mark.parametrize(
     "module",
-    [server.domain.clock, server.hub.connection, server.hub.settings, server.hub.auth, server.hub.server],
+    [
+        server.domain.clock,
+        server.hub.clock,
+        server.hub.adapter,
+        server.hub.settings,
+        server.hub.auth,
+        server.hub.server,
+        server.hub.seating,
+        server.hub.timing,
+    ],
 )
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]

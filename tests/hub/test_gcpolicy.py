@@ -94,8 +94,7 @@ async def test_freeze_every_zero_leaves_python_defaults_alone() -> None:
 async def test_the_real_collector_is_frozen_while_applied_and_unfrozen_after() -> None:
     before = gc.get_threshold()
     async with applied(GcPolicy(freeze_every_s=0.01, full_every_s=0)):
-        await asyncio.sleep(0.05)
-        assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > 0  # what survived startup is frozen at once
         assert gc.get_threshold() == GcPolicy().thresholds
     assert gc.get_freeze_count() == 0
     assert gc.get_threshold() == before

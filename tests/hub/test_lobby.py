@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+from collections.abc import Coroutine
+from typing import Any
 
 import pytest
 
 from client_protocol.errors import ErrorCode
-from server.domain.records import AccountKind, Scope
+from server.domain.records import AccountKind, MatchRecord, RecoveryRecord, Scope
 from server.hub.clock import ManualClock
 from server.hub.lobby import Lobby, LobbyError
 from server.hub.outputs import CatchupOut, ErrorOut, LeftOut, QueuedOut, SeatedOut
@@ -16,12 +19,41 @@ from server.store.memory import InMemoryRepository
 from tests.hub.helpers import EAST, FakeParticipant, account
 
 
-def make_lobby(**settings: object) -> tuple[Lobby, ManualClock]:
+class SlowStore(InMemoryRepository):
+    """``create_match`` waits until ``release`` is set (``entered`` says one is waiting); with
+    ``fail`` it then raises instead of storing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+        self.fail = False
+
+    async def create_match(self, match: MatchRecord, recovery: RecoveryRecord | None = None) -> None:
+        self.entered.set()
+        await self.release.wait()
+        if self.fail:
+            raise ConnectionError("the database went away")
+        await super().create_match(match, recovery)
+
+
+def finishes_without_waiting(coro: Coroutine[Any, Any, None]) -> None:
+    """Run ``coro`` to its end in one step: it must not wait on anything (a lock another task holds,
+    a store call). Fails, rather than hanging, when it would wait."""
+    try:
+        coro.send(None)
+    except StopIteration:
+        return
+    coro.close()
+    raise AssertionError("it waited (for a lock or the store)")
+
+
+def make_lobby(repo: InMemoryRepository | None = None, **settings: object) -> tuple[Lobby, ManualClock]:
     clock = ManualClock()
     options: dict[str, object] = {"timers": TableTimers(bot_delay_ms=60_000), "bot_fill_after_s": 10.0}
     options.update(settings)
     lobby = Lobby(
-        repo=InMemoryRepository(),
+        repo=repo if repo is not None else InMemoryRepository(),
         clock=clock,
         settings=HubSettings(**options),  # type: ignore[arg-type]
         rulesets={"tenhou": EAST},
@@ -201,3 +233,48 @@ async def test_shutdown_refuses_new_joins() -> None:
     bob = FakeParticipant(account("bob"))
     await lobby.join_queue(bob, "tenhou", 2)
     assert bob.errors()[0].code is ErrorCode.BUSY_RETRY
+
+
+@pytest.mark.asyncio
+async def test_a_slow_store_does_not_block_another_players_queue_join() -> None:
+    store = SlowStore()
+    lobby, _ = make_lobby(store)
+    alice, bob = FakeParticipant(account("alice")), FakeParticipant(account("bob"))
+    starting = asyncio.create_task(lobby.join_queue(alice, "tenhou+bots", 1))
+    await store.entered.wait()  # alice's table is being stored, and the store hangs
+    finishes_without_waiting(lobby.join_queue(bob, "tenhou", 2))
+    assert bob.of(QueuedOut) == [QueuedOut("tenhou", 1)]
+    assert lobby.waiting("tenhou") == 1
+    (table,) = lobby.tables.values()  # alice's seat is reserved meanwhile
+    assert [m for m, _ in lobby.live_seats(alice.account.id)] == [table.match_id]
+    assert not alice.items
+    store.release.set()
+    await starting
+    await lobby.settle()
+    assert seated(alice) is not None and seated(alice).match_id == table.match_id  # type: ignore[union-attr]
+    assert table.running
+
+
+@pytest.mark.asyncio
+async def test_a_table_that_cannot_be_stored_gives_its_seats_back() -> None:
+    store = SlowStore()
+    lobby, _ = make_lobby(store)
+    players = [FakeParticipant(account(f"p{i}")) for i in range(4)]
+    for p in players[:3]:
+        await lobby.join_queue(p, "tenhou", 1)
+    starting = asyncio.create_task(lobby.join_queue(players[3], "tenhou", 1))
+    await store.entered.wait()
+    carol = FakeParticipant(account("carol"))
+    finishes_without_waiting(lobby.join_queue(carol, "tenhou", 2))  # a new queue forms meanwhile
+    assert carol.of(QueuedOut) == [QueuedOut("tenhou", 1)]
+    store.fail = True
+    store.release.set()
+    await starting
+    for p in players:
+        assert [e.code for e in p.errors()] == [ErrorCode.BUSY_RETRY]
+        assert seated(p) is None
+        assert lobby.live_seats(p.account.id) == []
+    assert lobby.tables == {}
+    assert lobby.waiting("tenhou") == 1  # carol still waits
+    await lobby.join_queue(players[0], "tenhou", 3)  # joining again works
+    assert players[0].of(QueuedOut)[-1] == QueuedOut("tenhou", 2)

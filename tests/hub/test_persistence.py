@@ -26,10 +26,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from client_protocol.client import Client
 from client_protocol.messages import EventMessage, GuestAuth, MatchEnd, Prompt, ServerMessage, TokenAuth
-from server.cli import main
+from server.app.cli import main
+from server.app.compose import import_accounts_file, open_repository
 from server.domain.records import AccountKind, StepRecord
 from server.hub.auth import Authenticator
-from server.hub.cli import import_accounts_file, open_repository
 from server.hub.clock import ManualClock
 from server.hub.server import Hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers

@@ -43,31 +43,51 @@ BOT_DELAY_MS = 1000
 SEED = b"recovery-test-seed-0123456789abcdef"
 
 
-_LOBBIES: list[Lobby] = []
+WALL_NOW = 1_700_000_000.0  # the lobbies' wall clock (what is stored as a time)
+
+
+class Lobbies:
+    """Makes the lobbies of one test (on manual clocks) and shuts them all down after it."""
+
+    def __init__(self) -> None:
+        self.made: list[Lobby] = []
+
+    def make(self, repo: InMemoryRepository, **settings: Any) -> tuple[Lobby, ManualClock]:
+        clock = ManualClock()
+        options: dict[str, Any] = {
+            "timers": TableTimers(bot_delay_ms=BOT_DELAY_MS),
+            "bot_fill_after_s": 60.0,
+        }
+        options.update(settings)
+        lobby = Lobby(
+            repo=repo,
+            clock=clock,
+            settings=HubSettings(**options),
+            rulesets={"tenhou": EAST},
+            seed_source=lambda: SEED,
+            rng=random.Random(7),
+            wall=lambda: WALL_NOW,
+        )
+        self.made.append(lobby)
+        return lobby, clock
+
+    async def start(
+        self, repo: InMemoryRepository, name: str = "alice"
+    ) -> tuple[Lobby, ManualClock, Player, TableActor]:
+        lobby, clock = self.make(repo)
+        alice = Player(FakeParticipant(account(name)), random.Random(3))
+        await lobby.join_queue(alice.p, "tenhou+bots", 1)
+        await lobby.settle()
+        (table,) = lobby.tables.values()
+        return lobby, clock, alice, table
 
 
 @pytest_asyncio.fixture
-async def lobbies() -> AsyncIterator[None]:
-    """Shuts down every lobby a test made (their tables' tasks included)."""
-    yield
-    while _LOBBIES:
-        await _LOBBIES.pop().shutdown()
-
-
-def make_lobby(repo: InMemoryRepository, **settings: Any) -> tuple[Lobby, ManualClock]:
-    clock = ManualClock()
-    options: dict[str, Any] = {"timers": TableTimers(bot_delay_ms=BOT_DELAY_MS), "bot_fill_after_s": 60.0}
-    options.update(settings)
-    lobby = Lobby(
-        repo=repo,
-        clock=clock,
-        settings=HubSettings(**options),
-        rulesets={"tenhou": EAST},
-        seed_source=lambda: SEED,
-        rng=random.Random(7),
-    )
-    _LOBBIES.append(lobby)
-    return lobby, clock
+async def lobbies() -> AsyncIterator[Lobbies]:
+    made = Lobbies()
+    yield made
+    for lobby in made.made:
+        await lobby.shutdown()
 
 
 def _key(action: Action) -> str:
@@ -123,28 +143,17 @@ def _log(steps: list[StepRecord]) -> list[tuple[int, int | None, Any, Any]]:
     return [(s.step, s.seat, s.action, list(s.events)) for s in steps]
 
 
-async def _start(
-    repo: InMemoryRepository, name: str = "alice"
-) -> tuple[Lobby, ManualClock, Player, TableActor]:
-    lobby, clock = make_lobby(repo)
-    alice = Player(FakeParticipant(account(name)), random.Random(3))
-    await lobby.join_queue(alice.p, "tenhou+bots", 1)
-    await lobby.settle()
-    (table,) = lobby.tables.values()
-    return lobby, clock, alice, table
-
-
 @pytest.mark.asyncio
-async def test_a_resumed_match_ends_exactly_as_an_uninterrupted_one(lobbies: None) -> None:
+async def test_a_resumed_match_ends_exactly_as_an_uninterrupted_one(lobbies: Lobbies) -> None:
     # The reference: the same seed, seats and choices, never interrupted.
     reference = InMemoryRepository()
-    _, clock, alice, table = await _start(reference)
+    _, clock, alice, table = await lobbies.start(reference)
     await play(table, clock, alice)
     ref_log = _log(list(await reference.steps(table.match_id)))
     assert table.outcome is not None and table.outcome.result is not None
 
     repo = InMemoryRepository()
-    lobby, clock, alice, table = await _start(repo)
+    lobby, clock, alice, table = await lobbies.start(repo)
     account_ = alice.p.account
     for interruption in range(3):  # three restarts in one match
         await play(table, clock, alice, answers=7)
@@ -153,7 +162,7 @@ async def test_a_resumed_match_ends_exactly_as_an_uninterrupted_one(lobbies: Non
         stored = await repo.get_match(table.match_id)
         assert stored is not None and stored.status is MatchStatus.RUNNING and stored.seed_hex is None
 
-        lobby, clock = make_lobby(repo)
+        lobby, clock = lobbies.make(repo)
         report = await lobby.recover()
         assert report.resumed == [table.match_id] and not report.diverged, interruption
         table = lobby.tables[table.match_id]
@@ -174,9 +183,9 @@ async def test_a_resumed_match_ends_exactly_as_an_uninterrupted_one(lobbies: Non
 
 
 @pytest.mark.asyncio
-async def test_a_stored_request_id_is_remembered_across_the_restart(lobbies: None) -> None:
+async def test_a_stored_request_id_is_remembered_across_the_restart(lobbies: Lobbies) -> None:
     repo = InMemoryRepository()
-    lobby, clock, alice, table = await _start(repo)
+    lobby, clock, alice, table = await lobbies.start(repo)
     await play(table, clock, alice, answers=3)
     rid = alice.last_rid
     assert rid is not None
@@ -184,7 +193,7 @@ async def test_a_stored_request_id_is_remembered_across_the_restart(lobbies: Non
     count = await repo.step_count(table.match_id)
     await lobby.shutdown()  # the ack of the last answer may have been lost with the old process
 
-    lobby, clock = make_lobby(repo)
+    lobby, clock = lobbies.make(repo)
     await lobby.recover()
     table = lobby.tables[table.match_id]
     again = FakeParticipant(alice.p.account)
@@ -199,9 +208,9 @@ async def test_a_stored_request_id_is_remembered_across_the_restart(lobbies: Non
 
 
 @pytest.mark.asyncio
-async def test_a_tampered_log_is_flagged_and_not_resumed(lobbies: None) -> None:
+async def test_a_tampered_log_is_flagged_and_not_resumed(lobbies: Lobbies) -> None:
     repo = InMemoryRepository()
-    lobby, clock, alice, table = await _start(repo)
+    lobby, clock, alice, table = await lobbies.start(repo)
     await play(table, clock, alice, answers=5)
     await lobby.shutdown()
     # Change one stored event (a drawn tile) in the middle of the log.
@@ -212,7 +221,7 @@ async def test_a_tampered_log_is_flagged_and_not_resumed(lobbies: None) -> None:
     drawn["tile"] = "1z" if drawn["tile"] != "1z" else "2z"
     log[k] = replace(log[k], events=tuple(events))
 
-    lobby, clock = make_lobby(repo)
+    lobby, clock = lobbies.make(repo)
     report = await lobby.recover()
     assert report.diverged == [table.match_id] and not report.resumed
     flagged = await repo.get_match(table.match_id)
@@ -252,12 +261,12 @@ def test_replay_log_names_the_first_difference() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_match_without_a_stored_seed_is_aborted_not_resumed(lobbies: None) -> None:
+async def test_a_match_without_a_stored_seed_is_aborted_not_resumed(lobbies: Lobbies) -> None:
     repo = InMemoryRepository()
-    lobby, _, _, table = await _start(repo)
+    lobby, _, _, table = await lobbies.start(repo)
     await lobby.shutdown()
     del repo._recovery[table.match_id]  # made by a server that did not store seeds
-    lobby, _ = make_lobby(repo)
+    lobby, _ = lobbies.make(repo)
     report = await lobby.recover()
     assert report.unrecoverable == [table.match_id]
     match = await repo.get_match(table.match_id)
@@ -266,13 +275,25 @@ async def test_a_match_without_a_stored_seed_is_aborted_not_resumed(lobbies: Non
 
 
 @pytest.mark.asyncio
-async def test_an_empty_log_gets_its_deal_and_resumes(lobbies: None) -> None:
+async def test_a_match_given_up_at_recovery_ends_at_the_lobbys_wall_time(lobbies: Lobbies) -> None:
+    repo = InMemoryRepository()
+    lobby, _, _, table = await lobbies.start(repo)
+    await lobby.shutdown()
+    del repo._recovery[table.match_id]
+    lobby, _ = lobbies.make(repo)
+    await lobby.recover()
+    match = await repo.get_match(table.match_id)
+    assert match is not None and match.ended_at == WALL_NOW  # the injected wall clock, not time.time()
+
+
+@pytest.mark.asyncio
+async def test_an_empty_log_gets_its_deal_and_resumes(lobbies: Lobbies) -> None:
     """The server stopped between storing the match and its first step: nobody saw anything yet."""
     repo = InMemoryRepository()
-    lobby, _, alice, table = await _start(repo)
+    lobby, _, alice, table = await lobbies.start(repo)
     await lobby.shutdown()
     repo._steps[table.match_id].clear()
-    lobby, clock = make_lobby(repo)
+    lobby, clock = lobbies.make(repo)
     assert (await lobby.recover()).resumed == [table.match_id]
     steps = await repo.steps(table.match_id)
     assert [s.step for s in steps] == [0]
@@ -284,16 +305,16 @@ async def test_an_empty_log_gets_its_deal_and_resumes(lobbies: None) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_log_that_ended_the_match_is_finished_at_recovery(lobbies: None) -> None:
+async def test_a_log_that_ended_the_match_is_finished_at_recovery(lobbies: Lobbies) -> None:
     """The last step (the end) was stored, the process died before recording the end."""
     repo = InMemoryRepository()
-    lobby, clock, alice, table = await _start(repo)
+    lobby, clock, alice, table = await lobbies.start(repo)
     await play(table, clock, alice)
     match_id = table.match_id
     await lobby.shutdown()
     repo._matches[match_id] = replace(repo._matches[match_id], status=MatchStatus.RUNNING, seed_hex=None)
     del repo._results[match_id]
-    lobby, _ = make_lobby(repo)
+    lobby, _ = lobbies.make(repo)
     assert (await lobby.recover()).resumed == [match_id]
     done = await repo.get_match(match_id)
     assert done is not None and done.status is MatchStatus.COMPLETED and done.seed_hex == SEED.hex()
@@ -306,9 +327,9 @@ async def test_a_log_that_ended_the_match_is_finished_at_recovery(lobbies: None)
 
 
 @pytest.mark.asyncio
-async def test_a_private_tables_settings_survive_the_restart(lobbies: None) -> None:
+async def test_a_private_tables_settings_survive_the_restart(lobbies: Lobbies) -> None:
     repo = InMemoryRepository()
-    lobby, _ = make_lobby(repo)
+    lobby, _ = lobbies.make(repo)
     alice = FakeParticipant(account("alice"))
     invite = await lobby.create_private(
         alice.account, bots=3, timers={"action_ms": 8000, "bot_delay_ms": 250}, spectators=False
@@ -319,7 +340,7 @@ async def test_a_private_tables_settings_survive_the_restart(lobbies: None) -> N
     assert record is not None and record.seed_hex == SEED.hex()
     assert (await repo.get_match(table.match_id)).seed_hex is None  # type: ignore[union-attr]
     await lobby.shutdown()
-    lobby, _ = make_lobby(repo)
+    lobby, _ = lobbies.make(repo)
     await lobby.recover()
     resumed = lobby.tables[table.match_id]
     assert resumed.timers == TableTimers(action_ms=8000, bot_delay_ms=250)

@@ -5,8 +5,9 @@ received is in the database, and every stored match replays exactly from its see
 Tables: two players alone against three built-in bots, two players together with two bots, and
 two tables whose only player left at once (its seat is played by the server). The players are
 ``client_protocol.Client``s that log every event they receive, answer prompts with seeded random
-legal actions and reconnect (with their session token) whenever the server goes away. Kills come
-after seeded random delays; waits on the subprocess are bounded polls.
+legal actions and reconnect (with their session token) whenever the server goes away. Each kill
+comes once the players have received a seeded random number of further events (the test waits on
+their progress, not on time); waits on the subprocess itself are bounded polls.
 
 On SQLite (the default data directory) always; on PostgreSQL (a database of its own, dropped
 afterwards) when it is reachable; skipped with the reason otherwise, failed under ``CI=true``.
@@ -95,7 +96,7 @@ class ServerProcess:
         args = [
             sys.executable,
             "-m",
-            "server.cli",
+            "server.app",
             "serve",
             "--port",
             str(self.port),
@@ -164,16 +165,36 @@ class ServerProcess:
 # -- the players ---------------------------------------------------------------------------------------
 
 
+class Progress:
+    """How many events all the players have received; :meth:`reached` waits for a count."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self._changed = asyncio.Condition()
+
+    async def tick(self) -> None:
+        async with self._changed:
+            self.events += 1
+            self._changed.notify_all()
+
+    async def reached(self, count: int) -> None:
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.events >= count)
+
+
 class LoggingClient(Client):
     """The library client, logging every event it receives: (match, seat, version, event)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, progress: Progress | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.received: list[tuple[str, int | None, int, Any]] = []
+        self._progress = progress
 
     async def _dispatch(self, message: ServerMessage) -> None:
         if isinstance(message, EventMessage):
             self.received.append((message.match_id, self.seat, message.version, _plain(message.event)))
+            if self._progress is not None:
+                await self._progress.tick()
         await super()._dispatch(message)
 
 
@@ -298,10 +319,11 @@ async def crash_loop(
     await server.start()  # a fresh data directory: the database is created by the migrations
     players: list[Player] = []
     drivers: list[asyncio.Task[None]] = []
+    progress = Progress()
     try:
 
         async def player(name: str) -> Player:
-            client = LoggingClient(server.url, GuestAuth(name=name), timeout=10.0)
+            client = LoggingClient(server.url, GuestAuth(name=name), timeout=10.0, progress=progress)
             await client._open(client.auth)
             p = Player(name, client, random.Random(f"{SEED}-{name}"))
             players.append(p)
@@ -331,8 +353,14 @@ async def crash_loop(
 
         drivers += [asyncio.create_task(drive(p, server, deadline)) for p in players]
         running_at_kill = []
+        all_done = asyncio.ensure_future(asyncio.wait(drivers))
         for _ in range(kills):
-            await asyncio.sleep(rng.uniform(0.2, 1.2))
+            # Kill once the players got some more of their matches (a seeded random amount), or
+            # when nothing more can come (every player's match is over).
+            more = asyncio.ensure_future(progress.reached(progress.events + rng.randint(20, 160)))
+            async with asyncio.timeout(max(1.0, deadline - time.monotonic())):
+                await asyncio.wait({more, all_done}, return_when=asyncio.FIRST_COMPLETED)
+            more.cancel()
             await server.kill()
             running_at_kill.append(await _running_matches(db_url))
             await server.start()

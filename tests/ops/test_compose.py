@@ -15,7 +15,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from server.cli import build_parser
+from server.app.cli import build_parser
 
 ROOT = Path(__file__).parents[2]
 

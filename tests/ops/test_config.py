@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from client_protocol.messages import Seated, TokenAuth
-from server.cli import build_parser, main
+from server.app.cli import build_parser, main
 from server.domain.records import AccountKind
 from server.hub import config, logs
 from tests.hub.netkit import connect_client, play, serving

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import main
+from server.app.cli import main
 from server.records.progress import Progress
 from server.records.verify import find_records
 from tests.records.corpus import MJLOG_DIR, needs_corpus

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import make_url, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from server.cli import main
+from server.app.cli import main
 from server.store.db import SQLITE_FILENAME
 from server.store.migrate import head_revision
 from tests.store.conftest import RUN_ID

@@ -43,7 +43,7 @@ pytestmark = [
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVE = (sys.executable, "-m", "server.cli", "serve", "--port", "0")
+SERVE = (sys.executable, "-m", "server.app", "serve", "--port", "0")
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server.cli import main
+from server.app.admin import cli_actor
+from server.app.cli import main
 from server.domain.reads import AuditEntry
 from server.records.export import export_match
 from server.store.db import sqlite_url
 from server.store.repository import SqlRepository
 from server.web.api import ApiSettings, create_app
-from server.web.api.cli import cli_actor
 from server.web.api.review import Review
 from tests.web_api.conftest import SeededDb, data_dir_of
 

@@ -65,7 +65,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log = data_dir / "serve.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--data-dir", str(data_dir)],
+            [sys.executable, "-m", "server.app", "serve", "--port", "0", "--data-dir", str(data_dir)],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from server.app.review_api import review_port
 from server.hub.settings import SettingsError
-from server.web.api.hubserve import review_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +38,7 @@ def serving(tmp_path: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str],
     log = tmp_path / "serve.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--data-dir", str(tmp_path / "data"), *args],
+            [sys.executable, "-m", "server.app", "serve", "--data-dir", str(tmp_path / "data"), *args],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -109,7 +109,7 @@ def test_a_busy_explicit_port_is_an_error(tmp_path: Path) -> None:
     try:
         busy = held.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--http-port", str(busy)],
+            [sys.executable, "-m", "server.app", "serve", "--port", "0", "--http-port", str(busy)],
             cwd=ROOT,
             capture_output=True,
             text=True,

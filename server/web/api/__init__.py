@@ -4,7 +4,7 @@
   (:class:`server.domain.ports.Store`: it reads through the read model and runs no SQL).
 * :func:`serve_http` (:mod:`server.web.api.http`): serve it with uvicorn in the running loop.
 * :mod:`server.web.api.review`: finding, replaying, verifying and exporting games (no HTTP), shared
-  with ``jantaku admin games`` and ``jantaku export`` (:mod:`server.web.api.cli`).
+  with ``jantaku admin games`` and ``jantaku export`` (:mod:`server.app.admin`).
 """
 
 from __future__ import annotations

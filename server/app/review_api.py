@@ -18,9 +18,7 @@ from typing import Any
 from server.domain.ports import Repository
 from server.hub.settings import SettingsError
 from server.store.repository import SqlRepository
-from server.web.api.app import create_app
-from server.web.api.http import serve_http
-from server.web.api.settings import ApiSettings
+from server.web.api import ApiSettings, create_app, serve_http
 
 log = logging.getLogger(__name__)
 

@@ -1,38 +1,31 @@
-"""``jantaku serve`` and ``jantaku admin ...`` (accounts).
+"""``jantaku serve``: the hub, the browser client and the admin review API in one process.
 
-Both keep everything in the database of ``server.store`` (``docs/store.md``): the embedded SQLite
-file ``DATA_DIR/jantaku.sqlite3`` by default (created by running the migrations), PostgreSQL with
-``--database-url`` / ``DATABASE_URL``. ``--database-url memory:`` keeps everything in memory
-instead (throw-away servers, tests). A ``DATA_DIR/accounts.json`` left by an older server (players
-and bots, token hashes) is imported into the database once, then renamed ``accounts.json.imported``.
-
-Each command runs one event loop (``asyncio.run``) and opens the repository inside it, so its
-connections and its group-commit writer live on the loop that uses them; ``serve`` closes it at
-shutdown, after the tables stopped, so every queued step is committed.
+Every setting comes from its flag, else its environment variable, else the ``--config`` TOML file,
+else its default (:mod:`server.hub.config`, docs/operations.md). The data lives in the database of
+``server.store`` (``docs/store.md``): the embedded SQLite file ``DATA_DIR/jantaku.sqlite3`` by
+default (created by running the migrations), PostgreSQL with ``--database-url`` / ``DATABASE_URL``;
+``--database-url memory:`` keeps everything in memory instead (throw-away servers, tests). The parts
+are put together by :mod:`server.app.compose`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import importlib
 import logging
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar, cast
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from server.app.compose import MEMORY_URL, open_repository, repository_url, running_server
+from server.app.review_api import ReviewServer
+from server.app.review_api import review_port as review_port_option
 from server.bots import BOTS
-from server.domain.errors import ConflictError, NotFoundError, RepositoryError
 from server.domain.ports import Repository
-from server.domain.records import AccountKind
-from server.hub import config, gcpolicy, logs
-from server.hub.auth import Authenticator
-from server.hub.server import HttpFallback, Hub
+from server.hub import config, logs
+from server.hub.server import Hub
 from server.hub.settings import (
     ConnectionLimits,
     GcPolicy,
@@ -42,26 +35,16 @@ from server.hub.settings import (
     TableTimers,
 )
 from server.store.cli import add_database_options
-from server.store.db import display_url, resolve_url
+from server.store.db import display_url
 from server.store.errors import StoreConfigError
-from server.store.memory import AccountFile, InMemoryRepository
-from server.store.repository import SqlRepository
-from server.web.api.hubserve import ReviewServer, review_api
-from server.web.api.hubserve import review_port as review_port_option
 
 log = logging.getLogger(__name__)
 
 DEFAULTS = HubSettings()
-MEMORY_URL = "memory:"
-ACCOUNTS_FILE = "accounts.json"
-T = TypeVar("T")
-
-
-def _store_options(p: argparse.ArgumentParser) -> None:
-    add_database_options(p)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``jantaku serve``."""
     t, lim = DEFAULTS.timers, ConnectionLimits()
     p = sub.add_parser(
         "serve",
@@ -81,7 +64,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="admin review API and pages (docs/admin.md); default: --port + 1 (any if --port is 0); -1: off",
     )
-    _store_options(p)
+    add_database_options(p)
     p.add_argument("--action-ms", type=int, default=t.action_ms, help="time per decision (ms)")
     p.add_argument("--bank-ms", type=int, default=t.bank_ms, help="time bank per player and match (ms)")
     p.add_argument(
@@ -165,99 +148,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.set_defaults(handler=run_serve, serve_parser=p, serve_defaults=config.make_layered(p))
 
-    admin = sub.add_parser("admin", help="accounts: create bots and players, revoke, list")
-    asub = admin.add_subparsers(dest="admin_command", metavar="ACTION")
-    for kind in (AccountKind.BOT, AccountKind.PLAYER):
-        c = asub.add_parser(
-            f"create-{kind.value}", help=f"create a {kind.value} account and print its token once"
-        )
-        c.add_argument("name")
-        _store_options(c)
-        c.set_defaults(handler=run_create, kind=kind)
-    r = asub.add_parser("revoke", help="revoke an account's token (and its sessions)")
-    r.add_argument("name")
-    _store_options(r)
-    r.set_defaults(handler=run_revoke)
-    ls = asub.add_parser("list", help="list player and bot accounts (never tokens)")
-    _store_options(ls)
-    ls.set_defaults(handler=run_list)
-
-    def admin_help(args: argparse.Namespace) -> int:
-        admin.print_help()
-        return 2
-
-    admin.set_defaults(handler=admin_help)
-
-
-# -- the repository -----------------------------------------------------------------------------------
-
-
-def repository_url(data_dir: Path | str, database_url: str | None) -> str:
-    """``memory:``, or the database URL (``--database-url``, ``DATABASE_URL``, the SQLite default).
-    Raises StoreConfigError for a URL the store does not support."""
-    if database_url == MEMORY_URL:
-        return MEMORY_URL
-    return resolve_url(data_dir=data_dir, database_url=database_url)
-
-
-@contextlib.asynccontextmanager
-async def open_repository(
-    data_dir: Path | str, database_url: str | None, *, commit_timeout_s: float = DEFAULTS.commit_timeout_s
-) -> AsyncIterator[Repository]:
-    """The repository of these options, opened on the running loop (migrating the database to the
-    latest schema; a fresh data directory gets its SQLite file) and closed at the end (committing
-    what is queued). Imports a leftover ``DATA_DIR/accounts.json`` once."""
-    url = repository_url(data_dir, database_url)
-    if url == MEMORY_URL:
-        yield InMemoryRepository()
-        return
-    repo = await SqlRepository.open(url, commit_timeout_s=commit_timeout_s)
-    try:
-        await import_accounts_file(repo, Path(data_dir) / ACCOUNTS_FILE)
-        yield repo
-    finally:
-        await repo.close()
-
-
-async def import_accounts_file(repo: Repository, path: Path) -> int:
-    """Import the players and bots of an ``accounts.json`` (the store before the database) into
-    ``repo``, once: the file is then renamed ``accounts.json.imported``. Accounts already there (same
-    id) are skipped; a different account with the same name is kept out, with a warning. Returns
-    how many were imported."""
-    if not path.is_file():
-        return 0
-    imported = 0
-    for account in AccountFile(path).load():
-        if await repo.account_by_id(account.id) is not None:
-            continue
-        try:
-            await repo.create_account(account)
-            imported += 1
-        except ConflictError as exc:
-            log.warning("%s: account %s not imported: %s", path, account.id, exc)
-    done = path.with_name(path.name + ".imported")
-    path.replace(done)
-    log.warning("imported %d accounts from %s into the database (the file is now %s)", imported, path, done)
-    return imported
-
-
-def _run_with_repo(args: argparse.Namespace, fn: Callable[[Repository], Awaitable[T]]) -> T | int:
-    """Run ``fn(repo)`` in one event loop; a store that cannot be opened is an error exit (2 for a
-    configuration problem, 1 when the database cannot be used)."""
-
-    async def main() -> T:
-        async with open_repository(args.data_dir, args.database_url) as repo:
-            return await fn(repo)
-
-    try:
-        return asyncio.run(main())
-    except StoreConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except (SQLAlchemyError, OSError) as exc:
-        print(f"error: the database cannot be used: {exc}", file=sys.stderr)
-        return 1
-
 
 # -- serve --------------------------------------------------------------------------------------------
 
@@ -317,15 +207,6 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _browser_client() -> HttpFallback | None:
-    """The browser client's static files (``server.web``), when that package is installed."""
-    try:
-        module = importlib.import_module("server.web.static")
-    except ModuleNotFoundError:
-        return None
-    return cast(HttpFallback, module.static_response)
-
-
 async def _serve(
     settings: HubSettings, *, review_port: int | None = None, review_required: bool = False
 ) -> None:
@@ -340,19 +221,13 @@ async def _serve(
 async def serve_forever(
     settings: HubSettings, repo: Repository, *, review_port: int | None = None, review_required: bool = False
 ) -> None:
-    """Run a hub on ``repo`` until SIGTERM or SIGINT, then shut it down (the caller closes ``repo``).
-    With ``review_port``, the admin review API runs beside it (``server.web.api``, docs/admin.md).
-    The process's garbage collector follows ``settings.gc`` meanwhile (server/hub/gcpolicy.py)."""
-    hub = Hub(settings, repo, http_fallback=_browser_client())
-    await hub.start()
-    try:
-        async with (
-            gcpolicy.applied(settings.gc),
-            review_api(repo, settings.host, review_port, required=review_required) as review,
-        ):
-            await _announce_and_wait(hub, review)
-    finally:
-        await hub.shutdown()
+    """Run the server on ``repo`` until SIGTERM or SIGINT, then shut it down (the caller closes
+    ``repo``)."""
+    async with running_server(settings, repo, review_port=review_port, review_required=review_required) as (
+        hub,
+        review,
+    ):
+        await _announce_and_wait(hub, review)
 
 
 async def _announce_and_wait(hub: Hub, review: ReviewServer | None = None) -> None:
@@ -385,45 +260,3 @@ async def _announce_and_wait(hub: Hub, review: ReviewServer | None = None) -> No
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
-
-
-# -- admin ------------------------------------------------------------------------------------------
-
-
-def run_create(args: argparse.Namespace) -> int:
-    kind: AccountKind = args.kind
-
-    async def create(repo: Repository) -> int:
-        try:
-            account, token = await Authenticator(repo, session_ttl_s=0).create_account(args.name, kind)
-        except (ValueError, RepositoryError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-        print(f"created {kind.value} {account.name!r} (id {account.id}). Its token, shown only this once:")
-        print(token)
-        return 0
-
-    return _run_with_repo(args, create)
-
-
-def run_revoke(args: argparse.Namespace) -> int:
-    async def revoke(repo: Repository) -> int:
-        try:
-            account = await Authenticator(repo, session_ttl_s=0).revoke(args.name)
-        except NotFoundError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-        print(f"revoked {account.kind.value} {account.name!r} (id {account.id})")
-        return 0
-
-    return _run_with_repo(args, revoke)
-
-
-def run_list(args: argparse.Namespace) -> int:
-    async def listing(repo: Repository) -> int:
-        for a in await repo.list_accounts():
-            state = "revoked" if a.revoked_at is not None else "active"
-            print(f"{a.kind.value:6} {a.name:32} {a.id:20} {state}")
-        return 0
-
-    return _run_with_repo(args, listing)

@@ -1,10 +1,12 @@
-"""``jantaku admin games list|show|walls``, ``jantaku admin create-admin``, ``jantaku admin audit``
-and ``jantaku export``: game review from the command line (``docs/admin.md``).
+"""``jantaku admin ...`` and ``jantaku export``: accounts, game review and the audit log from the
+command line (``docs/admin.md``).
 
-They read the database directly (the same ``--data-dir`` / ``--database-url`` / ``DATABASE_URL`` as
-``jantaku serve``), show what the admin API shows (:mod:`server.web.api.review`), and write every
-read of a game to the audit log as ``cli:<os user>``. ``jantaku admin`` itself belongs to
-``server.hub.cli`` (accounts); these subcommands are added to it.
+* accounts: ``create-bot``, ``create-player``, ``create-admin`` (each prints its token once),
+  ``revoke``, ``list``;
+* games: ``games list|show|walls``, ``audit`` and ``export``. They read the database directly (the
+  same ``--data-dir`` / ``--database-url`` / ``DATABASE_URL`` as ``jantaku serve``), show what the
+  admin API shows (:mod:`server.web.api.review`), and write every read of a game to the audit log as
+  ``cli:<os user>``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ from typing import TypeAlias, TypeVar
 from pydantic import BaseModel
 from sqlalchemy.exc import SQLAlchemyError
 
-from server.domain.errors import RepositoryError
+from server.app.compose import run_with_repo
+from server.domain.errors import NotFoundError, RepositoryError
+from server.domain.ports import Repository
+from server.domain.records import AccountKind
+from server.hub.auth import Authenticator
 from server.store.cli import add_database_options, database_url
 from server.store.db import display_url
 from server.store.errors import StoreConfigError
@@ -35,24 +41,6 @@ T = TypeVar("T")
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
-def _subparsers(parser: argparse.ArgumentParser) -> SubParsers | None:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action
-    return None
-
-
-def _admin_subparsers(sub: SubParsers) -> SubParsers:
-    """The subcommands of ``jantaku admin`` (made here if ``server.hub.cli`` did not)."""
-    admin = sub.choices.get("admin")
-    if admin is None:
-        admin = sub.add_parser("admin", help="accounts and game review")
-    found = _subparsers(admin)
-    if found is None:
-        found = admin.add_subparsers(dest="admin_command", metavar="ACTION")
-    return found
-
-
 def _iso(text: str) -> datetime:
     """A date or ISO 8601 time; UTC when it names no zone."""
     try:
@@ -63,7 +51,24 @@ def _iso(text: str) -> datetime:
 
 
 def register(sub: SubParsers) -> None:
-    asub = _admin_subparsers(sub)
+    """``jantaku admin`` (accounts, games, audit) and ``jantaku export``."""
+    admin = sub.add_parser("admin", help="accounts and game review")
+    asub = admin.add_subparsers(dest="admin_command", metavar="ACTION")
+    admin.set_defaults(handler=lambda _args: _usage(admin))
+    for kind in (AccountKind.BOT, AccountKind.PLAYER):
+        c = asub.add_parser(
+            f"create-{kind.value}", help=f"create a {kind.value} account and print its token once"
+        )
+        c.add_argument("name")
+        add_database_options(c)
+        c.set_defaults(handler=run_create, kind=kind)
+    r = asub.add_parser("revoke", help="revoke an account's token (and its sessions)")
+    r.add_argument("name")
+    add_database_options(r)
+    r.set_defaults(handler=run_revoke)
+    accounts = asub.add_parser("list", help="list player and bot accounts (never tokens)")
+    add_database_options(accounts)
+    accounts.set_defaults(handler=run_list_accounts)
 
     ca = asub.add_parser("create-admin", help="create an admin account (review API) and print its token once")
     ca.add_argument("name")
@@ -88,7 +93,7 @@ def register(sub: SubParsers) -> None:
     ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50, max 500)")
     ls.add_argument("--offset", type=int, default=0, help="skip this many")
     add_database_options(ls)
-    ls.set_defaults(handler=run_list)
+    ls.set_defaults(handler=run_list_games)
 
     show = gsub.add_parser("show", help="one game: ranking, every hand's result, timeouts")
     show.add_argument("game_id", metavar="ID")
@@ -174,7 +179,49 @@ def _seats_text(game: m.GameSummary) -> str:
     return ", ".join(s.name + (" [bot]" if s.is_bot else "") for s in game.seats)
 
 
-# -- handlers ------------------------------------------------------------------------------------------
+# -- accounts ------------------------------------------------------------------------------------------
+
+
+def run_create(args: argparse.Namespace) -> int:
+    kind: AccountKind = args.kind
+
+    async def create(repo: Repository) -> int:
+        try:
+            account, token = await Authenticator(repo, session_ttl_s=0).create_account(args.name, kind)
+        except (ValueError, RepositoryError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"created {kind.value} {account.name!r} (id {account.id}). Its token, shown only this once:")
+        print(token)
+        return 0
+
+    return run_with_repo(args, create)
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    async def revoke(repo: Repository) -> int:
+        try:
+            account = await Authenticator(repo, session_ttl_s=0).revoke(args.name)
+        except NotFoundError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"revoked {account.kind.value} {account.name!r} (id {account.id})")
+        return 0
+
+    return run_with_repo(args, revoke)
+
+
+def run_list_accounts(args: argparse.Namespace) -> int:
+    async def listing(repo: Repository) -> int:
+        for a in await repo.list_accounts():
+            state = "revoked" if a.revoked_at is not None else "active"
+            print(f"{a.kind.value:6} {a.name:32} {a.id:20} {state}")
+        return 0
+
+    return run_with_repo(args, listing)
+
+
+# -- game review ---------------------------------------------------------------------------------------
 
 
 def run_create_admin(args: argparse.Namespace) -> int:
@@ -194,7 +241,7 @@ def run_create_admin(args: argparse.Namespace) -> int:
     return _run(args, go)
 
 
-def run_list(args: argparse.Namespace) -> int:
+def run_list_games(args: argparse.Namespace) -> int:
     if not 1 <= args.limit <= 500 or args.offset < 0:
         print("error: --limit must be 1..500 and --offset >= 0", file=sys.stderr)
         return 2

@@ -1,0 +1,7 @@
+"""``python -m server.app ...`` is ``jantaku ...``."""
+
+import sys
+
+from server.app.cli import main
+
+sys.exit(main())

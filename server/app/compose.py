@@ -1,0 +1,137 @@
+"""Building the server from its parts: the settings, the repository, the hub and the admin review API.
+
+This is the one place that knows every implementation: ``memory:`` or a SQL database
+(:class:`server.store.repository.SqlRepository`), the hub (:class:`server.hub.server.Hub`) with the
+browser client's files (:mod:`server.web.static`), and the review API beside it
+(:mod:`server.app.review_api`). The packages below it never import each other upwards
+(``docs/architecture.md``).
+
+The repository is opened inside the event loop that uses it (:func:`open_repository`), so its
+connections and its group-commit writer live on that loop; :func:`serve_forever` closes the hub
+before the repository, so every queued step is committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from server.app.review_api import ReviewServer, review_api
+from server.domain.errors import ConflictError
+from server.domain.ports import Repository
+from server.hub import gcpolicy
+from server.hub.server import Hub
+from server.hub.settings import HubSettings
+from server.store.db import resolve_url
+from server.store.errors import StoreConfigError
+from server.store.memory import AccountFile, InMemoryRepository
+from server.store.repository import SqlRepository
+from server.web.static import static_response
+
+log = logging.getLogger(__name__)
+
+MEMORY_URL = "memory:"
+ACCOUNTS_FILE = "accounts.json"
+DEFAULT_COMMIT_TIMEOUT_S = HubSettings().commit_timeout_s
+T = TypeVar("T")
+
+
+def repository_url(data_dir: Path | str, database_url: str | None) -> str:
+    """``memory:``, or the database URL (``--database-url``, ``DATABASE_URL``, the SQLite default).
+    Raises StoreConfigError for a URL the store does not support."""
+    if database_url == MEMORY_URL:
+        return MEMORY_URL
+    return resolve_url(data_dir=data_dir, database_url=database_url)
+
+
+@contextlib.asynccontextmanager
+async def open_repository(
+    data_dir: Path | str, database_url: str | None, *, commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S
+) -> AsyncIterator[Repository]:
+    """The repository of these options, opened on the running loop (migrating the database to the
+    latest schema; a fresh data directory gets its SQLite file) and closed at the end (committing
+    what is queued). Imports a leftover ``DATA_DIR/accounts.json`` once."""
+    url = repository_url(data_dir, database_url)
+    if url == MEMORY_URL:
+        yield InMemoryRepository()
+        return
+    repo = await SqlRepository.open(url, commit_timeout_s=commit_timeout_s)
+    try:
+        await import_accounts_file(repo, Path(data_dir) / ACCOUNTS_FILE)
+        yield repo
+    finally:
+        await repo.close()
+
+
+async def import_accounts_file(repo: Repository, path: Path) -> int:
+    """Import the players and bots of an ``accounts.json`` (the store before the database) into
+    ``repo``, once: the file is then renamed ``accounts.json.imported``. Accounts already there (same
+    id) are skipped; a different account with the same name is kept out, with a warning. Returns
+    how many were imported."""
+    if not path.is_file():
+        return 0
+    imported = 0
+    for account in AccountFile(path).load():
+        if await repo.account_by_id(account.id) is not None:
+            continue
+        try:
+            await repo.create_account(account)
+            imported += 1
+        except ConflictError as exc:
+            log.warning("%s: account %s not imported: %s", path, account.id, exc)
+    done = path.with_name(path.name + ".imported")
+    path.replace(done)
+    log.warning("imported %d accounts from %s into the database (the file is now %s)", imported, path, done)
+    return imported
+
+
+def run_with_repo(args: argparse.Namespace, fn: Callable[[Repository], Awaitable[T]]) -> T | int:
+    """Run ``fn(repo)`` in one event loop on the repository of ``args.data_dir`` and
+    ``args.database_url``; a store that cannot be opened is an error exit (2 for a configuration
+    problem, 1 when the database cannot be used)."""
+
+    async def main() -> T:
+        async with open_repository(args.data_dir, args.database_url) as repo:
+            return await fn(repo)
+
+    try:
+        return asyncio.run(main())
+    except StoreConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (SQLAlchemyError, OSError) as exc:
+        print(f"error: the database cannot be used: {exc}", file=sys.stderr)
+        return 1
+
+
+def build_hub(settings: HubSettings, repo: Repository) -> Hub:
+    """The hub of ``settings`` on ``repo``, serving the browser client's files."""
+    return Hub(settings, repo, http_fallback=static_response)
+
+
+@contextlib.asynccontextmanager
+async def running_server(
+    settings: HubSettings, repo: Repository, *, review_port: int | None = None, review_required: bool = False
+) -> AsyncIterator[tuple[Hub, ReviewServer]]:
+    """The whole server on ``repo`` while the block runs: the hub (started: crash recovery, then
+    listening), the admin review API beside it on ``review_port`` (``server.web.api``,
+    docs/admin.md), and the process's garbage-collector policy (``settings.gc``,
+    server/hub/gcpolicy.py). The hub is shut down at the end; the caller closes ``repo``."""
+    hub = build_hub(settings, repo)
+    await hub.start()
+    try:
+        async with (
+            gcpolicy.applied(settings.gc),
+            review_api(repo, settings.host, review_port, required=review_required) as review,
+        ):
+            yield hub, review
+    finally:
+        await hub.shutdown()

@@ -1,0 +1,150 @@
+"""The decisions one table waits for, and the answers it has taken.
+
+A decision opens when a committed step leaves a seat pending (``pending_seats``); the seat is
+*prompted* (:meth:`Decisions.prompt`) once the seats have seen every event up to that step (the
+minimum call window or the hand pause may hold them back: :mod:`server.hub.pacing`), and its time
+runs from then (:class:`~server.hub.timing.TimeKeeper`). An answer in a call window leaves the other
+seats' prompts as they are; any step with events closes them all.
+
+Each applied answer is remembered by its request id, so a client that sends it again (a retry, a
+reconnection) gets its ``ack`` (``duplicate``) and the move is never applied twice.
+
+:meth:`Decisions.refusal` is the one check of whether a seated connection's act may be applied (the
+right step, a legal action); which connection holds which seat is the table's to say.
+
+>>> from server.engine import new_match, pending_seats
+>>> from server.engine.rules import TENHOU
+>>> from server.hub.seating import Seating
+>>> from server.hub.settings import SpectatePolicy, TableTimers
+>>> from server.hub.spectators import SpectatorFeed
+>>> t = new_match(TENHOU, b"doc")
+>>> seating = Seating(SpectatorFeed("doc", SpectatePolicy()))
+>>> d = Decisions(TableTimers(action_ms=5000, bank_ms=10000), seating, bots=frozenset())
+>>> d.advance(t, actor=None, request_id=None, now=0.0) is None
+True
+>>> (dealer,) = pending_seats(t.state)
+>>> prompt = d.prompt(t.state, dealer, now=1.0)
+>>> prompt.step, prompt.sent_at, d.prompt(t.state, dealer, now=2.0) is None
+(0, 1.0, True)
+>>> d.refusal(dealer, 3, next(iter(prompt.legal)), public_step=0)[1]
+"step 3 is not your pending decision's step 0"
+"""
+
+from __future__ import annotations
+
+from client_protocol.errors import ErrorCode
+from server.engine import MatchState, Transition, legal_actions, pending_seats
+from server.engine.actions import Action, action_to_dict
+from server.hub.outputs import PromptOut
+from server.hub.seating import Seating
+from server.hub.settings import TableTimers
+from server.hub.timing import OpenPrompt, TimeKeeper
+
+Refusal = tuple[ErrorCode, str]
+
+
+class Decisions:
+    """Open decisions (step opened, prompt, time), and the request ids already applied."""
+
+    __slots__ = ("_answered", "_bots", "_opened_at", "_seating", "prompts", "time")
+
+    def __init__(self, timers: TableTimers, seating: Seating, *, bots: frozenset[int]) -> None:
+        self.time = TimeKeeper(timers)
+        self._seating = seating  # a seat without a connection is played for after its grace
+        self._bots = bots  # the seats of built-in bots: their "deadline" is when they answer
+        self.prompts: dict[int, OpenPrompt] = {}  # seats prompted and not answered yet
+        self._opened_at: dict[int, int] = {}  # seat -> the step at which its latest decision opened
+        self._answered: dict[tuple[int, int], int] = {}  # (seat, request id) -> its decision's step
+
+    def answered(self, seat: int, request_id: int) -> int | None:
+        """The step of the decision that ``seat``'s ``request_id`` answered, if it was applied."""
+        return self._answered.get((seat, request_id))
+
+    def advance(self, t: Transition, *, actor: int | None, request_id: int | None, now: float) -> int | None:
+        """``t`` was committed (``actor``'s answer, or the deal): charge the actor's time, remember
+        its request id and follow the decisions the new state opens. Returns the step of the decision
+        the request answered (what its ``ack`` carries), None without a request id."""
+        previous = self.prompts
+        answered_step = None
+        if actor is not None:
+            prompt = previous.get(actor)
+            if prompt is not None:
+                self.time.charge(actor, prompt, now)
+            if request_id is not None:
+                answered_step = prompt.step if prompt is not None else t.step - 1
+                self._answered[(actor, request_id)] = answered_step
+        pending = pending_seats(t.state)
+        if t.events:
+            self.prompts = {}
+            for seat in pending:
+                self._opened_at[seat] = t.step
+        else:  # an answer in a call window: the other seats' prompts stay as they are
+            self.prompts = {s: p for s, p in previous.items() if s in pending and s != actor}
+        return answered_step
+
+    def prompt(self, state: MatchState, seat: int, now: float) -> OpenPrompt | None:
+        """Prompt ``seat`` for its open decision now; None if it already is."""
+        if seat in self.prompts:
+            return None
+        prompt = OpenPrompt(
+            step=self._opened_at.get(seat, state.step), legal=legal_actions(state, seat), sent_at=now
+        )
+        self.prompts[seat] = prompt
+        return prompt
+
+    def refusal(self, seat: int, step: int, action: Action, *, public_step: int) -> Refusal | None:
+        """Why ``seat`` may not play ``action`` at ``step`` now (None: it may); ``public_step`` is
+        the engine step as the seats know it."""
+        prompt = self.prompts.get(seat)
+        if prompt is None and step < public_step:
+            return ErrorCode.STALE_STEP, f"step {step} is over; the table is at step {public_step}"
+        if prompt is None:
+            return ErrorCode.NOT_YOUR_TURN, f"seat {seat} has no decision to make at step {public_step}"
+        if step != prompt.step:
+            return ErrorCode.STALE_STEP, f"step {step} is not your pending decision's step {prompt.step}"
+        if action not in prompt.legal:
+            return (
+                ErrorCode.ILLEGAL_ACTION,
+                f"{action_to_dict(action)} is not a legal action at step {prompt.step}",
+            )
+        return None
+
+    def deadline(self, seat: int, prompt: OpenPrompt) -> float:
+        """When the table answers for ``seat`` (see :meth:`TimeKeeper.deadline`)."""
+        gone = self._seating.gone_since(seat, prompt_sent_at=prompt.sent_at)
+        return self.time.deadline(seat, prompt, bot=seat in self._bots, gone_since=gone)
+
+    def next_deadline(self) -> float | None:
+        """The earliest deadline of the open prompts."""
+        when = None
+        for seat, prompt in self.prompts.items():
+            due = self.deadline(seat, prompt)
+            if when is None or due < when:
+                when = due
+        return when
+
+    def due(self, now: float) -> int | None:
+        """The first seat (in seat order) whose deadline has come, if any."""
+        prompts = self.prompts
+        for seat in sorted(prompts):
+            if self.deadline(seat, prompts[seat]) <= now:
+                return seat
+        return None
+
+    def prompt_out(self, match_id: str, seat: int, version: int, now: float) -> PromptOut:
+        """``seat``'s open prompt as sent (or sent again) now, with the time it has left."""
+        prompt = self.prompts[seat]
+        action_left, bank_left = self.time.remaining(seat, prompt, now)
+        return PromptOut(
+            match_id=match_id,
+            step=prompt.step,
+            seat=seat,
+            version=version,
+            legal=prompt.legal,
+            deadline_ms=action_left,
+            bank_ms=bank_left,
+        )
+
+    def close_all(self) -> None:
+        """The match is over: nobody decides anything any more."""
+        self.prompts.clear()

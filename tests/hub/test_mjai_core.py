@@ -1,0 +1,172 @@
+"""The mjai core without I/O: its hello, seating, requests and answers, on frames and fake tables.
+
+The network tests (``test_mjai.py``, ``tests/bots``) run the same core behind the websocket layer.
+"""
+
+from __future__ import annotations
+
+import json
+
+from websockets.frames import CloseCode
+
+from client_protocol.errors import ErrorCode
+from client_protocol.messages import MatchEndReason
+from server.engine import legal_actions, new_match, redact_all
+from server.engine.actions import Discard
+from server.hub.adapter import AuthenticateBearer, JoinPrivate, JoinQueue, Resume
+from server.hub.clock import ManualClock
+from server.hub.inbox import ActRequest
+from server.hub.mjai import MjaiSession
+from server.hub.outputs import (
+    AckOut,
+    CatchupOut,
+    ErrorOut,
+    MatchEndOut,
+    PromptOut,
+    ResultOut,
+    SeatedOut,
+)
+from server.hub.settings import ConnectionLimits
+from tests.hub.corekit import Directory, Sink, Table
+from tests.hub.helpers import EAST, account
+
+LIMITS = ConnectionLimits()
+
+
+def hello(**fields: object) -> str:
+    return json.dumps({"type": "hello", "token": "t0k", **fields})
+
+
+def core(directory: Directory | None = None) -> tuple[MjaiSession, Sink, Directory, ManualClock]:
+    sink, clock = Sink(), ManualClock()
+    directory = directory if directory is not None else Directory()
+    return MjaiSession(sink, directory, clock, LIMITS), sink, directory, clock
+
+
+def test_the_hello_names_a_token_and_where_to_play() -> None:
+    bot = account("bot")
+    for fields, request in [
+        ({}, JoinQueue("tenhou", None)),
+        ({"queue": "ema"}, JoinQueue("ema", None)),
+        ({"private": "ABCD-EFGH"}, JoinPrivate("ABCD-EFGH", None)),
+    ]:
+        mjai, sink, _, _ = core()
+        assert mjai.receive_hello(hello(**fields)) == AuthenticateBearer("t0k")
+        mjai.authenticated(bot)
+        assert mjai.welcome(None) == request
+        (welcome,) = sink.json()
+        assert welcome["type"] == "welcome" and welcome["player"]["id"] == bot.id
+
+
+def test_a_bot_with_a_running_match_is_put_back_in_it() -> None:
+    bot = account("bot")
+    directory = Directory(tables={"m-1": Table(), "m-0": Table(finished=True)})
+    directory.seats[bot.id] = [("m-0", 1), ("m-1", 2)]
+    mjai, _, _, _ = core(directory)
+    mjai.receive_hello(hello(queue="tenhou"))
+    mjai.authenticated(bot)
+    assert mjai.welcome(None) == Resume("m-1", 0, None)
+
+
+def test_a_bad_hello_is_refused_and_closes() -> None:
+    for frame, code in [
+        ("nope", "malformed"),
+        ('{"type": "join"}', "unauthenticated"),
+        ('{"type": "hello"}', "unauthenticated"),
+        ('{"type": "hello", "token": "x", "queue": 3}', "malformed"),
+    ]:
+        mjai, sink, _, _ = core()
+        assert mjai.receive_hello(frame) is None
+        assert sink.json()[0]["code"] == code
+        assert sink.closed == (CloseCode.POLICY_VIOLATION, "hello refused")
+
+
+def seated(table: Table) -> tuple[MjaiSession, Sink, Table, PromptOut]:
+    """A bot seated as the dealer of a fresh match, its first request asked."""
+    mjai, sink, _, _ = core(Directory(tables={"m-1": table}))
+    mjai.receive_hello(hello())
+    mjai.authenticated(account("bot"))
+    mjai.welcome(None)
+    t = new_match(EAST, b"mjai-core")
+    assert mjai.attached("m-1", 0)
+    mjai.deliver(SeatedOut("m-1", 0, table.players))
+    mjai.deliver(CatchupOut("m-1", 0, 0, redact_all(t.events, 0)))
+    prompt = PromptOut("m-1", 0, 0, len(t.events), legal_actions(t.state, 0), 5000, 10000)
+    mjai.deliver(prompt)
+    return mjai, sink, table, prompt
+
+
+def test_seated_then_the_game_as_mjai_events_then_a_request() -> None:
+    mjai, sink, table, prompt = seated(Table())
+    lines = sink.json()
+    assert [line["type"] for line in lines[:5]] == ["welcome", "seated", "start_game", "start_kyoku", "tsumo"]
+    assert lines[1] == {
+        "type": "seated",
+        "match_id": "m-1",
+        "seat": 0,
+        "names": ["p0", "p1", "p2", "p3"],
+        "resumed": False,
+    }
+    request = lines[-1]
+    assert request["type"] == "request" and request["request_id"] == 1
+    dahai = next(a for a in request["possible_actions"] if a["type"] == "dahai")
+    mjai.receive(json.dumps(dahai))
+    (item,) = table.items
+    assert isinstance(item, ActRequest) and item.participant is mjai and item.step == prompt.step
+    assert isinstance(item.action, Discard) and item.action in prompt.legal
+    mjai.deliver(AckOut(prompt.step, prompt.step, False))
+    mjai.receive(json.dumps(dahai))  # nothing is asked now
+    assert sink.json()[-1]["code"] == ErrorCode.NOT_YOUR_TURN.value
+
+
+def test_an_invalid_answer_is_reported_and_the_default_played() -> None:
+    mjai, sink, table, prompt = seated(Table())
+    sink.json()
+    mjai.receive("this is not json")
+    (error,) = sink.json()
+    assert error["code"] == "illegal_action" and error["applied"]["type"] == "dahai"
+    (item,) = table.items
+    assert isinstance(item, ActRequest) and item.action in prompt.legal
+
+
+def test_a_resume_sends_seated_from_the_catch_up() -> None:
+    mjai, sink, _, _ = core(Directory(tables={"m-1": Table()}))
+    mjai.authenticated(account("bot"))
+    t = new_match(EAST, b"mjai-core")
+    assert mjai.attached("m-1", 2)
+    mjai.deliver(CatchupOut("m-1", 2, 0, redact_all(t.events, 2)))
+    lines = sink.json()
+    assert lines[0]["type"] == "seated" and lines[0]["resumed"] and lines[0]["seat"] == 2
+    assert lines[1]["type"] == "start_game" and lines[1]["id"] == 2
+
+
+def test_the_match_end_closes_the_connection_and_the_table_releases_it() -> None:
+    mjai, sink, _, _ = seated(Table())
+    sink.json()
+    mjai.deliver(
+        MatchEndOut("m-1", MatchEndReason.COMPLETED, ResultOut((25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+    )
+    (end,) = sink.json()
+    assert end["type"] == "match_end" and end["result"]["ranks"] == [1, 2, 3, 4]
+    assert sink.closed == (CloseCode.NORMAL_CLOSURE, "game over")
+
+
+def test_what_it_follows_is_what_the_table_says() -> None:
+    mjai, sink, _, prompt = seated(Table())
+    sink.json()
+    mjai.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "later"))  # seated: an error about a move, no more
+    assert sink.json()[0]["code"] == "busy_retry" and sink.open
+    mjai.released("m-1")
+    mjai.deliver(prompt)
+    assert not sink.frames  # a prompt of a match it no longer follows is not asked
+    mjai.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "no table"))  # following nothing: a refused join
+    assert sink.json()[0]["code"] == "busy_retry"
+    assert sink.closed == (CloseCode.POLICY_VIOLATION, "could not join")
+
+
+def test_a_connection_that_is_over_takes_no_seat() -> None:
+    mjai, _, directory, _ = core()
+    mjai.authenticated(account("bot"))
+    mjai.connection_lost()
+    assert directory.forgotten == [mjai]
+    assert not mjai.attached("m-1", 0)
