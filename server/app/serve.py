@@ -104,7 +104,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--spectate-delay-steps",
         type=int,
         default=DEFAULTS.spectate.delay_steps,
-        help="spectators see an event once the table is this many steps past it",
+        help="spectators see an event once this many more events have been shown to the players",
     )
     p.add_argument(
         "--spectate-delay-s",

@@ -62,8 +62,8 @@ hands at a table with people, about the pace of a table on Tenhou."""
 
 @dataclass(frozen=True, slots=True)
 class SpectatePolicy:
-    """Spectators see public information only, and each event only once the table has moved
-    ``delay_steps`` steps past it and ``delay_s`` seconds have passed since the seats saw it."""
+    """Spectators see public information only, and each event only once ``delay_steps`` more events
+    (public steps) have been shown to the seats and ``delay_s`` seconds have passed since they saw it."""
 
     delay_steps: int = 0
     delay_s: float = 5.0

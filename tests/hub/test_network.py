@@ -279,7 +279,7 @@ async def test_duplicate_stale_out_of_turn_illegal_and_malformed_acts() -> None:
         client = await connect_client(hub)
         await client.join_queue("tenhou+bots")
         prompt = await next_of(client, Prompt)
-        assert prompt.seat == 0 and prompt.step == 0  # the dealer
+        assert prompt.seat == 0 and prompt.step == 3  # the dealer, after the 3 events of the deal
         legal = set(prompt.legal_actions)
         illegal = next(
             Action(type=ActionType.DISCARD, tile=t, tsumogiri=False)
@@ -287,21 +287,21 @@ async def test_duplicate_stale_out_of_turn_illegal_and_malformed_acts() -> None:
             if Action(type=ActionType.DISCARD, tile=t, tsumogiri=False) not in legal
         )
         codes = []
-        for action, step in ((illegal, 0), (prompt.legal_actions[0], 5)):
+        for action, step in ((illegal, 3), (prompt.legal_actions[0], 5)):
             with pytest.raises(RequestRejectedError) as err:
                 await client.act(action, step=step)
             codes.append(err.value.code)
         assert codes == [ErrorCode.ILLEGAL_ACTION, ErrorCode.STALE_STEP]
-        ack = await client.act(prompt.legal_actions[0], step=0, request_id=4242)
-        dup = await client.act(prompt.legal_actions[0], step=0, request_id=4242)
-        assert (ack.duplicate, dup.duplicate, dup.step) == (False, True, 0)
+        ack = await client.act(prompt.legal_actions[0], step=3, request_id=4242)
+        dup = await client.act(prompt.legal_actions[0], step=3, request_id=4242)
+        assert (ack.duplicate, dup.duplicate, dup.step) == (False, True, 3)
         # Now a bot is thinking over its turn (a bot that could call the discard passed at once).
         assert client.match_id is not None
         table = hub.lobby.tables[client.match_id]
         await table.settle()
         assert table.state is not None
         now = table.state.step
-        for step, code in ((0, ErrorCode.STALE_STEP), (now, ErrorCode.NOT_YOUR_TURN)):
+        for step, code in ((3, ErrorCode.STALE_STEP), (table.version + 1, ErrorCode.NOT_YOUR_TURN)):
             with pytest.raises(RequestRejectedError) as err:
                 await client.act(prompt.legal_actions[0], step=step)
             assert err.value.code is code
