@@ -11,6 +11,7 @@ import asyncio
 import json
 import random
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 import pytest
 from websockets.asyncio.client import connect
@@ -355,10 +356,23 @@ async def test_hello_errors() -> None:
 @pytest.mark.asyncio
 async def test_browser_origins_are_checked() -> None:
     async with serving(allowed_origins=("https://friend.test",)) as hub:
-        with pytest.raises(InvalidStatus) as err:
-            await connect(hub.url, origin="https://evil.test")  # type: ignore[arg-type]
-        assert err.value.response.status_code == 403
-        for origin in ("http://127.0.0.1:3000", "https://friend.test", None):
+        port = urlsplit(hub.url).port
+        # Scheme, host and port are compared: another port or scheme of the same host is another
+        # web app (any page served on this machine could otherwise open browser connections).
+        for evil in (
+            "https://evil.test",
+            "http://127.0.0.1:1",
+            "http://127.0.0.1:3000",
+            "ws://127.0.0.1",
+            f"ws://127.0.0.1:{port}",
+            "http://friend.test",
+            "https://friend.test:8443",
+            "null",
+        ):
+            with pytest.raises(InvalidStatus) as err:
+                await connect(hub.url, origin=evil)  # type: ignore[arg-type]
+            assert err.value.response.status_code == 403, evil
+        for origin in (f"http://127.0.0.1:{port}", "https://friend.test", "https://friend.test:443", None):
             ws = await connect(hub.url, origin=origin)  # type: ignore[arg-type]
             await ws.close()
 
