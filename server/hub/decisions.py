@@ -52,7 +52,16 @@ Refusal = tuple[ErrorCode, str]
 class Decisions:
     """Open decisions (step opened, prompt, time), and the request ids already applied."""
 
-    __slots__ = ("_answered", "_bots", "_last_prompted", "_opened_at", "_seating", "prompts", "time")
+    __slots__ = (
+        "_answered",
+        "_bots",
+        "_last_prompted",
+        "_last_request",
+        "_opened_at",
+        "_seating",
+        "prompts",
+        "time",
+    )
 
     def __init__(self, timers: TableTimers, seating: Seating, *, bots: frozenset[int]) -> None:
         self.time = TimeKeeper(timers)
@@ -62,10 +71,15 @@ class Decisions:
         self._opened_at: dict[int, int] = {}  # seat -> the version after which its latest decision opened
         self._last_prompted: dict[int, int] = {}  # seat -> the number of its latest prompt
         self._answered: dict[tuple[int, int], int] = {}  # (seat, request id) -> its decision's number
+        self._last_request: dict[int, int] = {}  # seat -> the highest request id applied
 
     def answered(self, seat: int, request_id: int) -> int | None:
         """The step of the decision that ``seat``'s ``request_id`` answered, if it was applied."""
         return self._answered.get((seat, request_id))
+
+    def last_request_id(self, seat: int) -> int | None:
+        """The highest request id of ``seat`` applied so far (what ``welcome`` tells a client)."""
+        return self._last_request.get(seat)
 
     def advance(
         self, t: Transition, *, actor: int | None, request_id: int | None, now: float, version: int
@@ -83,6 +97,7 @@ class Decisions:
             if request_id is not None:
                 answered_step = prompt.step if prompt is not None else self._opened_at.get(actor, 0)
                 self._answered[(actor, request_id)] = answered_step
+                self._last_request[actor] = max(request_id, self._last_request.get(actor, request_id))
         pending = pending_seats(t.state)
         if t.events:
             self.prompts = {}

@@ -167,6 +167,10 @@ class TableActor:
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    def last_request_id(self, seat: int) -> int | None:
+        """The highest request id of ``seat``'s acts applied in this match (None: none)."""
+        return self._decisions.last_request_id(seat)
+
     def seat_of_account(self, account_id: str) -> int | None:
         for i, s in enumerate(self.seats):
             if s.account_id == account_id:

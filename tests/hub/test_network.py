@@ -158,9 +158,13 @@ async def test_reconnect_in_the_middle_of_a_hand_resumes_exactly() -> None:
         assert isinstance(prompt, Prompt) and client.match_id is not None and client.seat is not None
         table = _table(hub, client.match_id)
         before = client.tracker.view()  # type: ignore[union-attr]
-        # The connection drops; a new one authenticates with the session token and resumes.
+        last_applied = max(rid for (seat, rid) in table._decisions._answered if seat == client.seat)
+        # The connection drops; a new one authenticates with the session token and resumes. The
+        # welcome names the last request id applied, for a client that lost its own count.
         welcome = await client.reconnect()
-        assert [(s.match_id, s.seat) for s in welcome.seats] == [(client.match_id, client.seat)]
+        assert [(s.match_id, s.seat, s.last_request_id) for s in welcome.seats] == [
+            (client.match_id, client.seat, last_applied)
+        ]
         again = await next_of(client, Prompt)
         assert again.step == prompt.step and again.legal_actions == prompt.legal_actions
         assert client.tracker is not None and client.tracker.view() == before
