@@ -57,12 +57,14 @@ class _GuardedH11(H11Protocol):
     open: ClassVar[list[int]] = [0]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._refused = False
+        # Over the cap, nothing of uvicorn's is built (a flood of connections costs little).
+        self._refused = self.open[0] >= self.limits.max_connections
         self._deadline: asyncio.TimerHandle | None = None
+        if not self._refused:
+            super().__init__(*args, **kwargs)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        if self.open[0] >= self.limits.max_connections:
+        if self._refused or self.open[0] >= self.limits.max_connections:
             self._refused = True
             transport.write(_BUSY)
             transport.close()
@@ -71,20 +73,34 @@ class _GuardedH11(H11Protocol):
         super().connection_made(transport)
         self._arm()
 
-    def connection_lost(self, exc: Exception | None) -> None:
+    def data_received(self, data: bytes) -> None:
         if self._refused:
             return
-        self.open[0] -= 1
-        self._disarm()
-        super().connection_lost(exc)
-
-    def data_received(self, data: bytes) -> None:
         super().data_received(data)
         if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
             if self._deadline is None:
                 self._arm()  # a (next) request has begun: it has request_timeout_s to arrive whole
         else:
             self._disarm()
+
+    def eof_received(self) -> None:
+        if not self._refused:
+            super().eof_received()
+
+    def pause_writing(self) -> None:
+        if not self._refused:
+            super().pause_writing()
+
+    def resume_writing(self) -> None:
+        if not self._refused:
+            super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._refused:
+            return
+        self.open[0] -= 1
+        self._disarm()
+        super().connection_lost(exc)
 
     def _arm(self) -> None:
         self._disarm()
