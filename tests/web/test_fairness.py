@@ -4,9 +4,10 @@
   step) is still yours, with the same hand, and no "played for you" notice.
 * A server crash and restart on your own turn plays nothing while your time lasts: the browser
   reconnects by itself and finds the same decision waiting, with the same hand.
+* A player who stays away until the time runs out is told, when back, what was played for it.
 
 The server runs with a long action time so that the decision certainly outlasts a reload or a
-restart; nothing here waits for a timer to run out.
+restart; only the last test (short timers) waits for a timer to run out.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ def _free_port() -> int:
 class Server:
     """``jantaku serve`` on a fixed port and data directory, so that it can be killed and restarted."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, timers: tuple[str, ...] = TIMERS) -> None:
         self.data = data
+        self.timers = timers
         self.port = _free_port()
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
@@ -65,7 +67,7 @@ class Server:
         offset = log.stat().st_size if log.exists() else 0
         with log.open("a") as out:
             self.process = subprocess.Popen(
-                [*SERVE, "--port", str(self.port), "--data-dir", str(self.data), *TIMERS],
+                [*SERVE, "--port", str(self.port), "--data-dir", str(self.data), *self.timers],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -164,3 +166,21 @@ def test_a_server_restart_plays_nothing_while_your_time_lasts(server: Server, br
     assert _decision(page) == (step, hand)  # the same decision is still ours
     assert "played" not in _toasts(page)
     assert not page.errors, page.errors
+
+
+def test_a_player_back_after_the_time_ran_out_is_told_what_was_played(tmp_path: Path, browser: Any) -> None:
+    server = Server(tmp_path, ("--action-ms", "2000", "--bank-ms", "0", "--bot-delay-ms", "50"))
+    server.start()
+    try:
+        page = _open_game_on_my_turn(browser, server.url)
+        step, _ = _decision(page)
+        page.goto("about:blank")  # away: the action time (2 s) runs out and the server plays
+        page.wait_for_timeout(3000)
+        page.goto(server.url)  # back: the session resumes the seat
+        page.wait_for_selector("[data-testid=toast]:has-text('While you were away')", timeout=15000)
+        text = _toasts(page)
+        assert re.search(r"the server played \d+ moves? for you: discarded", text), text
+        assert _decision(page)[0] != step
+        assert not page.errors, page.errors
+    finally:
+        server.stop()
