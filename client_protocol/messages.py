@@ -311,6 +311,22 @@ class Prompt(_ServerMessage, frozen=True, tag="prompt"):
     bank_ms: Milliseconds
 
 
+class PlayedMove(_ServerStruct, frozen=True):
+    """One decision the server made for the seat: the prompt's ``step`` and the ``action`` played."""
+
+    step: Step
+    action: Action
+
+
+class PlayedFor(_ServerMessage, frozen=True, tag="played_for"):
+    """Sent to a seat that comes back (``resume``) after the server played for it while it had no
+    connection (its time and bank had run out): those moves, oldest first, each with the step of
+    its decision. Only the seat's own moves; sent after the catch-up, before the pending prompt."""
+
+    match_id: MatchId
+    moves: tuple[PlayedMove, ...]
+
+
 class EventMessage(_ServerMessage, frozen=True, tag="event"):
     """One event of ``match_id``. Versions are consecutive per match stream: 1, 2, 3, ..."""
 
@@ -349,7 +365,18 @@ class Left(_ServerMessage, frozen=True, tag="left"):
 
 
 ServerMessage = (
-    Welcome | ErrorMessage | Queued | Seated | Ack | Prompt | EventMessage | Snapshot | MatchEnd | Pong | Left
+    Welcome
+    | ErrorMessage
+    | Queued
+    | Seated
+    | Ack
+    | Prompt
+    | EventMessage
+    | Snapshot
+    | MatchEnd
+    | Pong
+    | Left
+    | PlayedFor
 )
 """Any server-to-client message."""
 
@@ -365,4 +392,5 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     MatchEnd,
     Pong,
     Left,
+    PlayedFor,
 )

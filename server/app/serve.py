@@ -74,7 +74,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--disconnect-grace-ms",
         type=int,
         default=t.disconnect_grace_ms,
-        help="wait before auto-playing a disconnected seat",
+        help="extra time a seat without a connection gets once its own action time and bank are "
+        "spent, before the server plays for it (it keeps its own clock either way)",
     )
     p.add_argument(
         "--bot-delay-ms",
@@ -156,6 +157,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="seconds between full garbage collections (each pauses the hub; 0: never)",
     )
     p.add_argument(
+        "--drain-s",
+        type=float,
+        default=DEFAULTS.drain_s,
+        help="on SIGTERM, /readyz answers 503 for this many seconds before the server stops "
+        "(a load balancer moves traffic away first; a second signal ends it early; 0: off)",
+    )
+    p.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level"
     )
     p.add_argument(
@@ -208,6 +216,7 @@ def run_serve(args: argparse.Namespace) -> int:
             fill_bot=args.fill_bot,
             allowed_origins=tuple(args.allow_origin),
             gc=GcPolicy(freeze_every_s=args.gc_freeze_every, full_every_s=args.gc_full_every),
+            drain_s=args.drain_s,
         )
         review = review_port_option(settings.port, args.http_port)
     except SettingsError as exc:
@@ -267,7 +276,8 @@ async def _announce_and_wait(hub: Hub, review: ReviewServer | None = None) -> No
     elif review is not None and review.note is not None:
         print(f"  {review.note}", flush=True)
     print(
-        "  protocol: docs/protocol.md; operations: docs/hub.md. Ctrl-C (SIGINT) or SIGTERM stops.", flush=True
+        "  protocol: docs/protocol.md; operations: docs/operations.md. Ctrl-C (SIGINT) or SIGTERM stops.",
+        flush=True,
     )
     recovered = hub.recovery
     if recovered.resumed or recovered.diverged or recovered.unrecoverable:
@@ -282,6 +292,8 @@ async def _announce_and_wait(hub: Hub, review: ReviewServer | None = None) -> No
         loop.add_signal_handler(sig, stop.set)
     try:
         await stop.wait()
+        stop.clear()  # a second signal ends the drain window early
+        await hub.drain(hub.settings.drain_s, interrupt=stop)
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)

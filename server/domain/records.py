@@ -24,7 +24,9 @@ columns):
   connected: the table played its default action); None for the deal and for steps stored before
   it was recorded (migration 0003). ``format_version`` is the event-log format its ``events`` and
   ``action`` are written in (:mod:`server.eventlog.codec`; read them through it): 1 for the steps
-  stored before the version was recorded (migration 0004), whose form is format 1.
+  stored before the version was recorded (migration 0004), whose form is format 1. ``banks`` is
+  each seat's time bank left (whole milliseconds, by seat) once this step was applied, so that a
+  restarted server charges nobody for the time it was down (None: stored before migration 0005).
   ``engine_events`` optionally carries the engine events themselves, in memory only.
 * :class:`ResultRecord`: the final standings.
 * :class:`RecoveryRecord`: what a restarted server needs to resume a running match: the SECRET
@@ -159,6 +161,7 @@ class StepRecord:
     applied_at: float = 0.0  # unix seconds
     source: str | None = None  # who decided (STEP_SOURCES); None: the deal, or an old row
     format_version: int = 1  # the event-log format of events and action (server.eventlog.codec)
+    banks: tuple[int, ...] | None = None  # each seat's time bank left after this step (ms); None: old
     # The engine events ``events`` encodes, when the record was made from them (the hub's records):
     # the store projects hands from them without decoding. Not stored, not compared.
     engine_events: tuple[Event, ...] | None = field(default=None, compare=False, repr=False)

@@ -1,7 +1,8 @@
 """Who answers when the table must answer for a seat: its built-in bot, or the engine's default.
 
 A bot seat's "deadline" is when its bot answers (:meth:`~server.hub.timing.TimeKeeper.deadline`);
-a player's is when its time and bank ran out, or its disconnection grace. Then the table asks
+a player's is when its time and bank ran out, connected or not (at once for an absent seat:
+:mod:`server.hub.timing`). Then the table asks
 :meth:`BotTurns.choose` for the action and the source stored with the step (``STEP_SOURCES``):
 
 * ``bot``: the seat's built-in bot chose (it sees only its seat's view: ``seat_view``); a bot
@@ -66,5 +67,5 @@ class BotTurns:
         action = default_action(state, seat)
         if bot is not None:
             return action, "bot"
-        # Its time and bank ran out while connected, or it is gone (past its grace).
+        # Its time and bank ran out while connected, or while it had no connection (or it is absent).
         return action, "timeout" if connected else "disconnected"

@@ -47,6 +47,10 @@ from server.hub.clock import Clock, with_deadline
 from server.hub.lobby import Lobby
 from server.hub.settings import ConnectionLimits
 
+CLOSE_REPLACED = 4001
+"""The close code of a connection replaced by a newer one of the same account (another tab, another
+process): a private-use code (4000-4999), with the reason ``"replaced by a newer connection ..."``."""
+
 log = logging.getLogger(__name__)
 
 
@@ -280,9 +284,10 @@ class WebSocketConnection:
         self._outbox.close(code, reason)
 
     def replaced(self) -> None:
-        """A newer connection of the same account took over: close this one."""
+        """A newer connection of the same account took over: close this one with
+        :data:`CLOSE_REPLACED` (a client must not reconnect by itself after it: docs/protocol.md)."""
         self._replaced = True
-        self.close(CloseCode.NORMAL_CLOSURE, "replaced by a newer connection of the same player")
+        self.close(CLOSE_REPLACED, "replaced by a newer connection of the same player")
 
     async def finish(self, timeout: float) -> None:
         """Wait until the connection is closed, dropping it after ``timeout`` seconds."""

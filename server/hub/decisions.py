@@ -65,7 +65,7 @@ class Decisions:
 
     def __init__(self, timers: TableTimers, seating: Seating, *, bots: frozenset[int]) -> None:
         self.time = TimeKeeper(timers)
-        self._seating = seating  # a seat without a connection is played for after its grace
+        self._seating = seating  # who is connected, and which seats are absent (played for at once)
         self._bots = bots  # the seats of built-in bots: their "deadline" is when they answer
         self.prompts: dict[int, OpenPrompt] = {}  # seats prompted and not answered yet
         self._opened_at: dict[int, int] = {}  # seat -> the version after which its latest decision opened
@@ -137,8 +137,14 @@ class Decisions:
 
     def deadline(self, seat: int, prompt: OpenPrompt) -> float:
         """When the table answers for ``seat`` (see :meth:`TimeKeeper.deadline`)."""
-        gone = self._seating.gone_since(seat, prompt_sent_at=prompt.sent_at)
-        return self.time.deadline(seat, prompt, bot=seat in self._bots, gone_since=gone)
+        seating = self._seating
+        return self.time.deadline(
+            seat,
+            prompt,
+            bot=seat in self._bots,
+            connected=seating.connection(seat) is not None,
+            absent=seating.absent(seat),
+        )
 
     def next_deadline(self) -> float | None:
         """The earliest deadline of the open prompts."""

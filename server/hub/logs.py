@@ -6,6 +6,11 @@ Secrets never reach the output: the websockets library's frame dumps (which woul
 messages and their tokens) are kept out even at DEBUG, and every message is scrubbed of token
 values (``"token": "..."``, ``Bearer ...``, ``jt_...`` style strings) as a second line of defence.
 
+The websockets library writes two INFO lines for every plain HTTP request, with the connection
+object's repr as a field: for the probes (``/healthz``, ``/readyz``, ``/metrics``, ``/stats``),
+polled every few seconds, they are dropped (:class:`ProbeFilter`); for other requests the repr
+becomes the request's path and peer.
+
 >>> scrub('hello {"type": "token", "token": "s3cret"} Authorization: Bearer abc.def')
 'hello {"type": "token", "token": "***"} Authorization: Bearer ***'
 """
@@ -65,6 +70,32 @@ class TextFormatter(logging.Formatter):
         return scrub(line)
 
 
+PROBE_PATHS = frozenset({"/healthz", "/readyz", "/metrics", "/stats"})
+
+
+class ProbeFilter(logging.Filter):
+    """On the ``websockets.server`` logger: drop its INFO lines about probe requests
+    (:data:`PROBE_PATHS`); give the others the request's path and peer instead of an object repr."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        connection = record.__dict__.get("websocket")
+        if connection is None or isinstance(connection, str):
+            return True
+        try:  # a weak proxy: the connection may be gone already
+            request = connection.request
+            path = str(request.path if request is not None else "").split("?", 1)[0]
+            peer = connection.remote_address
+        except Exception:
+            path, peer = "", None
+        if record.levelno <= logging.INFO and path in PROBE_PATHS:
+            return False
+        record.websocket = f"{path or '?'} from {peer[0] if peer else '?'}"
+        return True
+
+
+_PROBE_FILTER = ProbeFilter()
+
+
 def default_format(stream: TextIO) -> str:
     return "text" if stream.isatty() else "json"
 
@@ -81,3 +112,4 @@ def configure(level: str, fmt: str | None = None, stream: TextIO | None = None) 
     root.setLevel(level)
     # websockets logs every frame at DEBUG (hello messages carry tokens): never below INFO.
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLevelName(level)))
+    logging.getLogger("websockets.server").addFilter(_PROBE_FILTER)  # once: the same filter object

@@ -22,9 +22,10 @@ from prometheus_client import (
     generate_latest,
 )
 
-ACTION_SOURCES = ("player", "bot", "timeout")
-"""Who chose an applied action: a connected player, a built-in bot, or the default of a seat whose
-time ran out (or that is disconnected)."""
+ACTION_SOURCES = ("player", "bot", "timeout", "disconnected")
+"""Who chose an applied action: a connected player, a built-in bot, the default of a connected seat
+whose time and bank ran out (``timeout``), or the default played for a seat without a connection
+(``disconnected``: its time and bank ran out while it was gone, or it was already absent)."""
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
@@ -72,7 +73,7 @@ class HubMetrics:
         )
         self.timeouts = Counter(
             "jantaku_timeouts",
-            "Seats played by default because their time ran out (or they were gone)",
+            "Human seats' decisions the table played by default (time and bank spent, connected or not)",
             registry=r,
         )
         self.disconnects = Counter(

@@ -80,6 +80,7 @@ from server.hub.outputs import (
     LeftOut,
     MatchEndOut,
     Outbound,
+    PlayedForOut,
     PromptOut,
     QueuedOut,
     SeatedOut,
@@ -191,8 +192,8 @@ class MjaiSession(SeatConnection):
                     }
                 )
                 self._outbox.close(CloseCode.NORMAL_CLOSURE, "game over")  # one connection, one game
-            case LeftOut():
-                pass
+            case LeftOut() | PlayedForOut():
+                pass  # mjai has no message for these
 
     def attached(self, match_id: str, seat: int | None) -> bool:
         """Seated (a bot never watches: a spectator's attachment is ignored); a new match starts a

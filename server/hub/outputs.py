@@ -79,6 +79,15 @@ class PromptOut:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayedForOut:
+    """The moves the table played for the receiver's seat while it had no connection:
+    ``(decision step, action)``, oldest first (told when the seat comes back)."""
+
+    match_id: str
+    moves: tuple[tuple[int, Action], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class AckOut:
     request_id: int
     step: int
@@ -112,7 +121,16 @@ class LeftOut:
 
 
 Outbound = (
-    QueuedOut | SeatedOut | EventsOut | CatchupOut | PromptOut | AckOut | ErrorOut | MatchEndOut | LeftOut
+    QueuedOut
+    | SeatedOut
+    | EventsOut
+    | CatchupOut
+    | PromptOut
+    | AckOut
+    | ErrorOut
+    | MatchEndOut
+    | LeftOut
+    | PlayedForOut
 )
 
 

@@ -1,23 +1,28 @@
-"""Who follows a table: the connection holding each seat (and since when a seat has none), and the
+"""Who follows a table: the connection holding each seat (and which seats are absent), and the
 spectators (the :class:`~server.hub.spectators.SpectatorFeed`, whose pace is the table's pacing).
 
 A seat is held by at most one connection (a newer one replaces it; the table says nothing to the
-old one, whose acts are then refused). A seat without a connection is played for after its grace
-(``disconnect_grace_ms``), counted from when it lost its connection, or from its prompt if it had
-none then: :meth:`Seating.gone_since`.
+old one, whose acts are then refused). A seat without a connection keeps its own clock
+(:mod:`server.hub.timing`); once the table has played for it there (:meth:`Seating.played_for`),
+it is *absent* until a connection takes it again, and the moves played for it meanwhile are kept
+for that connection (:meth:`Seating.take_played_for`): a returning player is told what was played.
 
+>>> from server.engine.actions import Pass
 >>> from server.hub.settings import SpectatePolicy
 >>> from server.hub.spectators import SpectatorFeed
 >>> seating = Seating(SpectatorFeed("m", SpectatePolicy()))
->>> seating.gone_since(2, prompt_sent_at=5.0)
-5.0
->>> seating.leave(2, now=7.0); seating.gone_since(2, prompt_sent_at=5.0)
-7.0
+>>> seating.absent(2)
+False
+>>> seating.played_for(2, 7, Pass()); seating.absent(2), seating.take_played_for(2)
+(True, ((7, Pass()),))
+>>> seating.take_played_for(2)
+()
 """
 
 from __future__ import annotations
 
 from server.engine import redact_all
+from server.engine.actions import Action
 from server.engine.events import Event
 from server.hub.outputs import EventsOut, Outbound, Participant
 from server.hub.spectators import SpectatorFeed
@@ -26,39 +31,40 @@ from server.hub.spectators import SpectatorFeed
 class Seating:
     """The four seats' connections, and the spectators."""
 
-    __slots__ = ("_conn", "_gone_since", "feed")
+    __slots__ = ("_absent", "_conn", "_played", "feed")
 
     def __init__(self, feed: SpectatorFeed) -> None:
         self._conn: list[Participant | None] = [None] * 4
-        self._gone_since: list[float | None] = [None] * 4
+        self._absent = [False] * 4  # played for while it had no connection, and not back since
+        self._played: list[list[tuple[int, Action]]] = [[] for _ in range(4)]  # (step, action) while gone
         self.feed = feed
 
-    def seat(self, participant: Participant, seat: int, match_id: str, now: float) -> bool:
+    def seat(self, participant: Participant, seat: int, match_id: str) -> bool:
         """``participant`` takes ``seat`` (replacing whoever held it), if it is still there
         (:meth:`Participant.attached`); else the seat is left without a connection."""
         self.feed.remove(participant)
         if not participant.attached(match_id, seat):
-            self.leave(seat, now)
+            self.leave(seat)
             return False
         self.take(seat, participant)
         return True
 
-    def watch(self, participant: Participant, match_id: str, now: float) -> bool:
+    def watch(self, participant: Participant, match_id: str) -> bool:
         """``participant`` becomes a spectator (giving up any seat it held), if it is still there."""
         held = self.seat_of(participant)
         if held is not None:
-            self.leave(held, now)
+            self.leave(held)
         if not participant.attached(match_id, None):
             return False
         self.feed.add(participant)
         return True
 
-    def drop(self, participant: Participant, now: float) -> bool:
+    def drop(self, participant: Participant) -> bool:
         """``participant`` follows the table no more; True if it did."""
         found = self.feed.remove(participant)
         seat = self.seat_of(participant)
         if seat is not None:
-            self.leave(seat, now)
+            self.leave(seat)
             found = True
         return found
 
@@ -72,20 +78,29 @@ class Seating:
         return self._conn[seat]
 
     def take(self, seat: int, participant: Participant) -> None:
-        """``participant`` holds ``seat`` now (replacing whoever held it)."""
+        """``participant`` holds ``seat`` now (replacing whoever held it): the seat is back."""
         self._conn[seat] = participant
-        self._gone_since[seat] = None
+        self._absent[seat] = False
 
-    def leave(self, seat: int, now: float) -> None:
-        """``seat`` has no connection from ``now`` on."""
+    def leave(self, seat: int) -> None:
+        """``seat`` has no connection from now on (its clock runs on: :mod:`server.hub.timing`)."""
         self._conn[seat] = None
-        self._gone_since[seat] = now
 
-    def gone_since(self, seat: int, *, prompt_sent_at: float) -> float | None:
-        """Since when ``seat`` has been without a connection (None: it has one)."""
-        if self._conn[seat] is not None:
-            return None
-        return self._gone_since[seat] or prompt_sent_at
+    def absent(self, seat: int) -> bool:
+        """Whether the table played for ``seat`` while it had no connection, and it is not back."""
+        return self._absent[seat] and self._conn[seat] is None
+
+    def played_for(self, seat: int, step: int, action: Action) -> None:
+        """The table played ``action`` (stored as ``step``) for ``seat``, which has no connection:
+        the seat is absent from now on, and is told of the move when it comes back."""
+        self._absent[seat] = True
+        self._played[seat].append((step, action))
+
+    def take_played_for(self, seat: int) -> tuple[tuple[int, Action], ...]:
+        """The moves played for ``seat`` since it was last told (then forgotten)."""
+        moves = tuple(self._played[seat])
+        self._played[seat].clear()
+        return moves
 
     def publish(self, match_id: str, first: int, batch: tuple[Event, ...]) -> None:
         """Events ``first``, ``first + 1``, ... to every connected seat, each redacted for its seat."""

@@ -6,7 +6,7 @@ URLs (all on one port)::
     ws://HOST:PORT/mjai          mjai bots (docs/mjai.md)
     GET /healthz                 200 "ok" (the process is up)
     GET /readyz                  200 "ready" once started (store open, listening); 503 while
-                                 starting or shutting down
+                                 starting, draining (after SIGTERM) or shutting down
     GET /metrics                 Prometheus text format (server/hub/metrics.py, docs/operations.md)
     GET /private/new?...         open a private table (Authorization: Bearer TOKEN), JSON answer
     GET anything else            ``http_fallback`` (the browser client's files), else 404;
@@ -18,9 +18,12 @@ and port compared); clients that send no ``Origin`` (bots, scripts) are accepted
 
 Start: the matches the store has as running are resumed first (crash recovery, ``Lobby.recover``).
 
-Shutdown (SIGTERM/SIGINT in ``jantaku serve``): stop accepting connections, refuse new joins, let
-every table finish the message it is handling (its commit included), then close every connection
-with 1012 after its queued messages, waiting at most ``shutdown_grace_s``.
+Shutdown (SIGTERM/SIGINT in ``jantaku serve``): first the drain window (:meth:`Hub.drain`,
+``drain_s``): ``/readyz`` answers 503 while everything else goes on as before, so that a load
+balancer moves new traffic elsewhere; a second signal ends it early. Then stop accepting
+connections, refuse new joins, let every table finish the message it is handling (its commit
+included), then close every connection with 1012 after its queued messages, waiting at most
+``shutdown_grace_s``.
 """
 
 from __future__ import annotations
@@ -206,12 +209,14 @@ class Hub:
         self._port: int | None = None
         self.recovery = RecoveryReport()  # what start() resumed or flagged
         self.closing = False
+        self.draining = False  # the drain window before a shutdown: /readyz says 503, all else goes on
         self._ready = False  # listening, tables recovered, the repository open; not shutting down
 
     @property
     def ready(self) -> bool:
-        """What ``GET /readyz`` answers: started (so the repository is open) and not shutting down."""
-        return self._ready and not self.closing
+        """What ``GET /readyz`` answers: started (so the repository is open), not draining and not
+        shutting down."""
+        return self._ready and not self.closing and not self.draining
 
     # -- SessionHost ---------------------------------------------------------------------------------
 
@@ -335,7 +340,8 @@ class Hub:
         if path == "/readyz":
             if self.ready:
                 return connection.respond(http.HTTPStatus.OK, "ready\n")
-            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "not ready\n")
+            why = "draining\n" if self.draining and not self.closing else "not ready\n"
+            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, why)
         if path == "/metrics":
             body, content_type = self.metrics.expose()
             return Response(
@@ -430,6 +436,19 @@ class Hub:
         )
 
     # -- shutdown ------------------------------------------------------------------------------------
+
+    async def drain(self, seconds: float, *, interrupt: asyncio.Event | None = None) -> None:
+        """The drain window before :meth:`shutdown`: for ``seconds`` (or until ``interrupt`` is
+        set: a second signal), ``/readyz`` answers 503 while the hub goes on serving everything,
+        so that a load balancer stops sending new traffic first. 0: no window."""
+        if seconds <= 0 or self.closing:
+            return
+        self.draining = True
+        log.info("draining for %g s: /readyz answers 503, then the server stops", seconds)
+        waiting = interrupt.wait() if interrupt is not None else asyncio.Event().wait()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await waiting
 
     async def shutdown(self) -> None:
         """Stop accepting, stop the tables after their current message, close everyone with 1012."""

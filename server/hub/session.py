@@ -37,6 +37,8 @@ from client_protocol.messages import (
     MatchEnd,
     MatchResult,
     Ping,
+    PlayedFor,
+    PlayedMove,
     Player,
     PlayerKind,
     Pong,
@@ -72,11 +74,12 @@ from server.hub.outputs import (
     LeftOut,
     MatchEndOut,
     Outbound,
+    PlayedForOut,
     PromptOut,
     QueuedOut,
     SeatedOut,
 )
-from server.hub.wire import action_from_wire, event_to_wire, legal_actions_to_wire
+from server.hub.wire import action_from_wire, action_to_wire, event_to_wire, legal_actions_to_wire
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +141,11 @@ class ProtocolSession(SeatConnection):
                 )
             case LeftOut(match_id=match_id):
                 yield Left(match_id=match_id)
+            case PlayedForOut(match_id=match_id, moves=moves):
+                yield PlayedFor(
+                    match_id=match_id,
+                    moves=tuple(PlayedMove(step=step, action=action_to_wire(a)) for step, a in moves),
+                )
 
     def _catchup(self, item: CatchupOut) -> Iterator[ServerMessage]:
         total = len(item.events)

@@ -27,8 +27,10 @@ class TableTimers:
     match) is used; when both are gone the table plays the engine's default action. ``min_call_ms``
     is the uniform minimum call window: after every discard (or added/closed kan) the table waits at
     least this long before anything that follows is shown, whether or not anyone could call, so how
-    long others take never reveals who could call (0 turns it off). A disconnected seat is played
-    after ``disconnect_grace_ms``. A built-in bot takes ``bot_delay_ms`` over its own turn (a
+    long others take never reveals who could call (0 turns it off). A seat without a connection keeps
+    its own clock (action time and bank), plus ``disconnect_grace_ms`` of extra time; once played
+    for, it is played at once until it is back (:mod:`server.hub.timing`). A built-in bot takes
+    ``bot_delay_ms`` over its own turn (a
     discard, a kan, a win), never over a call window, where a pause would tell everyone it could have
     called. At a table with a human (guest or player) seat, the next hand starts ``hand_pause_ms``
     after a hand ends, so its result can be read.
@@ -156,6 +158,7 @@ class HubSettings:
     commit_timeout_s: float = 5.0  # a store write slower than this is answered busy_retry
     commit_retry_s: float = 1.0  # a timed-out or failed store write for a timer/bot step is retried
     shutdown_grace_s: float = 5.0  # SIGTERM: time for tables and outbound queues to flush
+    drain_s: float = 5.0  # SIGTERM (jantaku serve): /readyz answers 503 this long first (0: off)
     allowed_origins: tuple[str, ...] = ()  # browser Origins allowed besides same-host ("*": any)
     gc: GcPolicy = field(default_factory=GcPolicy)  # applied by ``jantaku serve`` (serve_forever) only
 
@@ -164,5 +167,7 @@ class HubSettings:
             raise SettingsError(f"port must be 0..65535, got {self.port}")
         if self.bot_fill_after_s < 0:
             raise SettingsError(f"bot_fill_after_s must be >= 0, got {self.bot_fill_after_s}")
+        if self.drain_s < 0:
+            raise SettingsError(f"drain_s must be >= 0, got {self.drain_s}")
         if self.commit_timeout_s <= 0 or self.commit_retry_s <= 0:
             raise SettingsError("commit_timeout_s and commit_retry_s must be > 0")

@@ -44,9 +44,11 @@ def step_record(
     request_id: int | None,
     applied_at: float,
     source: str | None = None,
+    banks: tuple[int, ...] | None = None,
 ) -> StepRecord:
     """Log step ``t.step``: the deal (no seat, no action) or ``seat``'s ``action`` and its events,
-    encoded by the event log's codec (its current format)."""
+    encoded by the event log's codec (its current format), with each seat's time bank left after it
+    (``banks``, ms: what crash recovery restarts the clocks with)."""
     return StepRecord(
         match_id=match_id,
         step=t.step,
@@ -57,6 +59,7 @@ def step_record(
         applied_at=applied_at,
         source=source,
         format_version=FORMAT_VERSION,
+        banks=banks,
         engine_events=t.events,
     )
 

@@ -21,11 +21,10 @@ decide the rest:
 * :class:`~server.hub.botturns.BotTurns`: the answer of a built-in bot, or the default when a
   player's time ran out.
 
-Time is read from an injectable :class:`~server.hub.clock.Clock`: every deadline (decision time and
-bank, the call window, the grace of a disconnected seat, the spectators' delay, a bot's thinking
-time) is on that clock; one :class:`~server.hub.clock.Alarm` per table puts a :class:`Tick` in the
-inbox when the earliest comes due. Nothing a participant sends can change the state unless the
-engine accepts it.
+Every deadline (decision time and bank, the call window, the spectators' delay, a bot's thinking
+time) is on an injectable :class:`~server.hub.clock.Clock`; one :class:`~server.hub.clock.Alarm`
+puts a :class:`Tick` in the inbox when the earliest comes due. Nothing a participant sends can
+change the state unless the engine accepts it.
 """
 
 from __future__ import annotations
@@ -69,6 +68,7 @@ from server.hub.outputs import (
     LeftOut,
     MatchEndOut,
     Participant,
+    PlayedForOut,
     PromptOut,
     ResultOut,
     SeatedOut,
@@ -227,17 +227,18 @@ class TableActor:
 
         ``transitions`` are the engine's replay of ``steps``, already checked against them
         (:func:`server.hub.recovery.replay_log`); an empty log (the server stopped right after
-        storing the match) gets its deal stored first. Every stored event counts as seen: the
-        table publishes them all at once, then prompts whoever must decide, with fresh timers (the
-        action time and a full bank: time spent before the restart is not known). A request id
-        stored with a step is remembered, so a client re-sending it after reconnecting gets its
-        ``ack`` (``duplicate``) instead of a second move. Raises when the store refuses the deal.
+        storing the match) gets its deal stored first. Every stored event counts as seen; then
+        whoever must decide is prompted with the full action time and the banks stored with the
+        last step (the down time is charged to nobody). A request id stored with a step is
+        remembered: a client re-sending it after reconnecting gets its ``ack`` (``duplicate``).
+        Raises when the store refuses the deal.
         """
         if not transitions:
             raise ValueError("nothing to resume")
         self.resumed = True
         if not steps:
             await self._commits.call(self._commits.repo.append_step(self._deal_record(transitions[0])))
+        self._decisions.time.restore(next((s.banks for s in reversed(steps) if s.banks is not None), None))
         for i, t in enumerate(transitions):
             record = steps[i] if i < len(steps) else None
             if record is None:
@@ -247,8 +248,10 @@ class TableActor:
         self._launch()
 
     def _deal_record(self, t: Transition) -> StepRecord:
-        at = self._wall_clock()
-        return step_record(self.match_id, t, seat=None, action=None, request_id=None, applied_at=at)
+        at, banks = self._wall_clock(), self._decisions.time.stored_banks(None, None, 0.0)
+        return step_record(
+            self.match_id, t, seat=None, action=None, request_id=None, applied_at=at, banks=banks
+        )
 
     def _launch(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
@@ -362,11 +365,13 @@ class TableActor:
                 if seat not in self._decisions.prompts:
                     return
             assert self.state is not None
-            legal = self._decisions.prompts[seat].legal
+            prompt = self._decisions.prompts[seat]
             action, source = self._turns.choose(
-                self.state, seat, legal, connected=self._seating.connection(seat) is not None
+                self.state, seat, prompt.legal, connected=self._seating.connection(seat) is not None
             )
             await self._apply(seat, action, source=source)
+            if source == "disconnected":  # absent from now on: played at once until it is back
+                self._seating.played_for(seat, prompt.step, action)
             if source != "bot" and self._metrics is not None:
                 self._metrics.timeouts.inc()
         except CommitError as exc:
@@ -428,9 +433,12 @@ class TableActor:
     ) -> None:
         """Apply, COMMIT, then adopt and broadcast. Raises CommitError (nothing adopted).
 
-        ``source`` (who decided: ``STEP_SOURCES``) is stored with the step."""
+        ``source`` (who decided: ``STEP_SOURCES``) is stored with the step, and the banks as they
+        are once the seat's time is charged (at ``now``, before the commit's wait)."""
         assert self.state is not None
         t = engine_apply(self.state, seat, action)  # raises RulesError; the state is untouched
+        now = self._clock.now()
+        banks = self._decisions.time.stored_banks(seat, self._decisions.prompts.get(seat), now)
         record = step_record(
             self.match_id,
             t,
@@ -439,12 +447,12 @@ class TableActor:
             request_id=request_id,
             applied_at=self._wall_clock(),
             source=source,
+            banks=banks,
         )
         await self._commits.append(record, action)
-        await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to)
+        await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to, acted_at=now)
         if self._metrics is not None:
-            # The metric keeps its three labels: a disconnected seat's default counts as a timeout.
-            self._metrics.actions.labels("timeout" if source == "disconnected" else source).inc()
+            self._metrics.actions.labels(source).inc()
 
     async def _reconcile(self) -> None:
         """After a write whose outcome is unknown: adopt it if it landed, forget it if not."""
@@ -466,12 +474,17 @@ class TableActor:
         request_id: int | None = None,
         reply_to: Participant | None = None,
         replaying: bool = False,
+        acted_at: float | None = None,
     ) -> None:
         """``t`` is stored: make it the state, ack the request (to ``reply_to``), publish what
-        pacing allows, prompt the seats that must decide."""
+        pacing allows, prompt the seats that must decide. The actor's time is charged up to
+        ``acted_at`` (when its answer was applied; default now)."""
         now = self._clock.now()
         version = len(self._pacing.stream) + len(t.events)  # a public count: the decisions' numbers
-        answered = self._decisions.advance(t, actor=actor, request_id=request_id, now=now, version=version)
+        charged_at = now if acted_at is None else acted_at
+        answered = self._decisions.advance(
+            t, actor=actor, request_id=request_id, now=charged_at, version=version
+        )
         self.state = t.state
         upto = self._pacing.committed(t, now, replaying=replaying)
         if reply_to is not None and request_id is not None and answered is not None:
@@ -513,17 +526,18 @@ class TableActor:
 
     def _attach(self, a: Attach) -> None:
         """Seat a connection (replacing the seat's previous one) or let it watch; it is told it
-        follows this match, then gets: ``seated`` (a join), its catch-up, its open prompt, the
-        outcome if the match is over (after which it follows nothing)."""
+        follows this match, then gets: ``seated`` (a join), its catch-up, the moves played for it
+        while it was gone, its open prompt, the outcome if the match is over (after which it
+        follows nothing)."""
         p, seat = a.participant, a.seat
         if seat is not None and self.seats[seat].account_id is None:
             p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"seat {seat} of {self.match_id} is a bot's"))
             return
         now, seating = self._clock.now(), self._seating
         if seat is not None:
-            if not seating.seat(p, seat, self.match_id, now):
+            if not seating.seat(p, seat, self.match_id):
                 return  # the connection is already over
-        elif not seating.watch(p, self.match_id, now):
+        elif not seating.watch(p, self.match_id):
             return
         if a.announce:
             p.deliver(SeatedOut(self.match_id, seat, self.players))
@@ -531,6 +545,9 @@ class TableActor:
         shown = stream.published if seat is not None else seating.feed.released
         events = redact_all(tuple(stream.events[:shown]), seat)
         p.deliver(CatchupOut(self.match_id, seat, a.since_version, events))
+        played = seating.take_played_for(seat) if seat is not None else ()
+        if played:  # what the table played for this seat while it had no connection
+            p.deliver(PlayedForOut(self.match_id, played))
         if seat is not None and seat in self._decisions.prompts and not self.finished:
             p.deliver(self._prompt_out(seat, now))
         if self.outcome is not None:
@@ -539,7 +556,7 @@ class TableActor:
 
     def _detach(self, d: Detach) -> None:
         p = d.participant
-        if self._seating.drop(p, self._clock.now()) and d.notify:
+        if self._seating.drop(p) and d.notify:
             p.deliver(LeftOut(self.match_id))
             p.released(self.match_id)
 

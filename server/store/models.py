@@ -196,6 +196,9 @@ class StepRow(Base):
     # The event-log format of events and action (server.eventlog.codec); rows stored before
     # migration 0004 are format 1, which the default gives them.
     format_version: Mapped[int] = mapped_column(SmallInteger, server_default=text("1"))
+    # Each seat's time bank left after this step, in ms, by seat (StepRecord.banks); NULL for rows
+    # stored before migration 0005. Crash recovery restarts the pending decision with these banks.
+    banks: Mapped[optional_json_doc]
 
 
 class HandResultRow(Base):

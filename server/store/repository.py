@@ -114,6 +114,7 @@ def _step(row: Row[Any]) -> StepRecord:
         applied_at=to_unix(row.applied_at),
         source=row.source,
         format_version=row.format_version,
+        banks=None if row.banks is None else tuple(row.banks),
     )
 
 

@@ -86,6 +86,7 @@ def step_row(record: StepRecord) -> dict[str, Any]:
         "applied_at": from_unix(record.applied_at),
         "source": record.source,
         "format_version": record.format_version,
+        "banks": None if record.banks is None else list(record.banks),
     }
 
 
@@ -98,6 +99,7 @@ def same_step(a: StepRecord, b: StepRecord) -> bool:
         and a.request_id == b.request_id
         and a.source == b.source
         and a.format_version == b.format_version
+        and a.banks == b.banks
         and same_instant(a.applied_at, b.applied_at)
         and normalized_json(a.action) == normalized_json(b.action)
         and normalized_json(list(a.events)) == normalized_json(list(b.events))
@@ -393,6 +395,7 @@ async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | Non
                 StepRow.applied_at,
                 StepRow.source,
                 StepRow.format_version,
+                StepRow.banks,
             ).where(StepRow.match_id == r.match_id, StepRow.step == r.step)
         )
     ).one_or_none()
@@ -408,6 +411,7 @@ async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | Non
         applied_at=row.applied_at.timestamp(),
         source=row.source,
         format_version=row.format_version,
+        banks=None if row.banks is None else tuple(row.banks),
     )
 
 

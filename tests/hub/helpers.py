@@ -28,6 +28,7 @@ from server.engine.tiles import Tile, full_set, kind, parse_tiles, sort_key
 from server.engine.wall import build_wall
 from server.hub.clock import ManualClock
 from server.hub.inbox import ActRequest, SeatSpec
+from server.hub.metrics import HubMetrics
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -200,6 +201,7 @@ async def make_table(
     ruleset: Ruleset = EAST,
     seed: bytes = b"table-test",
     commit_timeout_s: float = 5.0,
+    metrics: HubMetrics | None = None,
 ) -> TableKit:
     """A started table on a ManualClock; ``"human"`` seats get a FakeParticipant, others a bot."""
     shared_log = log if log is not None else []
@@ -225,6 +227,7 @@ async def make_table(
         spectate=spectate or SpectatePolicy(delay_s=0.0),
         walls=walls,
         commit_timeout_s=commit_timeout_s,
+        metrics=metrics,
     )
     await table.start(dict(humans))
     await table.settle()

@@ -62,6 +62,14 @@ async def get_stats(port: int) -> dict[str, Any]:
     return stats
 
 
+async def http_status(port: int, path: str) -> int:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    status = int((await reader.read()).split(b" ", 2)[1])
+    writer.close()
+    return status
+
+
 @pytest.mark.asyncio
 async def test_serve_runs_until_sigterm_and_closes_with_1012(tmp_path: Path) -> None:
     proc = await asyncio.create_subprocess_exec(
@@ -75,6 +83,8 @@ async def test_serve_runs_until_sigterm_and_closes_with_1012(tmp_path: Path) -> 
         str(tmp_path),
         "--log-level",
         "WARNING",
+        "--drain-s",
+        "30",
         cwd=ROOT,
         env={**os.environ, STATS_ENV: "1"},
         stdout=asyncio.subprocess.PIPE,
@@ -118,6 +128,12 @@ async def test_serve_runs_until_sigterm_and_closes_with_1012(tmp_path: Path) -> 
             async for message in client:
                 if isinstance(message, Seated):
                     break
+            proc.send_signal(signal.SIGTERM)
+            # The drain window: /readyz says 503 while the game goes on; a second SIGTERM ends it.
+            async with asyncio.timeout(10):
+                while await http_status(port, "/readyz") != 503:
+                    await asyncio.sleep(0.05)
+            assert await http_status(port, "/healthz") == 200
             proc.send_signal(signal.SIGTERM)
             with pytest.raises(ConnectionLostError) as lost:
                 while True:

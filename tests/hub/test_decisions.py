@@ -102,11 +102,14 @@ def test_deadlines_for_a_player_a_gone_player_and_a_bot() -> None:
     assert decisions.deadline(1, chi) == 10.0 + 15.0  # action time + bank
     assert decisions.next_deadline() == 25.0
     clock.advance(1.0)
-    seating.leave(2, clock.now())
-    assert decisions.deadline(2, pon) == 11.0 + 2.0  # gone: the grace, from when it left
-    assert decisions.next_deadline() == 13.0
-    assert decisions.due(12.999) is None and decisions.due(13.0) == 2
-    assert decisions.due(25.0) == 1  # the first seat whose time is up, in seat order
+    seating.leave(2)
+    assert decisions.deadline(2, pon) == 10.0 + 15.0 + 2.0  # gone: its own clock, and the grace
+    assert decisions.next_deadline() == 25.0
+    assert decisions.due(24.999) is None and decisions.due(25.0) == 1  # seat order
+    seating.played_for(2, 0, Pass())  # played for while gone: absent, played at once
+    assert decisions.deadline(2, pon) == 10.0 and decisions.due(10.0) == 2
+    seating.take(2, p2)  # back: its own clock again
+    assert decisions.deadline(2, pon) == 25.0
     turn = deal()
     decisions.advance(turn, actor=None, request_id=None, now=clock.now(), version=3)
     own = decisions.prompt(turn.state, 0, clock.now())

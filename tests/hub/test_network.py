@@ -196,7 +196,7 @@ async def test_a_new_connection_of_the_same_player_replaces_the_old() -> None:
         second = await connect_client(hub, auth=SessionAuth(session_token=first.welcome.session_token))
         with pytest.raises(ConnectionLostError) as lost:
             await first.recv()
-        assert lost.value.code == 1000 and "replaced" in lost.value.reason
+        assert lost.value.code == 4001 and "replaced" in lost.value.reason  # CLOSE_REPLACED
         assert second.welcome is not None and second.welcome.player.id == first.welcome.player.id
         await second.close()
 

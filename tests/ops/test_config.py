@@ -7,6 +7,7 @@ import io
 import json
 import logging
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 
@@ -15,6 +16,7 @@ from server.app.cli import build_parser, main
 from server.domain.records import AccountKind
 from server.hub import config, logs
 from tests.hub.netkit import connect_client, play, serving
+from tests.ops.test_metrics import http_get
 
 
 def serve_args(argv: list[str], env: dict[str, str]) -> argparse.Namespace:
@@ -137,3 +139,32 @@ async def test_hub_logs_carry_the_match_and_session_as_fields(root_logging: None
     assert started and started[0]["match_id"] == seated.match_id
     hello = [r for r in lines if "hello from" in r["message"]]
     assert hello and hello[0]["session"] and hello[0]["account"]
+
+
+@pytest.mark.asyncio
+async def test_probe_requests_write_no_log_lines(root_logging: None) -> None:
+    out = io.StringIO()
+    logs.configure("INFO", "json", stream=out)
+    async with serving() as hub:
+        for path in ("/healthz", "/readyz", "/metrics", "/healthz?x=1"):
+            status, _, _ = await http_get(hub.port, path)
+            assert status == 200
+        before = out.getvalue()
+        assert await http_get(hub.port, "/nothing-here") == (404, ANY, "not found\n")
+    probes = [json.loads(line) for line in before.splitlines()]
+    about_requests = [
+        r for r in probes if r["logger"].startswith("websockets") and "listening" not in r["message"]
+    ]
+    assert not about_requests, about_requests
+    other = [json.loads(line) for line in out.getvalue().splitlines()[len(probes) :]]
+    sent = [r for r in other if r["logger"] == "websockets.server" and "HTTP response" in r["message"]]
+    assert sent and sent[0]["websocket"].startswith("/nothing-here from 127.0.0.1"), other
+
+
+def test_the_drain_window_is_a_setting_like_the_others(tmp_path: Path) -> None:
+    assert serve_args([], {}).drain_s == 5.0
+    assert serve_args(["--drain-s", "2.5"], {"JANTAKU_DRAIN_S": "9"}).drain_s == 2.5
+    assert serve_args([], {"JANTAKU_DRAIN_S": "0"}).drain_s == 0.0
+    toml = tmp_path / "jantaku.toml"
+    toml.write_text("drain_s = 1.5\n")
+    assert serve_args(["--config", str(toml)], {}).drain_s == 1.5

@@ -54,7 +54,7 @@ async def scrape(port: int) -> dict[str, float]:
 async def hub_port(tmp_path: Path) -> AsyncIterator[int]:
     args = [sys.executable, "-m", "server.app", "serve", "--port", "0", "--http-port", "-1"]
     args += ["--database-url", "memory:", "--data-dir", str(tmp_path), "--action-ms", "400", "--bank-ms", "0"]
-    args += ["--bot-delay-ms", "0", "--hand-pause-ms", "0"]  # a whole match, quickly
+    args += ["--bot-delay-ms", "0", "--hand-pause-ms", "0", "--drain-s", "0"]  # a whole match, quickly
     log = tmp_path / "server.log"
     with log.open("wb") as err:
         proc = await asyncio.create_subprocess_exec(

@@ -22,6 +22,8 @@ from client_protocol.messages import (
     MatchEndReason,
     MatchResult,
     Ping,
+    PlayedFor,
+    PlayedMove,
     Player,
     PlayerKind,
     Pong,
@@ -214,4 +216,11 @@ SERVER_MESSAGES: list[ServerMessage] = [
     Pong(),
     Left(match_id="m-1"),
     Left(),
+    PlayedFor(
+        match_id="m-1",
+        moves=(
+            PlayedMove(step=41, action=Action(type=ActionType.DISCARD, tile="7p", tsumogiri=True)),
+            PlayedMove(step=44, action=Action(type=ActionType.PASS)),
+        ),
+    ),
 ]

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from server.domain.records import StepRecord
 from server.engine import events as ev
+from server.store.errors import StepConflictError
 from server.store.models import StepRow
 from server.store.repository import SqlRepository
 from server.store.writer import normalized_json
@@ -198,3 +199,20 @@ def test_the_projection_of_engine_events_is_that_of_their_json() -> None:
         assert hand_ops("m", r.step, stored, FORMAT_VERSION) == hand_ops(
             "m", r.step, (), FORMAT_VERSION, events
         )
+
+
+@pytest.mark.asyncio
+async def test_the_banks_stored_with_a_step_round_trip(sql_repo: SqlRepository) -> None:
+    from tests.store.test_conformance import match
+
+    await sql_repo.create_match(match("m-1"))
+    deal = StepRecord("m-1", 0, None, None, (), None, 1.0, banks=(10000, 10000, 10000, 10000))
+    turn = StepRecord(
+        "m-1", 1, 0, {"type": "pass"}, (), None, 2.0, source="timeout", banks=(0, 10000, 7250, 1)
+    )
+    await sql_repo.append_step(deal)
+    await sql_repo.append_step(turn)
+    assert await sql_repo.steps("m-1") == (deal, turn)
+    await sql_repo.append_step(turn)  # a retry: the same record
+    with pytest.raises(StepConflictError):
+        await sql_repo.append_step(replace(turn, banks=(1, 2, 3, 4)))  # not the same step: a conflict

@@ -133,3 +133,20 @@ test("labels", () => {
   assert.equal(formatFinal(43.8), "+43.8");
   assert.equal(formatFinal(-17.25), "−17.3");
 });
+
+test("the moves played while away are told in one notice", async () => {
+  const { playedForText } = await import("../../../server/web/static/js/actions.js");
+  assert.equal(playedForText([]), "");
+  assert.equal(
+    playedForText([
+      { step: 12, action: { type: "discard", tile: "5m", tsumogiri: true } },
+      { step: 14, action: { type: "pass" } },
+      { step: 17, action: { type: "discard", tile: "1z", tsumogiri: true } },
+    ]),
+    "While you were away, the server played 3 moves for you: discarded 5m 1z; passed 1 call.",
+  );
+  assert.equal(
+    playedForText([{ step: 3, action: { type: "discard", tile: "9p", tsumogiri: true } }]),
+    "While you were away, the server played 1 move for you: discarded 9p.",
+  );
+});

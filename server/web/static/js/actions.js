@@ -279,6 +279,24 @@ export function timeLeft(prompt, elapsed) {
   return { main: 0, bank: Math.max(0, prompt.bank_ms + main), inBank: true };
 }
 
+/**
+ * The notice for a `played_for` message: what the server played for this seat while it had no
+ * connection (its time had run out). "" when nothing was.
+ */
+export function playedForText(moves) {
+  const n = moves?.length ?? 0;
+  if (!n) return "";
+  const plural = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
+  const discards = moves.filter((m) => m.action.type === "discard").map((m) => m.action.tile);
+  const passes = moves.filter((m) => m.action.type === "pass").length;
+  const other = n - discards.length - passes;
+  const parts = [];
+  if (discards.length) parts.push(`discarded ${discards.join(" ")}`);
+  if (passes) parts.push(`passed ${plural(passes, "call")}`);
+  if (other) parts.push(plural(other, "other move"));
+  return `While you were away, the server played ${plural(n, "move")} for you: ${parts.join("; ")}.`;
+}
+
 /** "+8,000" / "-3,900" / "±0". */
 export function formatDelta(delta) {
   if (delta === 0) return "±0";

@@ -6,7 +6,7 @@
 
 import { httpBase } from "./protocol.js";
 import { MatchTracker, TrackerError } from "./view.js";
-import { handSlots, promptOptions, slotAction } from "./actions.js";
+import { handSlots, playedForText, promptOptions, slotAction } from "./actions.js";
 import { onKey } from "./keys.js";
 import { autoAction, loadPrefs, readHints, savePref, shownWaits } from "./comforts.js";
 import { Sounds, loudest, soundOf } from "./sound.js";
@@ -242,6 +242,9 @@ export class App {
           this.pending = null;
           this._clearSaved();
         }
+        break;
+      case "played_for":
+        if (this.match && message.match_id === this.match.id) this.toast(playedForText(message.moves));
         break;
       case "left":
         if (message.match_id === null || message.match_id === undefined) {

@@ -29,14 +29,14 @@ export function httpBase(wsURL) {
   return `${url.protocol}//${url.host}`;
 }
 
-/** Close code the server may use for "a newer connection of the same player took over". */
+/** Close code the server uses for "a newer connection of the same player took over". */
 export const CLOSE_REPLACED = 4001;
 
 /**
  * Whether a close event means this connection was replaced by another one of the same player (in
- * another tab or window): the server closes it with 1000 and a reason naming the replacement
- * (server/hub/session.py `replaced()`), or with 4001. Such a tab must not reconnect by itself, or two
- * tabs would knock each other off forever.
+ * another tab or window): the server closes it with 4001 (server/hub/connection.py `replaced()`);
+ * older servers used 1000 with a reason naming the replacement, still understood. Such a tab must
+ * not reconnect by itself, or two tabs would knock each other off forever.
  */
 export function isReplacedClose(event) {
   if (!event) return false;
