@@ -74,6 +74,12 @@ class Seating:
                 return seat
         return None
 
+    def why_not_seated(self, participant: Participant, match_id: str) -> str:
+        """Why ``participant`` (holding no seat here) may not act."""
+        if participant in self.feed:
+            return "a spectator cannot act"
+        return f"this connection holds no seat at {match_id}; resume first"
+
     def connection(self, seat: int) -> Participant | None:
         return self._conn[seat]
 

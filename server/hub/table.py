@@ -386,12 +386,7 @@ class TableActor:
         p, rid = req.participant, req.request_id
         seat = self._seating.seat_of(p)
         if seat is None:
-            why = (
-                "a spectator cannot act"
-                if p in self._seating.feed
-                else f"this connection holds no seat at {self.match_id}; resume first"
-            )
-            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, why, rid))
+            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, self._seating.why_not_seated(p, self.match_id), rid))
             return
         decisions = self._decisions
         answered = decisions.answered(seat, rid)

@@ -66,7 +66,7 @@ async def test_a_reload_on_your_own_turn_plays_nothing_for_you() -> None:
     await kit.advance(1.0)  # the page reloads in a second
     again = await _return(kit)
     prompt = again.last_prompt()
-    assert prompt is not None and prompt.step == first.step  # the same decision, still open
+    assert prompt is not None and prompt.step == first.step  # the same decision
     assert (prompt.deadline_ms, prompt.bank_ms) == (0, 10000)  # the same clock, nothing charged twice
     assert again.of(PlayedForOut) == []  # nothing was played for it
     assert await _seat0_steps(kit) == []
@@ -130,8 +130,8 @@ async def test_a_returning_seat_is_told_which_moves_were_played_for_it() -> None
     (told,) = again.of(PlayedForOut)
     assert told.match_id == "m-test"
     assert [a for _, a in told.moves] == [decode_action(s.action, s.format_version) for s in stored]
-    numbers = [step for step, _ in told.moves]  # the public decision numbers of those prompts
-    assert numbers == sorted(set(numbers))
+    steps = [step for step, _ in told.moves]  # each decision's public number, oldest first
+    assert steps == sorted(set(steps))
     assert any(isinstance(a, Discard) and a.tsumogiri for _, a in told.moves)
     kinds = [type(i) for i in again.items if isinstance(i, CatchupOut | PlayedForOut | PromptOut)]
     assert kinds.index(PlayedForOut) == kinds.index(CatchupOut) + 1  # after the catch-up
