@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from server.engine import redact_all
-from server.engine.events import Event
+from server.engine.events import Event, RoundStarted
 from server.hub.outputs import EventsOut, Outbound, Participant
 from server.hub.settings import SpectatePolicy
 
@@ -83,6 +83,15 @@ class SpectatorFeed:
         """The match is over: no spectator follows it any more."""
         for member in self.members:
             member.released(match_id)
+
+    def latest_round(self, stream: EventStream) -> RoundStarted | None:
+        """The start of the latest hand released to the spectators (None: none yet)."""
+        events = stream.events
+        for i in range(min(self.released, len(events)) - 1, -1, -1):
+            event = events[i]
+            if isinstance(event, RoundStarted):
+                return event
+        return None
 
     def next_release(self, stream: EventStream) -> float | None:
         """When the next event may go out (None: nothing to release, or waiting for steps)."""
