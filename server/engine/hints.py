@@ -10,9 +10,10 @@ cannot leak them (``tests/engine/test_hints.py`` checks two walls that differ on
 * ``left``: the copies of a kind the seat cannot see: 4 less those in its own hand, in any meld, in
   any river (a called discard counted once, in its meld) and among the dora indicators.
 * ``waits`` and ``furiten``: the hand as it is. With 13 tiles (a call window), its own waits and
-  furiten (:func:`server.engine.options.is_furiten`); on its own turn with a drawn tile, the hand
-  without the drawn tile (what a tsumogiri keeps, the waits after it); after a call (no drawn
-  tile), none.
+  furiten (:func:`server.engine.options.is_furiten`); on its own turn with a drawn tile, those of
+  the hand without the drawn tile (the hand as it was before the draw: drawing a winning tile does
+  not make it furiten; discarding it would, which its ``discards`` entry says); after a call (no
+  drawn tile), none.
 * ``discards``: on its own turn, one entry per legal discard (also the riichi discards) that
   leaves the hand tenpai: the waits after it, and whether it would be furiten (a wait among the
   seat's own discards, that one included, or a winning tile passed after riichi).
@@ -109,12 +110,13 @@ def hints_from_view(view: SeatView, own: OwnFuriten, legal: Iterable[Action]) ->
                     discards[(action.tile, action.tsumogiri)] = DiscardHint(
                         action.tile, action.tsumogiri, waits, furiten
                     )
-        kept = _after_discard(hand, view.drawn, visible, own) if view.drawn is not None else None
-        waits, furiten = kept if kept is not None else ((), own.riichi_passed)
+        # The hand as it was before the draw (no drawn tile after a call: nothing to wait on).
+        before = remove_one(hand, view.drawn) if view.drawn is not None else None
+        kinds = analysis.waits(counts_of(before)) if before is not None else frozenset()
     else:
         kinds = analysis.waits(counts_of(hand))
-        waits = _waits(kinds, visible)
-        furiten = own.passed or own.riichi_passed or bool(kinds & own.discarded_kinds)
+    waits = _waits(kinds, visible)
+    furiten = own.passed or own.riichi_passed or bool(kinds & own.discarded_kinds)
     ordered = tuple(sorted(discards.values(), key=lambda d: (kind(d.tile), d.tile, d.tsumogiri)))
     return Hints(waits=waits, furiten=furiten, discards=ordered)
 

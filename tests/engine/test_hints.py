@@ -56,7 +56,8 @@ def test_furiten_by_own_discard_and_on_a_discard_of_a_winning_tile() -> None:
     hints = seat_hints(g.state, 1, legal)
     by_tile = {(d.tile, d.tsumogiri): d for d in hints.discards}
     assert by_tile[(T("1m"), True)].furiten is True  # 1m in its own river: furiten on 1m and 4m
-    assert hints.furiten is True
+    assert hints.furiten is False  # drawing a winning tile is no furiten (it may tsumo)
+    assert {w.kind for w in hints.waits} == {kind(T("1m")), kind(T("4m"))}
     g.tsumogiri(1)
     after = seat_hints(g.state, 1, ())
     assert after.furiten is True == is_furiten(g.state.hand.players[1])
