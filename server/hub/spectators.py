@@ -84,12 +84,17 @@ class SpectatorFeed:
         for member in self.members:
             member.released(match_id)
 
-    def latest_round(self, stream: EventStream) -> RoundStarted | None:
-        """The start of the latest hand released to the spectators (None: none yet)."""
-        events = stream.events
-        for i in range(min(self.released, len(events)) - 1, -1, -1):
+    def latest_round(self, stream: EventStream, now: float) -> RoundStarted | None:
+        """The start of the latest hand a spectator may see now (None: none yet): the newest one
+        that the delay has released, or would release to a spectator joining now."""
+        events, steps, times, policy = stream.events, stream.steps, stream.times, self.policy
+        for i in range(stream.published - 1, -1, -1):
             event = events[i]
-            if isinstance(event, RoundStarted):
+            if not isinstance(event, RoundStarted):
+                continue
+            if i < self.released or (
+                stream.public_step - steps[i] >= policy.delay_steps and now - times[i] >= policy.delay_s
+            ):
                 return event
         return None
 

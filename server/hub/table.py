@@ -172,7 +172,7 @@ class TableActor:
     def shown_to_spectators(self) -> tuple[int, RoundStarted | None]:
         """How many watch, and the latest hand start they were shown (the live tables list)."""
         feed = self._pacing.feed
-        return len(feed.members), feed.latest_round(self._pacing.stream)
+        return len(feed.members), feed.latest_round(self._pacing.stream, self._clock.now())
 
     def seat_of_account(self, account_id: str) -> int | None:
         for i, s in enumerate(self.seats):

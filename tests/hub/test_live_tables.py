@@ -9,11 +9,13 @@ import pytest
 
 from client_protocol.messages import Seated
 from server.domain.records import AccountKind
+from server.engine import new_match
 from server.engine.events import RoundStarted
 from server.engine.rules import TENHOU, Ruleset
 from server.hub.livetables import LiveTables, table_entry
 from server.hub.outputs import TablePlayerInfo
 from server.hub.settings import SpectatePolicy
+from server.hub.spectators import EventStream, SpectatorFeed
 from tests.hub.netkit import connect_client, http_get, next_of, serving
 
 
@@ -62,6 +64,21 @@ def test_the_listing_is_rebuilt_at_most_once_per_ttl() -> None:
     assert len(live.listing()["tables"]) == 3
 
 
+def test_the_round_listed_is_the_one_a_spectator_may_see_after_the_delay() -> None:
+    """With nobody watching, the listed hand is the one a spectator joining now would be shown:
+    a hand started less than the delay ago is not listed yet (the last hand's end is not told)."""
+    t = new_match(TENHOU, b"live")
+    stream = EventStream()
+    stream.append(t.events, 0, 10.0)
+    stream.publish(len(t.events), 10.0, t.step)
+    feed = SpectatorFeed("m-1", SpectatePolicy(delay_s=5.0))
+    assert feed.latest_round(stream, 12.0) is None
+    shown = feed.latest_round(stream, 15.0)
+    assert isinstance(shown, RoundStarted) and (shown.round_wind, shown.kyoku, shown.honba) == (0, 0, 0)
+    steps_behind = SpectatorFeed("m-1", SpectatePolicy(delay_steps=1, delay_s=0.0))
+    assert steps_behind.latest_round(stream, 99.0) is None  # the table must move a step past it first
+
+
 @pytest.mark.asyncio
 async def test_a_live_table_is_listed_with_its_round_and_spectators_and_a_private_one_is_not() -> None:
     async with serving() as hub:
@@ -70,6 +87,11 @@ async def test_a_live_table_is_listed_with_its_round_and_spectators_and_a_privat
         alice = await connect_client(hub, "alice")
         await alice.join_queue("tenhou+bots")
         seated = await next_of(alice, Seated)
+        table = hub.lobby.table(seated.match_id)
+        assert table is not None
+        await table.settle()
+        (entry,) = json.loads((await http_get(hub, "/tables/live"))[1])["tables"]
+        assert entry["round"] == {"round_wind": 0, "kyoku": 0, "honba": 0} and entry["spectators"] == 0
         bob = await connect_client(hub, "bob")
         assert bob.welcome is not None
         auth = {"Authorization": f"Bearer {bob.welcome.session_token}"}
@@ -80,8 +102,6 @@ async def test_a_live_table_is_listed_with_its_round_and_spectators_and_a_privat
         carol = await connect_client(hub, "carol")
         await carol.spectate(seated.match_id)
         await next_of(carol, Seated)
-        table = hub.lobby.table(seated.match_id)
-        assert table is not None
         await table.settle()
         status, body = await http_get(hub, "/tables/live")
         assert status == 200
