@@ -511,7 +511,10 @@ class TableActor:
     def _prompt_out(self, seat: int, now: float, to: Participant) -> PromptOut:
         out = self._decisions.prompt_out(self.match_id, seat, self._pacing.stream.published, now)
         if to.wants_hints and self.state is not None:  # only for those that ask: not on bots' hot path
-            out = dataclasses.replace(out, hints=seat_hints(self.state, seat, out.legal))
+            try:
+                out = dataclasses.replace(out, hints=seat_hints(self.state, seat, out.legal))
+            except Exception:  # a comfort: never worth the table; the prompt goes without it
+                self._log.exception("could not compute the hints of seat %d", seat)
         return out
 
     # -- seats and spectators coming and going ------------------------------------------------------

@@ -70,3 +70,21 @@ def test_a_hello_without_the_flag_wants_none() -> None:
         msgspec.json.encode({"type": "hello", "protocol": 1, "auth": {"type": "guest"}}).decode()
     )
     assert not core.wants_hints
+
+
+@pytest.mark.asyncio
+async def test_a_failure_to_compute_hints_costs_only_the_hints(monkeypatch: pytest.MonkeyPatch) -> None:
+    import server.hub.table as table_module
+
+    def broken(*_: object) -> Hints:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(table_module, "seat_hints", broken)
+    kit = await make_table()
+    again = FakeParticipant(kit.humans[0].account)
+    again.wants_hints = True
+    kit.table.submit(Attach(again, 0, since_version=0))
+    await kit.table.settle()
+    prompt = again.last_prompt()
+    assert prompt is not None and prompt.hints is None
+    assert kit.table.running and not kit.table.finished
