@@ -101,9 +101,16 @@ def hints_from_view(view: SeatView, own: OwnFuriten, legal: Iterable[Action]) ->
     visible = visible_counts(view)
     hand = view.hand
     discards: dict[tuple[Tile, bool], DiscardHint] = {}
+    kinds: frozenset[int] = frozenset()
     if len(hand) % 3 == 2:
+        # The kinds whose discard leaves it tenpai (one shanten check when there is none: the usual case).
+        keep = analysis.discards_keeping_tenpai(counts_of(hand))
         for action in legal:
-            if isinstance(action, Discard | Riichi) and (action.tile, action.tsumogiri) not in discards:
+            if (
+                isinstance(action, Discard | Riichi)
+                and kind(action.tile) in keep
+                and (action.tile, action.tsumogiri) not in discards
+            ):
                 after = _after_discard(hand, action.tile, visible, own)
                 if after is not None:
                     waits, furiten = after
@@ -111,10 +118,12 @@ def hints_from_view(view: SeatView, own: OwnFuriten, legal: Iterable[Action]) ->
                         action.tile, action.tsumogiri, waits, furiten
                     )
         # The hand as it was before the draw (no drawn tile after a call: nothing to wait on).
-        before = remove_one(hand, view.drawn) if view.drawn is not None else None
-        kinds = analysis.waits(counts_of(before)) if before is not None else frozenset()
+        if view.drawn is not None and kind(view.drawn) in keep:
+            kinds = analysis.waits(counts_of(remove_one(hand, view.drawn)))
     else:
-        kinds = analysis.waits(counts_of(hand))
+        counts = counts_of(hand)
+        if analysis.shanten(counts) == 0:
+            kinds = analysis.waits(counts)
     waits = _waits(kinds, visible)
     furiten = own.passed or own.riichi_passed or bool(kinds & own.discarded_kinds)
     ordered = tuple(sorted(discards.values(), key=lambda d: (kind(d.tile), d.tile, d.tsumogiri)))
