@@ -6,13 +6,14 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from client_protocol.messages import GuestAuth
 from server.engine import legal_actions, new_match
 from server.engine.hints import DiscardHint, Hints, Wait, seat_hints
-from server.engine.tiles import parse_tile
+from server.engine.tiles import parse_tile, tile_name
 from server.hub.adapter import Authenticate
 from server.hub.inbox import Attach
 from server.hub.outputs import PromptOut
-from tests.hub.helpers import EAST, FakeParticipant, account, make_table
+from tests.hub.helpers import EAST, FakeParticipant, ScannedClient, account, make_table
 from tests.hub.test_session import frame, session
 
 
@@ -88,3 +89,21 @@ async def test_a_failure_to_compute_hints_costs_only_the_hints(monkeypatch: pyte
     prompt = again.last_prompt()
     assert prompt is not None and prompt.hints is None
     assert kit.table.running and not kit.table.finished
+
+
+@pytest.mark.asyncio
+async def test_the_python_client_asks_for_hints_and_gets_them() -> None:
+    from client_protocol.messages import Prompt
+    from tests.hub.netkit import next_of, serving
+
+    async with serving() as hub:
+        client = ScannedClient(hub.url, GuestAuth(name="alice"), timeout=10.0, hints=True)
+        await client._open(client.auth)
+        await client.join_queue("tenhou+bots")
+        prompt = await next_of(client, Prompt)
+        assert prompt.hints is not None
+        table = hub.lobby.table(prompt.match_id)
+        assert table is not None and table.state is not None
+        engine = seat_hints(table.state, prompt.seat, legal_actions(table.state, prompt.seat))
+        assert [w.tile for w in prompt.hints.waits] == [tile_name(w.kind) for w in engine.waits]
+        await client.close()
