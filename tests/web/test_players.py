@@ -212,3 +212,26 @@ def test_a_players_replay_shows_every_hand_open_and_the_winning_position(
     page.wait_for_selector("[data-testid=viewer-links] a[href^='https://tenhou.net/6/']")
     assert not page.errors, page.errors
     page.close()
+
+
+def test_a_registered_player_pastes_a_token_and_sees_their_games(served: tuple[HubThread, Any]) -> None:
+    hub, chromium = served
+    account, token = hub.run(hub.hub.auth.create_account("pat", AccountKind.PLAYER))
+    played = play_match(
+        "m-pats", preset("tenhou").with_options(game_length="east"), b"pat", created_at=1_700_000_000.0
+    )
+    seats = [SeatRecord(seat=2, name=account.name, kind=account.kind, account_id=account.id)]
+    seats += [
+        SeatRecord(seat=s, name=f"greedy-{s}", kind=AccountKind.BOT, account_id=None, bot="greedy")
+        for s in (0, 1, 3)
+    ]
+    seats.sort(key=lambda s: s.seat)
+    hub.run(store_game(hub.repo, Seeded(), "pats", played, seats, created_at=1_700_000_000.0))
+    page = _open(chromium, hub.base + "/games/")
+    page.wait_for_selector("[data-testid=need-token]")  # this browser never played
+    page.fill("[data-testid=token-input]", token)
+    page.click("[data-testid=token-save]")
+    page.wait_for_selector("[data-testid=game-row][data-game=m-pats]")
+    assert "pat" in (page.text_content("[data-testid=whoami]") or "")
+    assert not page.errors, page.errors
+    page.close()

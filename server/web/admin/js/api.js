@@ -7,6 +7,7 @@
 
 const TOKEN_KEY = "jantaku.admin.token";
 const SESSION_KEY = "jantaku.session_token"; // static/js/protocol.js TOKEN_KEY
+const PLAYER_TOKEN_KEY = "jantaku.player.token"; // a registered player's or a bot's API token, pasted
 
 /** True on the players' pages (games.html). */
 export const PLAYER_MODE = globalThis.document?.body?.dataset?.mode === "player";
@@ -19,14 +20,16 @@ export class ApiError extends Error {
   }
 }
 
+// Players' mode: a pasted player or bot token (this tab only) first, else this browser's guest session.
 export function getToken(storage = globalThis.sessionStorage) {
-  if (PLAYER_MODE) return globalThis.localStorage?.getItem(SESSION_KEY) ?? "";
+  if (PLAYER_MODE) return storage?.getItem(PLAYER_TOKEN_KEY) || (globalThis.localStorage?.getItem(SESSION_KEY) ?? "");
   return storage?.getItem(TOKEN_KEY) ?? "";
 }
 
 export function setToken(token, storage = globalThis.sessionStorage) {
-  if (token) storage.setItem(TOKEN_KEY, token.trim());
-  else storage.removeItem(TOKEN_KEY);
+  const key = PLAYER_MODE ? PLAYER_TOKEN_KEY : TOKEN_KEY;
+  if (token) storage.setItem(key, token.trim());
+  else storage.removeItem(key);
 }
 
 async function request(path, { accept = "application/json" } = {}) {

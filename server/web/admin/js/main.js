@@ -74,7 +74,9 @@ function showError(err) {
   const message = err instanceof ApiError ? `${err.message} (${err.code})` : String(err?.message ?? err);
   const hint =
     err instanceof ApiError && err.status === 401
-      ? "Paste an admin token above (jantaku admin create-admin NAME prints one)."
+      ? PLAYER_MODE
+        ? "This session or token is not known (any more): play a game, or paste a player's or bot's token above."
+        : "Paste an admin token above (jantaku admin create-admin NAME prints one)."
       : err instanceof ApiError && err.status === 403
         ? "This token is not an admin token."
         : "";
@@ -112,7 +114,7 @@ async function route() {
   if (!getToken() && PLAYER_MODE) {
     show(
       h("h1", {}, "My games"),
-      h("p", { class: "muted", testid: "need-token" }, "This browser has not played yet. ", h("a", { href: "/" }, "Play a game"), " first: your finished games are listed here."),
+      h("p", { class: "muted", testid: "need-token" }, "This browser has not played yet. ", h("a", { href: "/" }, "Play a game"), " first: your finished games are listed here. A registered player or a bot's owner may paste their token above."),
     );
     return;
   }
@@ -578,7 +580,6 @@ async function refreshWhoami() {
 
 function setupToken() {
   const form = document.getElementById("token-form");
-  if (!form) return; // the players' pages: the game page's session is the token
   const input = document.getElementById("token-input");
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
