@@ -69,14 +69,14 @@ def test_the_round_listed_is_the_one_a_spectator_may_see_after_the_delay() -> No
     a hand started less than the delay ago is not listed yet (the last hand's end is not told)."""
     t = new_match(TENHOU, b"live")
     stream = EventStream()
-    stream.append(t.events, 0, 10.0)
-    stream.publish(len(t.events), 10.0, t.step)
+    stream.append(t.events, 10.0)
+    stream.publish(len(t.events), 10.0)
     feed = SpectatorFeed("m-1", SpectatePolicy(delay_s=5.0))
     assert feed.latest_round(stream, 12.0) is None
     shown = feed.latest_round(stream, 15.0)
     assert isinstance(shown, RoundStarted) and (shown.round_wind, shown.kyoku, shown.honba) == (0, 0, 0)
-    steps_behind = SpectatorFeed("m-1", SpectatePolicy(delay_steps=1, delay_s=0.0))
-    assert steps_behind.latest_round(stream, 99.0) is None  # the table must move a step past it first
+    behind = SpectatorFeed("m-1", SpectatePolicy(delay_steps=len(t.events), delay_s=0.0))
+    assert behind.latest_round(stream, 99.0) is None  # that many more events must be shown first
 
 
 @pytest.mark.asyncio

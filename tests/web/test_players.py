@@ -180,6 +180,7 @@ def test_a_players_replay_shows_every_hand_open_and_the_winning_position(
     page.wait_for_selector("[data-testid=conn-status][data-status=open]")
     token = page.evaluate("() => localStorage.getItem('jantaku.session_token')")
     account = hub.run(hub.hub.auth.account_for_bearer(token))
+    hub.run(hub.hub.auth.store_guest(account.id))  # as when it sits at a table
     played = play_match(
         "m-mine", preset("tenhou").with_options(game_length="east"), b"replay", created_at=1_700_000_000.0
     )

@@ -45,6 +45,9 @@ async def test_the_game_port_serves_my_games_and_their_pages() -> None:
         alice = await connect_client(hub, "alice")
         assert alice.welcome is not None
         auth = {"Authorization": f"Bearer {alice.welcome.session_token}"}
+        # A guest is stored once it sits at a table: until then it has no games to read.
+        assert (await http_get(hub, "/api/me/games", auth))[0] == 401
+        await hub.auth.store_guest(alice.welcome.player.id)
         status, body = await http_get(hub, "/api/me/games", auth)
         assert status == 200 and json.loads(body)["games"] == []
         assert (await http_get(hub, "/api/me/games"))[0] == 401

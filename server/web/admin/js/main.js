@@ -75,7 +75,7 @@ function showError(err) {
   const hint =
     err instanceof ApiError && err.status === 401
       ? PLAYER_MODE
-        ? "This session or token is not known (any more): play a game, or paste a player's or bot's token above."
+        ? "No game of this browser's player is known: a guest is remembered once it sits at a table, so play a game first; or paste a player's or bot's token above."
         : "Paste an admin token above (jantaku admin create-admin NAME prints one)."
       : err instanceof ApiError && err.status === 403
         ? "This token is not an admin token."
