@@ -1,8 +1,9 @@
 """The live tables a spectator may watch: ``GET /tables/live`` on the hub's port (docs/hub.md).
 
 Public information only, and no more of it than a spectator of the table sees: the players' names
-and kinds, the rules, the hand being played *as the spectators were last shown it* (their delay
-applies, so the list never tells that a hand ended before they may see it) and how many watch.
+and kinds, the rules, the hand being played *as a spectator joining now would be shown it* (the
+spectators' delay applies, so the list never tells that a hand ended before they may see it) and
+how many watch.
 Private tables (their players chose who sits there), tables that refuse spectators and finished
 matches are left out. The list is built at most once per ``ttl_s`` (a lobby polls it every 15 s
 per visitor; the hub answers from the copy) and is ordered by match id, so it says nothing about
