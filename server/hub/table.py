@@ -170,7 +170,8 @@ class TableActor:
         return self._task is not None and not self._task.done()
 
     def shown_to_spectators(self) -> tuple[int, RoundStarted | None]:
-        """How many watch, and the latest hand start they were shown (the live tables list)."""
+        """How many watch, and the latest hand start a spectator joining now would be shown (the live
+        tables list)."""
         feed = self._pacing.feed
         return len(feed.members), feed.latest_round(self._pacing.stream, self._clock.now())
 
