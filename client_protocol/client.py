@@ -112,10 +112,12 @@ class Client:
         client_name: str | None = CLIENT_NAME,
         timeout: float = 10.0,
         connect_options: dict[str, Any] | None = None,
+        hints: bool = False,
     ) -> None:
         self.url = url
         self.auth = auth
         self.client_name = client_name
+        self.hints = hints  # ask for the prompts' hints (waits, tiles left, furiten) in the hello
         self.timeout = timeout
         self._connect_options = {
             "max_size": MAX_SERVER_MESSAGE_BYTES,
@@ -200,7 +202,10 @@ class Client:
             raise ConnectionLostError(f"cannot connect to {self.url}: {exc}") from exc
         try:
             await ws.send(
-                encode(Hello(protocol=PROTOCOL_VERSION, auth=auth, client=self.client_name)), text=True
+                encode(
+                    Hello(protocol=PROTOCOL_VERSION, auth=auth, client=self.client_name, hints=self.hints)
+                ),
+                text=True,
             )
             async with asyncio.timeout(self.timeout):
                 raw = await ws.recv()

@@ -158,14 +158,18 @@ class SpectateTarget(_ClientStruct, frozen=True, tag_field="type", tag="spectate
 JoinTarget = QueueTarget | PrivateTarget | SpectateTarget
 
 
-class Hello(_ClientMessage, frozen=True, tag="hello"):
-    """The first message of every connection: the protocol version and the credentials."""
+class Hello(_ClientMessage, frozen=True, tag="hello", omit_defaults=True):
+    """The first message of every connection: the protocol version and the credentials; ``hints``
+    asks for the hints in every prompt (a browser wants them, a bot rarely does)."""
 
     protocol: Annotated[int, msgspec.Meta(ge=1, description="PROTOCOL_VERSION the client speaks.")]
     auth: Auth
     client: Annotated[str, msgspec.Meta(max_length=64, description="Client software, for logs.")] | None = (
         None
     )
+    hints: Annotated[
+        bool, msgspec.Meta(description="Send hints (waits, tiles left, furiten) with every prompt.")
+    ] = False
 
 
 class Join(_ClientMessage, frozen=True, tag="join"):
@@ -294,12 +298,39 @@ class Ack(_ServerMessage, frozen=True, tag="ack"):
     duplicate: bool
 
 
-class Prompt(_ServerMessage, frozen=True, tag="prompt"):
+class WaitHint(_ServerStruct, frozen=True):
+    """A tile kind that completes the hand, and how many of its copies the seat cannot see."""
+
+    tile: Tile
+    left: Annotated[int, msgspec.Meta(ge=0, le=4)]
+
+
+class DiscardHint(_ServerStruct, frozen=True):
+    """After discarding ``tile`` (``tsumogiri``: the drawn one) the hand waits on ``waits``."""
+
+    tile: Tile
+    tsumogiri: bool
+    waits: tuple[WaitHint, ...]
+    furiten: bool
+
+
+class PromptHints(_ServerStruct, frozen=True):
+    """What the seat may see of its own hand (only for a connection whose ``hello`` asked for
+    ``hints``): the waits and furiten of the hand as it is, and on its own turn the waits after each
+    discard that leaves it tenpai. Computed from the seat's own view only."""
+
+    waits: tuple[WaitHint, ...]
+    furiten: bool
+    discards: tuple[DiscardHint, ...]
+
+
+class Prompt(_ServerMessage, frozen=True, tag="prompt", omit_defaults=True):
     """``seat`` must decide: answer with ``act`` echoing ``step`` and one of ``legal_actions``.
 
     ``version`` is the last event version the decision is based on. The seat has ``deadline_ms`` of
     per-action time, then ``bank_ms`` of time bank, both counted on the server from when it sent the
-    prompt; when both run out the server plays the default action (tsumogiri or pass).
+    prompt; when both run out the server plays the default action (tsumogiri or pass). ``hints``
+    only when the connection's ``hello`` asked for them.
     """
 
     match_id: MatchId
@@ -309,6 +340,7 @@ class Prompt(_ServerMessage, frozen=True, tag="prompt"):
     legal_actions: tuple[Action, ...]
     deadline_ms: Milliseconds
     bank_ms: Milliseconds
+    hints: PromptHints | None = None
 
 
 class PlayedMove(_ServerStruct, frozen=True):

@@ -34,6 +34,9 @@ from server.store.db import resolve_url
 from server.store.errors import StoreConfigError
 from server.store.memory import AccountFile, InMemoryRepository
 from server.store.repository import SqlRepository
+from server.web.api import create_app
+from server.web.api.bridge import player_api
+from server.web.api.pages import games_page_response
 from server.web.static import static_response
 
 log = logging.getLogger(__name__)
@@ -113,8 +116,15 @@ def run_with_repo(args: argparse.Namespace, fn: Callable[[Repository], Awaitable
 
 
 def build_hub(settings: HubSettings, repo: Repository) -> Hub:
-    """The hub of ``settings`` on ``repo``, serving the browser client's files."""
-    return Hub(settings, repo, http_fallback=static_response)
+    """The hub of ``settings`` on ``repo``, serving the browser client's files, the players' game
+    pages (``/games/``) and the players' part of the review API (``/api/me...``)."""
+    api = player_api(create_app(repo)) if isinstance(repo, SqlRepository | InMemoryRepository) else None
+    return Hub(settings, repo, http_fallback=web_files, http_api=api)
+
+
+def web_files(path: str) -> tuple[int, list[tuple[str, str]], bytes] | None:
+    """The browser client's files, then the players' game pages."""
+    return static_response(path) or games_page_response(path)
 
 
 @contextlib.asynccontextmanager

@@ -269,6 +269,7 @@ async def _announce_and_wait(hub: Hub, review: ReviewServer | None = None) -> No
     print(f"Jantaku hub running. Connect clients to {urls['websocket']}", flush=True)
     if hub.serves_browser_client:
         print(f"  play in a browser: {urls['browser']}", flush=True)
+        print(f"  your finished games and replays: {urls['browser']}games/", flush=True)
     print(f"  health check: {urls['health']}", flush=True)
     print(f"  mjai bots: {urls['mjai']} (jantaku bot connect; docs/mjai.md)", flush=True)
     if review is not None and review.url is not None:

@@ -156,6 +156,7 @@ class SeatConnection(abc.ABC):
         self._match_id: str | None = None  # the match this connection plays or watches (the table says)
         self._seat: int | None = None
         self._gone = False  # the connection is over: a table that seats it now is told no
+        self._wants_hints = False  # its prompts carry hints (our protocol's hello asks for them)
         self._setup()
 
     @abc.abstractmethod
@@ -216,6 +217,10 @@ class SeatConnection(abc.ABC):
     def account(self) -> Account:
         assert self._account is not None, "no account before hello"
         return self._account
+
+    @property
+    def wants_hints(self) -> bool:
+        return self._wants_hints
 
     def deliver(self, item: Outbound) -> None:
         """Never raises into the table: a failure to render drops this connection only."""

@@ -24,6 +24,7 @@ from client_protocol.messages import MatchEndReason
 from server.domain.records import Account, AccountKind
 from server.engine.actions import Action
 from server.engine.events import Event
+from server.engine.hints import Hints
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,7 @@ class PromptOut:
     legal: frozenset[Action]
     deadline_ms: int
     bank_ms: int
+    hints: Hints | None = None  # only for a participant that wants them (``Participant.wants_hints``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,11 @@ class Participant(Protocol):
 
     @property
     def account(self) -> Account: ...
+
+    @property
+    def wants_hints(self) -> bool:
+        """Its prompts carry hints (:mod:`server.engine.hints`): computed only for those that ask."""
+        ...
 
     def deliver(self, item: Outbound) -> None:
         """Queue ``item`` for the client; never blocks, never raises."""

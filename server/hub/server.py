@@ -9,6 +9,9 @@ URLs (all on one port)::
                                  starting, draining (after SIGTERM) or shutting down
     GET /metrics                 Prometheus text format (server/hub/metrics.py, docs/operations.md)
     GET /private/new?...         open a private table (Authorization: Bearer TOKEN), JSON answer
+    GET /tables/live             the tables a spectator may watch, JSON (server/hub/livetables.py)
+    GET /api/me...               a player's own finished games (``http_api``: the review API's
+                                 players' part, docs/admin.md)
     GET anything else            ``http_fallback`` (the browser client's files), else 404;
                                  without a fallback, ``/`` is a short text page with these URLs
 
@@ -36,7 +39,7 @@ import logging
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
@@ -55,6 +58,7 @@ from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import WebSocketConnection
 from server.hub.gcpolicy import GcPauses
+from server.hub.livetables import LiveTables
 from server.hub.lobby import Lobby, LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
@@ -68,6 +72,9 @@ log = logging.getLogger(__name__)
 WS_PATH = "/ws"
 HttpResponse = tuple[int, list[tuple[str, str]], bytes]
 HttpFallback = Callable[[str], HttpResponse | None]
+HttpApi = Callable[[str, Sequence[tuple[str, str]]], Awaitable[HttpResponse | None]]
+"""Answers a GET of the players' API (``/api/me...``: path and query, request headers), or None
+when the path is not its. ``jantaku serve`` plugs in ``server.web.api.bridge.player_api``."""
 """Answers the GETs the hub does not answer itself (the browser client's static files):
 ``(status, headers, body)`` or None for 404. ``jantaku serve`` plugs in ``server.web.static``."""
 _TIMER_PARAMS = (
@@ -166,9 +173,11 @@ class Hub:
         rng: random.Random | None = None,
         wall: Callable[[], float] = time.time,
         http_fallback: HttpFallback | None = None,
+        http_api: HttpApi | None = None,
     ) -> None:
         self.settings = settings
         self._http_fallback = http_fallback
+        self._http_api = http_api
         self.repo = repo
         self._clock = clock or SystemClock()
         self._auth = Authenticator(repo, session_ttl_s=settings.session_ttl_s, wall=wall)
@@ -192,6 +201,8 @@ class Hub:
             wall=wall,
             store_guest=self._auth.store_guest,
         )
+        # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
+        self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
         self.metrics.watch(
             tables=lambda: sum(1 for t in self._lobby.tables.values() if t.running),
             connections=lambda: len(self._sessions),
@@ -276,6 +287,7 @@ class Hub:
             "ready": f"http://{base}/readyz",
             "metrics": f"http://{base}/metrics",
             "private": f"http://{base}/private/new?preset=tenhou&bots=0",
+            "live": f"http://{base}/tables/live",
             "mjai": f"ws://{base}{MJAI_PATH}",
         }
 
@@ -371,6 +383,13 @@ class Hub:
             return None
         if path == "/private/new":
             return await self._create_private(connection, request)
+        if path == "/tables/live":
+            return _json(connection, http.HTTPStatus.OK, self.live_tables.listing())
+        if self._http_api is not None and path.startswith("/api/"):
+            answered = await self._http_api(request.path, list(request.headers.raw_items()))
+            if answered is not None:
+                status, headers, body = answered
+                return Response(status, http.HTTPStatus(status).phrase, Headers(headers), body)
         if self._http_fallback is not None:
             found = self._http_fallback(path)
             if found is not None:

@@ -79,7 +79,13 @@ from server.hub.outputs import (
     QueuedOut,
     SeatedOut,
 )
-from server.hub.wire import action_from_wire, action_to_wire, event_to_wire, legal_actions_to_wire
+from server.hub.wire import (
+    action_from_wire,
+    action_to_wire,
+    event_to_wire,
+    hints_to_wire,
+    legal_actions_to_wire,
+)
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +130,7 @@ class ProtocolSession(SeatConnection):
                     legal_actions=legal_actions_to_wire(item.legal),
                     deadline_ms=item.deadline_ms,
                     bank_ms=item.bank_ms,
+                    hints=None if item.hints is None else hints_to_wire(item.hints),
                 )
             case AckOut(request_id=rid, step=step, duplicate=duplicate):
                 yield Ack(request_id=rid, step=step, duplicate=duplicate)
@@ -187,6 +194,7 @@ class ProtocolSession(SeatConnection):
             self._count_violation()
             return None
         self._client = message.client
+        self._wants_hints = message.hints
         return Authenticate(message.auth)
 
     def hello_timeout(self) -> None:

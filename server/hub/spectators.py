@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from server.engine import redact_all
-from server.engine.events import Event
+from server.engine.events import Event, RoundStarted
 from server.hub.outputs import EventsOut, Outbound, Participant
 from server.hub.settings import SpectatePolicy
 
@@ -80,6 +80,20 @@ class SpectatorFeed:
         """The match is over: no spectator follows it any more."""
         for member in self.members:
             member.released(match_id)
+
+    def latest_round(self, stream: EventStream, now: float) -> RoundStarted | None:
+        """The start of the latest hand a spectator may see now (None: none yet): the newest one
+        that the delay has released, or would release to a spectator joining now."""
+        events, times, policy, published = stream.events, stream.times, self.policy, stream.published
+        for i in range(published - 1, -1, -1):
+            event = events[i]
+            if not isinstance(event, RoundStarted):
+                continue
+            if i < self.released or (
+                published - (i + 1) >= policy.delay_steps and now - times[i] >= policy.delay_s
+            ):
+                return event
+        return None
 
     def next_release(self, stream: EventStream) -> float | None:
         """When the next event may go out (None: nothing to release, or waiting for steps)."""

@@ -30,6 +30,7 @@ change the state unless the engine accepts it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -42,7 +43,8 @@ from server.engine import MatchState, Transition, new_match, pending_seats, reda
 from server.engine import apply as engine_apply
 from server.engine.actions import Action
 from server.engine.errors import RulesError
-from server.engine.events import Event, MatchEnded
+from server.engine.events import Event, MatchEnded, RoundStarted
+from server.engine.hints import seat_hints
 from server.engine.rules import Ruleset
 from server.engine.tiles import Tile
 from server.hub.botturns import BotTurns
@@ -166,6 +168,12 @@ class TableActor:
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
+
+    def shown_to_spectators(self) -> tuple[int, RoundStarted | None]:
+        """How many watch, and the latest hand start a spectator joining now would be shown (the live
+        tables list)."""
+        feed = self._pacing.feed
+        return len(feed.members), feed.latest_round(self._pacing.stream, self._clock.now())
 
     def last_request_id(self, seat: int) -> int | None:
         """The highest request id of ``seat``'s acts applied in this match (None: none)."""
@@ -512,10 +520,16 @@ class TableActor:
             if self._decisions.prompt(self.state, seat, now) is not None:
                 conn = self._seating.connection(seat)
                 if conn is not None:
-                    conn.deliver(self._prompt_out(seat, now))
+                    conn.deliver(self._prompt_out(seat, now, conn))
 
-    def _prompt_out(self, seat: int, now: float) -> PromptOut:
-        return self._decisions.prompt_out(self.match_id, seat, self._pacing.stream.published, now)
+    def _prompt_out(self, seat: int, now: float, to: Participant) -> PromptOut:
+        out = self._decisions.prompt_out(self.match_id, seat, self._pacing.stream.published, now)
+        if to.wants_hints and self.state is not None:  # only for those that ask: not on bots' hot path
+            try:
+                out = dataclasses.replace(out, hints=seat_hints(self.state, seat, out.legal))
+            except Exception:  # a comfort: never worth the table; the prompt goes without it
+                self._log.exception("could not compute the hints of seat %d", seat)
+        return out
 
     # -- seats and spectators coming and going ------------------------------------------------------
 
@@ -544,7 +558,7 @@ class TableActor:
         if played:  # what the table played for this seat while it had no connection
             p.deliver(PlayedForOut(self.match_id, played))
         if seat is not None and seat in self._decisions.prompts and not self.finished:
-            p.deliver(self._prompt_out(seat, now))
+            p.deliver(self._prompt_out(seat, now, p))
         if self.outcome is not None:
             p.deliver(self.outcome)
             p.released(self.match_id)

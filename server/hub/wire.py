@@ -19,7 +19,7 @@ from typing import Any, assert_never
 
 from client_protocol.errors import ErrorCode, ProtocolError
 from client_protocol.messages import Action as WireAction
-from client_protocol.messages import ActionType
+from client_protocol.messages import ActionType, DiscardHint, PromptHints, WaitHint
 from server.engine.actions import (
     Action,
     Ankan,
@@ -36,6 +36,7 @@ from server.engine.actions import (
     action_from_dict,
 )
 from server.engine.errors import NotationError
+from server.engine.hints import Hints, Wait
 from server.engine.tiles import Tile, sort_key, tile_name
 from server.eventlog.convert import event_to_wire, meld_to_wire, tile_to_wire, tiles_to_wire
 
@@ -43,6 +44,7 @@ __all__ = [
     "action_from_wire",
     "action_to_wire",
     "event_to_wire",
+    "hints_to_wire",
     "legal_actions_to_wire",
     "meld_to_wire",
     "tile_to_wire",
@@ -107,3 +109,24 @@ def action_from_wire(action: WireAction) -> Action:
         return action_from_dict(data)
     except NotationError as exc:
         raise ProtocolError(ErrorCode.MALFORMED, f"bad action: {exc}") from None
+
+
+def hints_to_wire(hints: Hints) -> PromptHints:
+    """A prompt's ``hints``: waits by kind name (``"5p"``, never red), discards by face (``"0p"``)."""
+    return PromptHints(
+        waits=_waits_to_wire(hints.waits),
+        furiten=hints.furiten,
+        discards=tuple(
+            DiscardHint(
+                tile=tile_name(d.tile),
+                tsumogiri=d.tsumogiri,
+                waits=_waits_to_wire(d.waits),
+                furiten=d.furiten,
+            )
+            for d in hints.discards
+        ),
+    )
+
+
+def _waits_to_wire(waits: tuple[Wait, ...]) -> tuple[WaitHint, ...]:
+    return tuple(WaitHint(tile=tile_name(w.kind), left=w.left) for w in waits)

@@ -64,6 +64,7 @@ class FakeParticipant:
         self._log = log
         self.following: tuple[str, int | None] | None = None  # what the table says: (match, seat)
         self.gone = False  # refuse to be seated (a connection that is over)
+        self.wants_hints = False  # its prompts carry hints when True
 
     @property
     def participant_id(self) -> str:

@@ -311,6 +311,14 @@ def test_live_tables_list_and_watch(harness: Harness) -> None:
 # ---- the phone ----------------------------------------------------------------------------------
 
 
+def _shot(page: Any, name: str) -> None:
+    """With JANTAKU_SCREENSHOTS_DIR set (e.g. docs/screenshots), save the page there."""
+    out = os.environ.get("JANTAKU_SCREENSHOTS_DIR")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        page.screenshot(path=os.path.join(out, name))
+
+
 def _box(page: Any, selector: str) -> dict[str, float]:
     box = page.locator(selector).first.bounding_box()
     assert box is not None, selector
@@ -352,6 +360,8 @@ def test_phone_table_fits(harness: Harness, scenario: str) -> None:
         )
         tile = _box(page, "[data-testid=hand-tile]")
         assert tile["height"] >= 44, "hand tiles are comfortable to tap"
+    if scenario == "discard":
+        _shot(page, "phone-table.png")
 
 
 @pytest.mark.parametrize("scenario", ["win", "draw", "leftover", "end"])
@@ -364,3 +374,5 @@ def test_phone_result_shows_four_score_changes_without_scrolling(harness: Harnes
         assert _inside(box), (seat, box)
     _all_inside(page, "[data-testid=result-dialog] .tile")
     _all_inside(page, "[data-testid=result-dialog] button")
+    if scenario == "win":
+        _shot(page, "phone-result.png")

@@ -91,8 +91,8 @@ def page(url: str) -> Iterator[Any]:
 
 
 def _watch_errors(page: Any) -> None:
-    """Collect script errors and console errors; the lobby's look at GET /tables/live, which this hub
-    may not serve yet (a 404 hides the section), is not one."""
+    """Collect script errors and console errors; a failed look at GET /tables/live (the lobby hides
+    the section and tries again later) is not one."""
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
 

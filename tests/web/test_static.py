@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from server.web.api.pages import games_page_response
 from server.web.static import CONTENT_SECURITY_POLICY, STATIC_DIR, static_response
 
 
@@ -119,8 +120,15 @@ def test_index_references_existing_files() -> None:
     html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
     refs = _referenced(html)
     assert "/static/js/main.js" in refs and "/static/style.css" in refs
-    for ref in refs:
-        assert static_response(ref) is not None, ref
+    for ref in refs:  # the players' game pages (/games/) are served beside the client's files
+        assert (static_response(ref) or games_page_response(ref)) is not None, ref
+
+
+def test_the_games_pages_reference_existing_files() -> None:
+    html = games_page_response("/games/")
+    assert html is not None
+    for ref in _referenced(html[2].decode()):  # "/" is the game page itself
+        assert (static_response(ref) or games_page_response(ref)) is not None, ref
 
 
 def test_modules_import_existing_files() -> None:

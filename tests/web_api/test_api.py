@@ -35,6 +35,7 @@ ME_ROUTES = (
     "/api/me",
     "/api/me/games",
     "/api/me/games/m-mixed",
+    "/api/me/games/m-mixed/replay",
     "/api/me/games/m-mixed/export?format=tenhou6",
     "/api/me/games/m-mixed/export?format=mjai",
     "/api/me/games/m-mixed/viewer",
@@ -488,7 +489,7 @@ async def test_no_route_ever_shows_a_live_secret(api: Api) -> None:
         *(f"/api/admin/games/m-live{r}" for r in ADMIN_GAME_ROUTES),
         *(
             f"/api/me/games/m-live{r}"
-            for r in ("", "/export?format=tenhou6", "/export?format=mjai", "/viewer")
+            for r in ("", "/replay", "/export?format=tenhou6", "/export?format=mjai", "/viewer")
         ),
         "/api/admin/games",
         "/api/admin/games?status=running",
@@ -542,7 +543,7 @@ async def test_players_list_their_own_finished_games(api: Api) -> None:
     ],
 )
 async def test_own_game_access(api: Api, who: str, game: str, status: int) -> None:
-    for suffix in ("", "/export?format=tenhou6", "/export?format=mjai", "/viewer"):
+    for suffix in ("", "/replay", "/export?format=tenhou6", "/export?format=mjai", "/viewer"):
         r = await api.get(f"/api/me/games/{game}{suffix}", who)
         assert r.status_code == status, (suffix, r.text)
         if status == 404:
@@ -568,6 +569,22 @@ async def test_own_game_detail_matches_the_admin_view(api: Api) -> None:
     mine = (await api.get("/api/me/games/m-humans", "bob")).json()
     admin = (await api.get("/api/admin/games/m-humans", "admin")).json()
     assert mine == admin
+
+
+async def test_own_replay_is_the_admin_replay_every_hand_open(api: Api) -> None:
+    """A finished game hides nothing: the player's replay is the omniscient one, audited as theirs."""
+    admin = (await api.get("/api/admin/games/m-humans/replay", "admin")).json()
+    mine = (await api.get("/api/me/games/m-humans/replay", "bob")).json()
+    assert mine == admin
+    deals = [e for s in mine["steps"] for e in s["events"] if e["type"] == "round_started"]
+    assert deals and all(h is not None for d in deals for h in d["hands"])
+    entry = (await latest_audit(api))[0]
+    assert (entry.action, entry.match_id, entry.actor_id) == (
+        "game.replay",
+        "m-humans",
+        api.data.accounts["bob"].id,
+    )
+    assert entry.detail == {"as": "player", "outcome": "ok"}
 
 
 # -- the audit log --------------------------------------------------------------------------------------
@@ -673,6 +690,7 @@ async def test_openapi_document(api: Api) -> None:
         "/api/me",
         "/api/me/games",
         "/api/me/games/{game_id}",
+        "/api/me/games/{game_id}/replay",
         "/api/me/games/{game_id}/export",
         "/api/me/games/{game_id}/viewer",
         "/api/admin/games",

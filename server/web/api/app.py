@@ -422,6 +422,26 @@ async def my_game(request: Request, account: CurrentAccount, game_id: GameId) ->
 
 
 @router.get(
+    "/me/games/{game_id}/replay",
+    response_model=m.Replay,
+    summary="The replay of one of this account's finished games: every step, every hand open",
+    tags=["me"],
+    responses=error_docs(401, 404, 422, 503),
+)
+async def my_replay(request: Request, account: CurrentAccount, game_id: GameId) -> m.Replay:
+    await _own_finished(request, account, game_id)
+    review = _review(request)
+    return await _audited(
+        request,
+        account,
+        "game.replay",
+        lambda: review.replay(game_id),
+        match_id=game_id,
+        detail={"as": "player"},
+    )
+
+
+@router.get(
     "/me/games/{game_id}/export",
     response_class=Response,
     summary="Export one of this account's finished games",

@@ -1,6 +1,11 @@
 """The admin pages' static files (``server/web/admin/``): plain HTML, CSS and ES modules, no build
 step, nothing loaded from another origin, under a strict Content-Security-Policy.
 
+The same pages, in the players' mode (``games.html``: a player's own finished games and their
+replays, through ``/api/me/...``), are served on the game port under ``/games/``
+(:func:`games_page_response`). ``client/NAME.js`` is the browser client's module of that name
+(``server/web/static/js/``: the tiles drawn as tiles, the yaku in words), so both share one drawing.
+
 >>> status, headers, body = admin_page_response("")
 >>> status, dict(headers)["Content-Type"]
 (200, 'text/html; charset=utf-8')
@@ -14,7 +19,10 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 ADMIN_DIR = Path(__file__).resolve().parent.parent / "admin"
+CLIENT_JS_DIR = Path(__file__).resolve().parent.parent / "static" / "js"
 INDEX = "index.html"
+GAMES_INDEX = "games.html"
+GAMES_PREFIX = "/games/"
 
 CONTENT_SECURITY_POLICY = "; ".join(
     (
@@ -49,7 +57,10 @@ def admin_page_response(path: str) -> PageResponse | None:
     rel = PurePosixPath(path or INDEX)
     if rel.is_absolute() or any(part in ("", ".", "..") or part.startswith(".") for part in rel.parts):
         return None
-    target = ADMIN_DIR.joinpath(*rel.parts)
+    if rel.parts[0] == "client" and len(rel.parts) == 2:
+        target = CLIENT_JS_DIR / rel.parts[1]
+    else:
+        target = ADMIN_DIR.joinpath(*rel.parts)
     content_type = CONTENT_TYPES.get(target.suffix)
     if content_type is None or not target.is_file():
         return None
@@ -60,3 +71,13 @@ def admin_page_response(path: str) -> PageResponse | None:
         ("X-Frame-Options", "DENY"),
     ]
     return 200, headers, _read(target)
+
+
+def games_page_response(path: str) -> PageResponse | None:
+    """The players' game pages on the game port: ``/games/`` is ``games.html``, ``/games/<file>``
+    the admin pages' files; None for any other path."""
+    if path == GAMES_PREFIX.rstrip("/"):
+        path = GAMES_PREFIX
+    if not path.startswith(GAMES_PREFIX):
+        return None
+    return admin_page_response(path.removeprefix(GAMES_PREFIX) or GAMES_INDEX)

@@ -59,7 +59,7 @@ test("a guest says hello, keeps the session token, and comes back with it", () =
   h.conn.start();
   const ws = FakeSocket.all[0];
   ws.open();
-  assert.deepEqual(ws.sent[0], { type: "hello", protocol: 1, auth: { type: "guest" }, client: "jantaku-web/0.1" });
+  assert.deepEqual(ws.sent[0], { type: "hello", protocol: 1, auth: { type: "guest" }, client: "jantaku-web/0.1", hints: true });
   h.conn.join({ type: "queue", preset: "tenhou+bots" }); // before the welcome: queued
   assert.equal(ws.sent.length, 1);
   ws.deliver(WELCOME);

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import { applyEvent, buildFrames, describeEvent, handStarts, initialTable } from "../../../server/web/admin/js/replay.js";
+import { applyEvent, buildFrames, buildPositions, describeEvent, handStarts, initialTable, positionStarts } from "../../../server/web/admin/js/replay.js";
 import { handLabel, isTile, sortTiles, tileText, tileTitle } from "../../../server/web/admin/js/tiles.js";
 
 const fixtures = JSON.parse(readFileSync(process.env.JANTAKU_ADMIN_FIXTURES, "utf8"));
@@ -36,6 +36,26 @@ for (const [n, match] of fixtures.matches.entries()) {
     assert.equal(handStarts(match.steps).length, match.hands);
     const names = ["a", "b", "c", "d"];
     for (const step of match.steps) for (const e of step.events) assert.ok(describeEvent(e, names).length > 0);
+  });
+}
+
+for (const [n, match] of fixtures.matches.entries()) {
+  test(`match ${n} (${match.label}): every hand's end is a position, the winning one included`, () => {
+    const positions = buildPositions(match.steps);
+    const frames = buildFrames(match.steps);
+    // After every step the position is that step's frame; the extra ones are the hands' ends.
+    const afterSteps = positions.filter((p, i) => i === positions.length - 1 || positions[i + 1].step !== p.step);
+    assert.equal(afterSteps.length, frames.length);
+    afterSteps.forEach((p, k) => assert.deepEqual(p.table, frames[k], `step ${k}`));
+    const ends = positions.filter((p, i) => p.end && (i === positions.length - 1 || positions[i + 1].table.handIndex !== p.table.handIndex));
+    assert.equal(ends.length, match.hands, "one end position per hand");
+    for (const end of ends) {
+      assert.ok(end.table.results.length > 0, "the end shows the hand's result");
+      for (const e of end.table.results) if (e.type === "hand_won") assert.ok(e.hand.includes(e.win_tile));
+    }
+    assert.equal(positionStarts(positions).length, match.hands);
+    // Every event is shown once, in order.
+    assert.deepEqual(positions.flatMap((p) => p.events), match.steps.flatMap((s) => s.events));
   });
 }
 

@@ -1,7 +1,16 @@
 // The review API from the admin pages: the token lives in sessionStorage (this tab only, gone when
 // it closes) and goes in the Authorization header of every request; never in a URL.
+//
+// The same pages in the players' mode (games.html, <body data-mode="player">, on the game port
+// under /games/): the token is the session token the game page keeps for this browser's player
+// (localStorage "jantaku.session_token"), and the routes are the player's own, /api/me/games/...
 
 const TOKEN_KEY = "jantaku.admin.token";
+const SESSION_KEY = "jantaku.session_token"; // static/js/protocol.js TOKEN_KEY
+const PLAYER_TOKEN_KEY = "jantaku.player.token"; // a registered player's or a bot's API token, pasted
+
+/** True on the players' pages (games.html). */
+export const PLAYER_MODE = globalThis.document?.body?.dataset?.mode === "player";
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -11,13 +20,16 @@ export class ApiError extends Error {
   }
 }
 
+// Players' mode: a pasted player or bot token (this tab only) first, else this browser's guest session.
 export function getToken(storage = globalThis.sessionStorage) {
+  if (PLAYER_MODE) return storage?.getItem(PLAYER_TOKEN_KEY) || (globalThis.localStorage?.getItem(SESSION_KEY) ?? "");
   return storage?.getItem(TOKEN_KEY) ?? "";
 }
 
 export function setToken(token, storage = globalThis.sessionStorage) {
-  if (token) storage.setItem(TOKEN_KEY, token.trim());
-  else storage.removeItem(TOKEN_KEY);
+  const key = PLAYER_MODE ? PLAYER_TOKEN_KEY : TOKEN_KEY;
+  if (token) storage.setItem(key, token.trim());
+  else storage.removeItem(key);
 }
 
 async function request(path, { accept = "application/json" } = {}) {
@@ -73,13 +85,15 @@ export async function download(path, filename) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+const GAMES = PLAYER_MODE ? "/api/me/games" : "/api/admin/games";
+
 export const api = {
   me: () => getJson("/api/me"),
-  games: (params) => getJson("/api/admin/games" + query(params)),
-  game: (id) => getJson(`/api/admin/games/${encodeURIComponent(id)}`),
-  replay: (id) => getJson(`/api/admin/games/${encodeURIComponent(id)}/replay`),
+  games: (params) => getJson(GAMES + query(params)),
+  game: (id) => getJson(`${GAMES}/${encodeURIComponent(id)}`),
+  replay: (id) => getJson(`${GAMES}/${encodeURIComponent(id)}/replay`),
   walls: (id) => getJson(`/api/admin/games/${encodeURIComponent(id)}/walls`),
-  viewer: (id) => getJson(`/api/admin/games/${encodeURIComponent(id)}/viewer`),
+  viewer: (id) => getJson(`${GAMES}/${encodeURIComponent(id)}/viewer`),
   audit: (params) => getJson("/api/admin/audit" + query(params)),
-  exportPath: (id, format) => `/api/admin/games/${encodeURIComponent(id)}/export${query({ format, download: true })}`,
+  exportPath: (id, format) => `${GAMES}/${encodeURIComponent(id)}/export${query({ format, download: true })}`,
 };

@@ -2,10 +2,16 @@
 // exports and the audit log. Hash routes (#/games, #/game/ID, #/game/ID/replay, #/game/ID/walls,
 // #/audit); every page is built from the review API with the token from sessionStorage.
 // Text from the server (player names, ...) only ever goes into the DOM as text, never as HTML.
+//
+// The same pages in the players' mode (games.html on the game port, /games/): a player's own finished
+// games, their detail, replay, exports and tenhou.net/6 links; no walls, no audit, no admin filters.
+// Tiles are drawn by the browser client's own SVG (client/tiles.js), yaku named in its words.
 
-import { api, ApiError, download, getToken, setToken } from "./api.js";
-import { buildFrames, describeEvent, handStarts } from "./replay.js";
+import { api, ApiError, download, getToken, PLAYER_MODE, setToken } from "./api.js";
+import { buildPositions, describeEvent, positionStarts } from "./replay.js";
 import { sortTiles, tileElement } from "./tiles.js";
+import { tileSVG } from "../client/tiles.js";
+import { yakuLabel } from "../client/actions.js";
 
 const view = document.getElementById("view");
 let renderId = 0;
@@ -29,8 +35,16 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// One tile, drawn as a tile (the game page's SVG); its text stays in the title and data-tile.
+function tileNode(name, extra = "") {
+  const span = tileElement(document, name, extra);
+  span.classList.add("drawn-tile");
+  span.innerHTML = tileSVG(name, { sideways: extra.split(" ").includes("sideways") });
+  return span;
+}
+
 function tiles(list, extra = () => "") {
-  return h("span", { class: "tiles" }, list.map((t, i) => tileElement(document, t, extra(t, i))));
+  return h("span", { class: "tiles" }, list.map((t, i) => tileNode(t, extra(t, i))));
 }
 
 function signed(n) {
@@ -60,7 +74,9 @@ function showError(err) {
   const message = err instanceof ApiError ? `${err.message} (${err.code})` : String(err?.message ?? err);
   const hint =
     err instanceof ApiError && err.status === 401
-      ? "Paste an admin token above (jantaku admin create-admin NAME prints one)."
+      ? PLAYER_MODE
+        ? "No game of this browser's player is known: a guest is remembered once it sits at a table, so play a game first; or paste a player's or bot's token above."
+        : "Paste an admin token above (jantaku admin create-admin NAME prints one)."
       : err instanceof ApiError && err.status === 403
         ? "This token is not an admin token."
         : "";
@@ -95,6 +111,13 @@ async function route() {
   }
   const { parts, params } = parseHash();
   const current = () => id === renderId;
+  if (!getToken() && PLAYER_MODE) {
+    show(
+      h("h1", {}, "My games"),
+      h("p", { class: "muted", testid: "need-token" }, "This browser has not played yet. ", h("a", { href: "/" }, "Play a game"), " first: your finished games are listed here. A registered player or a bot's owner may paste their token above."),
+    );
+    return;
+  }
   if (!getToken()) {
     show(
       h("h1", {}, "Game review"),
@@ -116,7 +139,7 @@ async function route() {
 
 // -- games list ------------------------------------------------------------------------------------
 
-const FILTERS = ["q", "player", "status", "ruleset", "lineup", "since", "until"];
+const FILTERS = PLAYER_MODE ? ["q", "since", "until"] : ["q", "player", "status", "ruleset", "lineup", "since", "until"];
 
 async function listView(params, current) {
   const limit = 50;
@@ -136,10 +159,14 @@ async function listView(params, current) {
     "form",
     { class: "card filters", testid: "filters" },
     field("q", "Search player name", text("q", "part of a name")),
-    field("player", "Player (exact name or id)", text("player", "alice / p-…")),
-    field("status", "Status", select("status", [["", "any"], ["running", "running (live)"], ["completed", "completed"], ["aborted", "aborted"], ["finished", "finished"]])),
-    field("ruleset", "Ruleset", text("ruleset", "tenhou, ema, …")),
-    field("lineup", "Players", select("lineup", [["", "any"], ["humans", "humans only"], ["bots", "bots only"], ["mixed", "humans and bots"], ["with_bots", "with bots"], ["with_humans", "with humans"]])),
+    PLAYER_MODE
+      ? null
+      : [
+          field("player", "Player (exact name or id)", text("player", "alice / p-…")),
+          field("status", "Status", select("status", [["", "any"], ["running", "running (live)"], ["completed", "completed"], ["aborted", "aborted"], ["finished", "finished"]])),
+          field("ruleset", "Ruleset", text("ruleset", "tenhou, ema, …")),
+          field("lineup", "Players", select("lineup", [["", "any"], ["humans", "humans only"], ["bots", "bots only"], ["mixed", "humans and bots"], ["with_bots", "with bots"], ["with_humans", "with humans"]])),
+        ],
     field("since", "Created from", h("input", { name: "since", type: "date", value: (params.get("since") ?? "").slice(0, 10), testid: "filter-since" })),
     field("until", "Created before", h("input", { name: "until", type: "date", value: (params.get("until") ?? "").slice(0, 10), testid: "filter-until" })),
     h("button", { type: "submit", testid: "filter-apply" }, "Apply"),
@@ -171,7 +198,7 @@ async function listView(params, current) {
         "td",
         {},
         h("a", { href: gameLink(g.id) }, "detail"),
-        g.live ? null : [" · ", h("a", { href: gameLink(g.id, "/replay") }, "replay"), " · ", h("a", { href: gameLink(g.id, "/walls") }, "walls")],
+        g.live ? null : [" · ", h("a", { href: gameLink(g.id, "/replay"), testid: "game-replay" }, "replay"), PLAYER_MODE ? null : [" · ", h("a", { href: gameLink(g.id, "/walls") }, "walls")]],
       ),
     ),
   );
@@ -183,9 +210,9 @@ async function listView(params, current) {
     return h("button", { type: "button", class: "ghost", disabled, onclick: () => (location.hash = `#/games?${q}`) }, label);
   };
   show(
-    h("h1", {}, "Games"),
+    h("h1", {}, PLAYER_MODE ? "My games" : "Games"),
     form,
-    h("p", { class: "muted", testid: "game-count" }, page.total ? `${offset + 1}–${offset + page.games.length} of ${page.total} games` : "No games match."),
+    h("p", { class: "muted", testid: "game-count" }, page.total ? `${offset + 1}–${offset + page.games.length} of ${page.total} games` : PLAYER_MODE ? "No finished game yet." : "No games match."),
     h(
       "table",
       { testid: "games" },
@@ -248,8 +275,8 @@ function handRow(hand, names, gameId) {
   let yaku = "";
   let value = "";
   if (hand.outcome === "won") {
-    result = wins.map((w, i) => [i ? h("br") : null, `${names[w.seat]} ${w.tsumo ? "tsumo" : `ron from ${names[w.from_seat]}`} on `, tileElement(document, w.win_tile ?? "?")]);
-    yaku = wins.map((w, i) => [i ? h("br") : null, w.yaku.map((y) => `${y.name} ${y.han}`).join(", ")]);
+    result = wins.map((w, i) => [i ? h("br") : null, `${names[w.seat]} ${w.tsumo ? "tsumo" : `ron from ${names[w.from_seat]}`} on `, tileNode(w.win_tile ?? "?")]);
+    yaku = wins.map((w, i) => [i ? h("br") : null, w.yaku.map((y) => `${yakuLabel(y.name)} ${y.han}`).join(", ")]);
     value = wins.map((w, i) => [i ? h("br") : null, `${w.han} han ${w.limit || `${w.fu} fu`} · ${w.points}`]);
   } else if (hand.outcome === "drawn") {
     result = `draw (${hand.draw_reason})`;
@@ -297,7 +324,7 @@ async function detailView(id, current) {
     return;
   }
   parts.push(
-    h("div", { class: "actions" }, h("a", { href: gameLink(game.id, "/replay"), testid: "replay-link" }, "▶ Replay every step"), h("a", { href: gameLink(game.id, "/walls"), testid: "walls-link" }, "✔ Verify the walls")),
+    h("div", { class: "actions" }, h("a", { href: gameLink(game.id, "/replay"), testid: "replay-link" }, "▶ Replay every step"), PLAYER_MODE ? null : h("a", { href: gameLink(game.id, "/walls"), testid: "walls-link" }, "✔ Verify the walls")),
     ...exportButtons(game),
   );
   if (game.standings.length) {
@@ -354,8 +381,8 @@ function seatPanel(table, seat, names, turn) {
   const drawnIndex = s.drawn ? s.hand.lastIndexOf(s.drawn) : -1;
   const concealed = s.drawn && drawnIndex >= 0 ? [...s.hand.slice(0, drawnIndex), ...s.hand.slice(drawnIndex + 1)] : s.hand;
   const hand = tiles(sortTiles(concealed));
-  if (s.drawn) hand.append(tileElement(document, s.drawn, "drawn"));
-  const melds = s.melds.map((m) => h("span", { class: "meld", title: m.type }, m.tiles.map((t) => tileElement(document, t))));
+  if (s.drawn) hand.append(tileNode(s.drawn, "drawn"));
+  const melds = s.melds.map((m) => h("span", { class: "meld", title: m.type }, m.tiles.map((t) => tileNode(t))));
   const river = tiles(
     s.river.map((r) => r.tile),
     (_, i) => [s.river[i].riichi ? "sideways" : "", s.river[i].called ? "called" : "", s.river[i].tsumogiri ? "tsumogiri" : ""].filter(Boolean).join(" "),
@@ -375,39 +402,70 @@ function seatPanel(table, seat, names, turn) {
   );
 }
 
+function withoutOne(list, tile) {
+  const i = list.lastIndexOf(tile);
+  return i < 0 ? list : [...list.slice(0, i), ...list.slice(i + 1)];
+}
+
+// A hand's result as the table shows it: the winner, the winning hand (tiles), yaku in words, value.
+function resultCard(table, names) {
+  return h(
+    "div",
+    { class: "card", testid: "replay-result" },
+    table.results.map((e) =>
+      e.type === "hand_won"
+        ? h(
+            "div",
+            { class: "win", testid: "replay-win" },
+            h("div", {}, h("b", {}, `${names[e.seat]} wins by ${e.from_seat === e.seat ? "tsumo" : `ron from ${names[e.from_seat]}`}`), ` — ${e.han} han ${e.limit || `${e.fu} fu`}, ${e.points} points`),
+            h("div", { testid: "replay-win-hand" }, tiles(withoutOne(e.hand, e.win_tile)), " ", tileNode(e.win_tile, "drawn"), e.melds.map((m) => h("span", { class: "meld" }, m.tiles.map((t) => tileNode(t))))),
+            h("ul", { class: "yaku", testid: "replay-yaku" }, e.yaku.map((y) => h("li", {}, `${yakuLabel(y.name)} — ${y.han} han`))),
+          )
+        : h("div", { testid: "replay-draw" }, describeEvent(e, names)),
+    ),
+  );
+}
+
 async function replayView(id, params, current) {
   const replay = await api.replay(id);
   if (!current()) return;
   const steps = replay.steps;
-  const frames = buildFrames(steps);
-  const starts = handStarts(steps);
+  const positions = buildPositions(steps);
+  const starts = positionStarts(positions);
   const names = seatNames(replay.game);
-  let index = Math.min(Math.max(Number(params.get("step") ?? 0) || 0, 0), steps.length - 1);
+  const last = positions.length - 1;
+  const wanted = Number(params.get("step") ?? 0) || 0;
+  let index = Math.max(positions.findIndex((p) => steps[p.step].step >= wanted), 0);
 
-  const slider = h("input", { type: "range", min: 0, max: steps.length - 1, value: index, testid: "replay-slider", "aria-label": "step" });
+  const slider = h("input", { type: "range", min: 0, max: last, value: index, testid: "replay-slider", "aria-label": "position" });
   const position = h("span", { class: "mono", testid: "replay-position" });
   const board = h("div", { testid: "replay-board" });
   const go = (i) => {
-    index = Math.min(Math.max(i, 0), steps.length - 1);
+    index = Math.min(Math.max(i, 0), last);
     draw();
   };
   const handIndexOf = (i) => starts.filter((s) => s <= i).length - 1;
+  const handEnd = (i) => {
+    const next = starts[handIndexOf(i) + 1] ?? positions.length;
+    return next - 1; // the hand's last position: its result
+  };
   const buttons = [
     ["|◀", "first step (Home)", () => go(0), "replay-first"],
     ["◀◀ hand", "previous hand (PageUp)", () => go(starts[Math.max(handIndexOf(index) - (starts.includes(index) ? 1 : 0), 0)] ?? 0), "replay-prev-hand"],
     ["◀", "previous step (←)", () => go(index - 1), "replay-prev"],
     ["▶", "next step (→)", () => go(index + 1), "replay-next"],
-    ["hand ▶▶", "next hand (PageDown)", () => go(starts[handIndexOf(index) + 1] ?? steps.length - 1), "replay-next-hand"],
-    ["▶|", "last step (End)", () => go(steps.length - 1), "replay-last"],
+    ["result", "this hand's end: the winning hand or the draw (R)", () => go(handEnd(index)), "replay-hand-end"],
+    ["hand ▶▶", "next hand (PageDown)", () => go(starts[handIndexOf(index) + 1] ?? last), "replay-next-hand"],
+    ["▶|", "last step (End)", () => go(last), "replay-last"],
   ].map(([label, title, fn, testid]) => h("button", { type: "button", title, onclick: fn, testid }, label));
   slider.addEventListener("input", () => go(Number(slider.value)));
 
   function draw() {
-    const table = frames[index];
-    const step = steps[index];
+    const { table, step: k, events: shown, end } = positions[index];
+    const step = steps[k];
     slider.value = String(index);
-    position.textContent = `step ${index} / ${steps.length - 1}`;
-    history.replaceState(null, "", gameLink(id, `/replay?step=${index}`));
+    position.textContent = `step ${step.step} / ${steps[steps.length - 1].step}${end ? " · hand over" : ""}`;
+    history.replaceState(null, "", gameLink(id, `/replay?step=${step.step}`));
     const actor = step.seat === null ? "the deal" : `${names[step.seat]}${step.auto ? ` (played by the server: ${step.source || "timeout or disconnect"})` : ""}`;
     const info = h(
       "div",
@@ -421,19 +479,17 @@ async function replayView(id, params, current) {
       "div",
       { class: "card" },
       h("div", {}, h("b", {}, `Step ${step.step}: `), actor, step.action ? [" — ", h("code", {}, JSON.stringify(step.action))] : null),
-      h("ol", { class: "events", testid: "replay-events" }, step.events.map((e) => h("li", {}, describeEvent(e, names)))),
+      h("ol", { class: "events", testid: "replay-events" }, shown.map((e) => h("li", {}, describeEvent(e, names)))),
     );
     const seats = h("div", { class: "seats" }, [0, 1, 2, 3].map((s) => seatPanel(table, s, names, table.turn)));
-    const result = table.results.length
-      ? h("div", { class: "card", testid: "replay-result" }, table.results.map((e) => h("div", {}, describeEvent(e, names), e.hand ? [" — ", tiles(e.hand)] : null)))
-      : null;
-    const final = table.final ? h("div", { class: "card" }, h("b", {}, "Final: "), table.final.ranks.map((r, s) => `${names[s]} #${r} (${table.final.scores[s]})`).join(", ")) : null;
-    board.replaceChildren(...[info, events, seats, result, final].filter(Boolean));
+    const result = table.results.length ? resultCard(table, names) : null;
+    const final = table.final ? h("div", { class: "card", testid: "replay-final" }, h("b", {}, "Final: "), table.final.ranks.map((r, s) => `${names[s]} #${r} (${table.final.scores[s]})`).join(", ")) : null;
+    board.replaceChildren(...[info, result, events, seats, final].filter(Boolean));
   }
 
   keyHandler = (ev) => {
     if (ev.target instanceof HTMLInputElement && ev.target.type !== "range") return;
-    const keys = { ArrowRight: () => go(index + 1), ArrowLeft: () => go(index - 1), Home: () => go(0), End: () => go(steps.length - 1), PageDown: () => buttons[4].click(), PageUp: () => buttons[1].click() };
+    const keys = { ArrowRight: () => go(index + 1), ArrowLeft: () => go(index - 1), Home: () => go(0), End: () => go(last), PageDown: () => buttons[5].click(), PageUp: () => buttons[1].click(), r: () => buttons[4].click() };
     if (keys[ev.key]) {
       ev.preventDefault();
       keys[ev.key]();
@@ -442,8 +498,9 @@ async function replayView(id, params, current) {
   document.addEventListener("keydown", keyHandler);
 
   show(
-    h("h1", {}, "Replay of ", h("a", { href: gameLink(id) }, id), h("span", { class: "muted" }, " — every hand visible")),
+    h("h1", {}, "Replay of ", h("a", { href: gameLink(id) }, id), h("span", { class: "muted" }, " — every hand open")),
     h("div", { class: "replay-controls card" }, buttons, slider, position),
+    ...exportButtons(replay.game),
     board,
   );
   draw();
@@ -466,7 +523,7 @@ async function wallsView(id, current) {
         hand.revealed ? [check(hand.commitment_ok, "commitment"), check(hand.from_seed, "from seed"), check(hand.deal_ok, "deal")] : null,
       ),
       h("dl", { class: "facts" }, h("dt", {}, "commitment"), h("dd", {}, h("code", {}, hand.commitment)), h("dt", {}, "salt"), h("dd", {}, hand.salt ? h("code", {}, hand.salt) : "—")),
-      hand.wall ? h("div", { class: "wall-row", testid: "wall-tiles" }, hand.wall.map((t) => tileElement(document, t))) : h("p", { class: "muted" }, "The game ended during this hand: its wall was never revealed."),
+      hand.wall ? h("div", { class: "wall-row", testid: "wall-tiles" }, hand.wall.map((t) => tileNode(t))) : h("p", { class: "muted" }, "The game ended during this hand: its wall was never revealed."),
     ),
   );
   show(
@@ -510,12 +567,12 @@ async function auditView(params, current) {
 async function refreshWhoami() {
   const out = document.getElementById("whoami");
   if (!getToken()) {
-    out.textContent = "no token";
+    out.textContent = PLAYER_MODE ? "" : "no token";
     return;
   }
   try {
     const me = await api.me();
-    out.textContent = `${me.name}${me.admin ? " (admin)" : " (not an admin)"}`;
+    out.textContent = PLAYER_MODE ? `playing as ${me.name}` : `${me.name}${me.admin ? " (admin)" : " (not an admin)"}`;
   } catch (err) {
     out.textContent = err instanceof ApiError && err.status === 401 ? "token refused" : "?";
   }

@@ -139,6 +139,39 @@ export function buildFrames(steps) {
   return frames;
 }
 
+// The positions a replay steps through: the table after every stored step, and also the end of a
+// hand before the next deal when one step holds both (the winning ron or tsumo, or the last pass
+// of a draw, is followed by the next hand's deal in the same step): without it the winning position
+// of every hand but the last would never be shown. Each position: {table, step (index into steps),
+// events (the events of that step that led to it), end (a hand's result is on the table)}.
+export function buildPositions(steps) {
+  const positions = [];
+  let table = initialTable();
+  steps.forEach((step, k) => {
+    table = clone(table);
+    let first = 0;
+    step.events.forEach((e, i) => {
+      if (e.type === "round_started" && table.results.length) {
+        positions.push({ table, step: k, events: step.events.slice(first, i), end: true });
+        table = clone(table);
+        first = i;
+      }
+      applyEvent(table, e);
+    });
+    positions.push({ table, step: k, events: step.events.slice(first), end: table.results.length > 0 });
+  });
+  return positions;
+}
+
+// Index of the first position of each hand (for "previous / next hand").
+export function positionStarts(positions) {
+  const starts = [];
+  positions.forEach((p, i) => {
+    if (p.table.handIndex !== null && (i === 0 || positions[i - 1].table.handIndex !== p.table.handIndex)) starts.push(i);
+  });
+  return starts;
+}
+
 // Index of the first step of each hand (for "previous / next hand").
 export function handStarts(steps) {
   const starts = [];

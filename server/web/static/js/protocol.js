@@ -187,7 +187,8 @@ export class Connection {
       usedToken = token;
       const auth = token ? { type: "session", session_token: token } : { type: "guest" };
       if (!token && this.guestName) auth.name = this.guestName;
-      ws.send(JSON.stringify({ type: "hello", protocol: PROTOCOL_VERSION, auth, client: CLIENT_NAME }));
+      // hints: the server adds the waits, tiles left and furiten to every prompt (docs/protocol.md).
+      ws.send(JSON.stringify({ type: "hello", protocol: PROTOCOL_VERSION, auth, client: CLIENT_NAME, hints: true }));
     };
     ws.onmessage = (frame) => {
       if (ws !== this.ws) return;

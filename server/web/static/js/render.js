@@ -345,7 +345,7 @@ export function renderWaits(box, ctx) {
   }
   box.hidden = false;
   const total = waits.waits.reduce((n, w) => n + (Number(w.left) || 0), 0);
-  box.replaceChildren(
+  box.replaceChildren(...[
     el("span", { className: "waits-label" }, waits.after ? "After this discard, waits" : "Waits"),
     el(
       "span",
@@ -356,7 +356,7 @@ export function renderWaits(box, ctx) {
     ),
     waits.waits.length ? el("span", { className: "waits-total", "data-testid": "waits-left" }, `${total} left`) : null,
     waits.furiten ? el("span", { className: "furiten", "data-testid": "furiten", title: "You cannot win by ron: one of your waits is in your discards, or you passed a win" }, "Furiten") : null,
-  );
+  ].filter(Boolean)); // replaceChildren would write a null as the text "null"
 }
 
 export function renderActions(box, ctx, handlers) {
