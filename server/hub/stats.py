@@ -14,16 +14,26 @@ event loop's queueing.
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+import msgspec
 from websockets.asyncio.server import ServerConnection
 
 ENV = "JANTAKU_HUB_STATS"
 MAX_SAMPLES = 2_000_000
+
+
+class _Tagged(msgspec.Struct):
+    """The two fields the timing reads of an ``act`` or an ``ack`` (msgspec skips the rest)."""
+
+    type: str = ""
+    request_id: int | None = None
+
+
+_peek = msgspec.json.Decoder(_Tagged).decode
 
 
 def enabled() -> bool:
@@ -89,13 +99,11 @@ class TimedConnection:
     def _seen(self, frame: str | bytes) -> None:
         if isinstance(frame, str) and '"act"' in frame and len(self._pending) < 64:
             try:
-                message = json.loads(frame)
-            except ValueError:
+                message = _peek(frame)
+            except msgspec.DecodeError:
                 return
-            if isinstance(message, dict) and message.get("type") == "act":
-                rid = message.get("request_id")
-                if isinstance(rid, int):
-                    self._pending[rid] = time.perf_counter()
+            if message.type == "act" and message.request_id is not None:
+                self._pending[message.request_id] = time.perf_counter()
 
     async def recv(self) -> str | bytes:
         frame = await self._ws.recv()
@@ -107,13 +115,16 @@ class TimedConnection:
             self._seen(frame)
             yield frame
 
-    async def send(self, message: bytes, text: bool = True) -> None:
-        if self._pending and b'"ack"' in message[:24]:
-            try:
-                rid = json.loads(message).get("request_id")
-            except ValueError:
-                rid = None
-            sent_at = self._pending.pop(rid, None) if isinstance(rid, int) else None
-            if sent_at is not None:
-                self._stats.record(time.perf_counter() - sent_at)
-        await self._ws.send(message, text=text)
+    def written(self, frames: Sequence[bytes]) -> None:
+        """The connection's writer hands ``frames`` to the socket (``Outbox``): time the acks."""
+        if not self._pending:
+            return
+        for frame in frames:
+            if b'"ack"' in frame[:24]:
+                try:
+                    rid = _peek(frame).request_id
+                except msgspec.DecodeError:
+                    continue
+                sent_at = self._pending.pop(rid, None) if rid is not None else None
+                if sent_at is not None:
+                    self._stats.record(time.perf_counter() - sent_at)
