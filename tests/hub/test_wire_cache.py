@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import random
 
-from server.engine.actions import Ankan, Chi, Discard, Pass, Pon, Riichi, Ron, Tsumo
+from server.engine.actions import Action, Ankan, Chi, Discard, Pass, Pon, Riichi, Ron, Tsumo
 from server.hub.wire import _action_sort_key, _to_wire, legal_actions_to_wire
 
-ACTIONS = [
+ACTIONS: list[Action] = [
     Discard(35),
     Discard(35, tsumogiri=True),
     Discard(36),
