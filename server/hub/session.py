@@ -75,12 +75,14 @@ from server.hub.outputs import (
     PromptOut,
     QueuedOut,
     SeatedOut,
+    SharedFrames,
 )
 from server.hub.wire import action_from_wire, event_to_wire, legal_actions_to_wire
 
 log = logging.getLogger(__name__)
 
 MAX_PROMPT_CREDIT = 8
+_SHARED_KEY = "jantaku-ws"  # this adapter's frames in SharedFrames
 
 
 class ProtocolSession(SeatConnection):
@@ -93,8 +95,28 @@ class ProtocolSession(SeatConnection):
     # -- frames out --------------------------------------------------------------------------------
 
     def _deliver(self, item: Outbound) -> None:
+        if isinstance(item, EventsOut) and item.shared is not None:
+            self._deliver_events(item, item.shared)
+            return
         for message in self._render(item):
             if not self._send(message):
+                return
+
+    def _deliver_events(self, item: EventsOut, shared: SharedFrames) -> None:
+        """A published batch: the frame of an event every seat sees alike is encoded by the first
+        seat and reused by the others (``SharedFrames``); the others are this seat's own."""
+        frames, public = shared.frames, shared.public
+        for i, event in enumerate(item.events):
+            key = (_SHARED_KEY, i)
+            frame = frames.get(key) if public[i] else None
+            if frame is None:
+                message = EventMessage(
+                    match_id=item.match_id, version=item.first_version + i, event=event_to_wire(event)
+                )
+                frame = encode(message)
+                if public[i]:
+                    frames[key] = frame
+            if not self._outbox.put(frame):
                 return
 
     def _render(self, item: Outbound) -> Iterator[ServerMessage]:
