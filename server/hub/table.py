@@ -440,7 +440,7 @@ class TableActor:
         await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to)
         if self._metrics is not None:
             # The metric keeps its three labels: a disconnected seat's default counts as a timeout.
-            self._metrics.actions.labels("timeout" if source == "disconnected" else source).inc()
+            self._metrics.count_action("timeout" if source == "disconnected" else source)
 
     async def _reconcile(self) -> None:
         """After a write whose outcome is unknown: adopt it if it landed, forget it if not."""
