@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -127,26 +127,48 @@ _encode_json = msgspec.json.Encoder().encode
 _decode_json = msgspec.json.Decoder().decode
 
 
-@dataclass(frozen=True, slots=True)
 class _StoredStep:
-    """One stored step: its record without its JSON, and that JSON (``[action, events]``) encoded.
+    """One stored step: its fields, and its JSON (``[action, events]``) encoded.
 
-    Encoded once when appended (msgspec: a few microseconds, where a copy through the standard
-    ``json`` module cost about 20; the hub's benchmark runs on this store), and decoded when read,
-    so that readers get what a database gives back (JSON values: tuples become lists, keys strings),
-    and a value the caller changes later changes nothing stored."""
+    Encoded once when appended (msgspec, a few microseconds, where a copy through the standard
+    ``json`` module cost several times that; the hub's benchmark runs on this store), and decoded
+    when read, so that readers get what a database gives back (JSON values: tuples become lists,
+    keys strings), and a value the caller changes later changes nothing stored."""
 
-    head: StepRecord  # action None, events (), engine_events None
-    payload: bytes
+    __slots__ = ("fields", "payload")
 
-    @classmethod
-    def of(cls, step: StepRecord) -> _StoredStep:
-        head = replace(step, action=None, events=(), engine_events=None)
-        return cls(head, _encode_json([step.action, step.events]))
+    def __init__(self, step: StepRecord) -> None:
+        # (match_id, step, seat, request_id, applied_at, source, format_version)
+        self.fields = (
+            step.match_id,
+            step.step,
+            step.seat,
+            step.request_id,
+            step.applied_at,
+            step.source,
+            step.format_version,
+        )
+        self.payload = _encode_json((step.action, step.events))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _StoredStep) and (self.fields, self.payload) == (other.fields, other.payload)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def record(self) -> StepRecord:
+        match_id, step, seat, request_id, applied_at, source, format_version = self.fields
         action, events = _decode_json(self.payload)
-        return replace(self.head, action=action, events=tuple(events))
+        return StepRecord(
+            match_id=match_id,
+            step=step,
+            seat=seat,
+            action=action,
+            events=tuple(events),
+            request_id=request_id,
+            applied_at=applied_at,
+            source=source,
+            format_version=format_version,
+        )
 
 
 class InMemoryRepository:
@@ -288,7 +310,7 @@ class InMemoryRepository:
         log = self._steps.get(step.match_id)
         if log is None:
             raise NotFoundError(f"no match {step.match_id!r}")
-        stored = _StoredStep.of(step)
+        stored = _StoredStep(step)
         if step.step < len(log) and log[step.step] == stored:
             return  # the same write again (a retry after an uncertain outcome)
         if step.step != len(log):
@@ -297,7 +319,7 @@ class InMemoryRepository:
 
     def overwrite_step(self, step: StepRecord) -> None:
         """Tests: put ``step`` in place of the stored step of the same number (a tampered log)."""
-        self._steps[step.match_id][step.step] = _StoredStep.of(step)
+        self._steps[step.match_id][step.step] = _StoredStep(step)
 
     async def steps(self, match_id: str, after: int = -1) -> Sequence[StepRecord]:
         return tuple(s.record() for s in self._steps.get(match_id, ())[after + 1 :])
