@@ -22,12 +22,15 @@ from typing import Any
 import msgspec
 from websockets.asyncio.server import ServerConnection
 
+from client_protocol.codec import decode_json
+from client_protocol.errors import ProtocolError
+
 ENV = "JANTAKU_HUB_STATS"
 MAX_SAMPLES = 2_000_000
 
 
 class _Tagged(msgspec.Struct):
-    """The two fields the timing reads of an ``act`` or an ``ack`` (msgspec skips the rest)."""
+    """The two fields the timing reads of our own ``ack`` frames (msgspec skips the rest)."""
 
     type: str = ""
     request_id: int | None = None
@@ -99,11 +102,13 @@ class TimedConnection:
     def _seen(self, frame: str | bytes) -> None:
         if isinstance(frame, str) and '"act"' in frame and len(self._pending) < 64:
             try:
-                message = _peek(frame)
-            except msgspec.DecodeError:
+                message = decode_json(frame)  # a client's frame: the entry point's limits
+            except ProtocolError:
                 return
-            if message.type == "act" and message.request_id is not None:
-                self._pending[message.request_id] = time.perf_counter()
+            if isinstance(message, dict) and message.get("type") == "act":
+                rid = message.get("request_id")
+                if isinstance(rid, int):
+                    self._pending[rid] = time.perf_counter()
 
     async def recv(self) -> str | bytes:
         frame = await self._ws.recv()
