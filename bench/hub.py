@@ -54,6 +54,14 @@ SERVER_ENTRY = ["-m", "server.app"]  # how the server is started
 CONNECT_BATCH = 100  # connections opened at once (the server's listen backlog is 100)
 MAX_SIZE_SAMPLES = 50_000
 LOOPS = ("auto", "asyncio", "uvloop")
+# Every bot connects from 127.0.0.1: lift the server's per-address limits (docs/operations.md), by
+# their environment variables, which a server from before those limits (--server-repo) ignores.
+UNLIMITED_ADDRESS = {
+    "JANTAKU_IP_CONNECT_RATE": "1000000",
+    "JANTAKU_IP_CONNECT_BURST": "1000000",
+    "JANTAKU_IP_GUEST_RATE": "1000000",
+    "JANTAKU_IP_GUEST_BURST": "1000000",
+}
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 
@@ -507,7 +515,7 @@ class Server:
         if database_url:
             argv += ["--database-url", database_url]
         # The event loop goes by the environment (JANTAKU_LOOP), which a server without --loop ignores.
-        env = {**os.environ, "JANTAKU_HUB_STATS": "1", "JANTAKU_LOOP": loop}
+        env = {**os.environ, "JANTAKU_HUB_STATS": "1", "JANTAKU_LOOP": loop, **UNLIMITED_ADDRESS}
         self.proc = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         port = None
