@@ -47,6 +47,7 @@ test: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest -q -n auto
+	JANTAKU_TEST_LOOP=uvloop $(BIN)/pytest -q -n auto tests/hub  # the hub on uvloop too (docs/operations.md)
 
 ## make serve: install what serving needs, then run the hub on ws://127.0.0.1:8765/ws (docs/hub.md)
 serve: $(SERVE_STAMP)

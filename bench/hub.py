@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -51,6 +52,16 @@ import msgspec
 REPO = Path(__file__).resolve().parents[1]
 SERVER_ENTRY = ["-m", "server.app"]  # how the server is started
 CONNECT_BATCH = 100  # connections opened at once (the server's listen backlog is 100)
+MAX_SIZE_SAMPLES = 50_000
+LOOPS = ("auto", "asyncio", "uvloop")
+# Every bot connects from 127.0.0.1: lift the server's per-address limits (docs/operations.md), by
+# their environment variables, which a server from before those limits (--server-repo) ignores.
+UNLIMITED_ADDRESS = {
+    "JANTAKU_IP_CONNECT_RATE": "1000000",
+    "JANTAKU_IP_CONNECT_BURST": "1000000",
+    "JANTAKU_IP_GUEST_RATE": "1000000",
+    "JANTAKU_IP_GUEST_BURST": "1000000",
+}
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 
@@ -73,6 +84,28 @@ class LoadCounters:
     frames: int = 0
     closed: int = 0
     latencies: list[float] = field(default_factory=list)  # client side: act sent -> ack received
+    # The measured window (from the orchestrator's "window" line): the traffic the floor replays.
+    window_acts: int = 0
+    window_frames: int = 0
+    window_bytes: int = 0
+    window_act_bytes: int = 0
+    window_sizes: list[int] = field(default_factory=list)  # sizes of the frames received (bounded)
+
+    def start_window(self) -> None:
+        self.window_acts = self.window_frames = self.window_bytes = self.window_act_bytes = 0
+        self.window_sizes = []
+
+    def received(self, size: int) -> None:
+        self.frames += 1
+        self.window_frames += 1
+        self.window_bytes += size
+        if len(self.window_sizes) < MAX_SIZE_SAMPLES:
+            self.window_sizes.append(size)
+
+    def acted(self, size: int) -> None:
+        self.acts += 1
+        self.window_acts += 1
+        self.window_act_bytes += size
 
 
 def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -180,7 +213,7 @@ class BotClient(asyncio.Protocol):
 
     def on_text(self, payload: bytes) -> None:
         c = self.counters
-        c.frames += 1
+        c.received(len(payload))
         if payload.startswith(b'{"type":"event"'):
             return
         message = _decode(payload)
@@ -219,10 +252,34 @@ class BotClient(asyncio.Protocol):
         self._request_id += 1
         action = choose(prompt["legal_actions"])
         self._sent[self._request_id] = time.perf_counter()
-        self.send(
-            _encode({"type": "act", "request_id": self._request_id, "step": prompt["step"], "action": action})
+        act = _encode(
+            {"type": "act", "request_id": self._request_id, "step": prompt["step"], "action": action}
         )
-        self.counters.acts += 1
+        self.send(act)
+        self.counters.acted(len(act))
+
+
+class FloorClient(BotClient):
+    """A connection to the floor server: joins its group of four (``"GROUP INDEX"``), then answers
+    each ``P`` frame (the floor's prompt) with an act of the hub's mean act size."""
+
+    def __init__(self, host: str, port: int, join: str, counters: LoadCounters, *, act_size: int) -> None:
+        super().__init__(host, port, join, counters, play=True, pace=0.0, seed=0)
+        self._hello = join.encode()
+        self._act = b"A" * max(1, act_size)
+
+    def on_text(self, payload: bytes) -> None:
+        c = self.counters
+        c.received(len(payload))
+        kind = payload[:1]
+        if kind == b"P" and not self.stopping:
+            self.send(self._act)
+            c.acted(len(self._act))
+        elif kind == b"W":
+            c.welcomed += 1
+            self.welcomed.set_result(None)
+        elif kind == b"S":
+            c.seated += 1
 
 
 async def run_load(args: argparse.Namespace) -> None:
@@ -233,16 +290,21 @@ async def run_load(args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    play = args.load == "play"
+    play = args.load in ("play", "floor")
     total = args.idle if args.load == "idle" else 4 * args.tables
     rng = random.Random(args.seed)
     clients: list[BotClient] = []
+    act_size = 0
+    if args.load == "floor":
+        act_size = round(json.loads(Path(args.template).read_text())["act_size"])
     for start in range(0, total, CONNECT_BATCH):
         batch = []
         for i in range(start, min(total, start + CONNECT_BATCH)):
-            client = BotClient(
-                host, port, f"b{i}", counters, play=play, pace=args.pace, seed=rng.randrange(2**32)
-            )
+            seed = rng.randrange(2**32)
+            if args.load == "floor":
+                client: BotClient = FloorClient(host, port, f"{i // 4} {i % 4}", counters, act_size=act_size)
+            else:
+                client = BotClient(host, port, f"b{i}", counters, play=play, pace=args.pace, seed=seed)
             batch.append(client)
             await loop.create_connection(lambda c=client: c, host, port)
         await asyncio.gather(*(c.welcomed for c in batch))
@@ -252,7 +314,10 @@ async def run_load(args: argparse.Namespace) -> None:
         while counters.seated < len(clients):
             await asyncio.sleep(0.1)
         print(json.dumps({"seated": counters.seated}), flush=True)
-    await reader.read()  # the orchestrator closes our stdin to stop us
+    # The orchestrator writes "window" when its measured window starts, and closes our stdin to stop us.
+    while line := await reader.readline():
+        if line.strip() == b"window":
+            counters.start_window()
     for client in clients:
         client.stopping = True
         if client.transport is not None:
@@ -264,10 +329,156 @@ async def run_load(args: argparse.Namespace) -> None:
         "errors": counters.errors,
         "matches_ended": counters.matches_ended,
         "frames": counters.frames,
+        "window_acts": counters.window_acts,
+        "window_frames": counters.window_frames,
+        "window_bytes": counters.window_bytes,
+        "window_act_bytes": counters.window_act_bytes,
+        "window_sizes": counters.window_sizes,
         "client_p50_ms": round(lat[len(lat) // 2] * 1000, 2) if lat else None,
         "client_p99_ms": round(lat[int(len(lat) * 0.99)] * 1000, 2) if lat else None,
     }
     print(json.dumps(report), flush=True)
+
+
+# -- the floor: a bare websockets server sending the hub's traffic ----------------------------------
+#
+# What the hub's frames cost at the least: a plain ``websockets`` server (same library, same options,
+# same event loop kind) that, for each act it reads, sends the frames the hub sent per applied action
+# (their count and sizes measured by the load process in the hub's window) to the act's group of
+# four connections, each frame its own ``send``, and prompts the next connection of the group.
+# ``floor ratio`` = the hub's CPU per applied action / the floor's CPU per act.
+
+
+def new_event_loop_factory(kind: str) -> Any:
+    """The loop factory for ``kind`` (``asyncio`` or ``uvloop``)."""
+    if kind == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop
+    return asyncio.new_event_loop
+
+
+def resolve_loop(kind: str) -> str:
+    if kind != "auto":
+        return kind
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
+async def run_floor_server(args: argparse.Namespace) -> None:
+    from websockets.asyncio.server import ServerConnection, serve
+    from websockets.exceptions import ConnectionClosed
+
+    template = json.loads(Path(args.template).read_text())
+    per_act: float = template["frames_per_act"]
+    sizes: list[int] = template["sizes"] or [100]
+    payloads: dict[tuple[bytes, int], bytes] = {}
+    groups: dict[int, list[ServerConnection | None]] = {}
+    acts = 0
+    cursor = 0
+
+    def payload(kind: bytes, size: int) -> bytes:
+        found = payloads.get((kind, size))
+        if found is None:
+            found = payloads[(kind, size)] = kind + b"x" * max(0, size - 1)
+        return found
+
+    async def handler(ws: ServerConnection) -> None:
+        nonlocal acts, cursor
+        g, i = (int(x) for x in str(await ws.recv()).split())
+        conns = groups.setdefault(g, [None] * 4)
+        conns[i] = ws
+        await ws.send(b"W", text=True)
+        if all(c is not None for c in conns):
+            for c in conns:
+                assert c is not None
+                await c.send(b"S", text=True)
+            first = conns[0]
+            assert first is not None
+            await first.send(payload(b"P", 100), text=True)
+        with contextlib.suppress(ConnectionClosed):  # the load process goes away at the end
+            async for _ in ws:
+                n = int((acts + 1) * per_act) - int(acts * per_act)
+                acts += 1
+                for j in range(max(1, n)):
+                    last = j >= n - 1
+                    target = conns[(i + 1) % 4 if last else (i + j) % 4]
+                    size = sizes[cursor % len(sizes)]
+                    cursor += 1
+                    if target is not None:
+                        await target.send(payload(b"P" if last else b"E", size), text=True)
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    async with serve(
+        handler, "127.0.0.1", 0, compression=None, max_queue=16, write_limit=32 * 1024
+    ) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        print(json.dumps({"port": port, "loop": type(loop).__module__}), flush=True)
+        await reader.read()
+
+
+def frame_template(client: dict[str, Any]) -> dict[str, Any]:
+    """What the floor replays: the hub's frames per act and their sizes, the mean act size."""
+    acts = max(1, client["window_acts"])
+    return {
+        "frames_per_act": client["window_frames"] / acts,
+        "bytes_per_act": client["window_bytes"] / acts,
+        "act_size": client["window_act_bytes"] / acts,
+        "sizes": client["window_sizes"],
+    }
+
+
+def measure_floor(
+    template: dict[str, Any], tables: int, loop: str, warmup: float, seconds: float
+) -> dict[str, Any]:
+    path = Path(tempfile.mkdtemp(prefix="jantaku-floor-")) / "template.json"
+    path.write_text(json.dumps(template))
+    argv = [sys.executable, str(Path(__file__).resolve()), "--floor-server", "--template", str(path)]
+    server = subprocess.Popen(
+        [*argv, "--loop", loop], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        port = json.loads(server.stdout.readline())["port"]
+        url = f"ws://127.0.0.1:{port}/"
+        load_argv = [sys.executable, str(Path(__file__).resolve()), "--url", url, "--load", "floor"]
+        load = subprocess.Popen(
+            [*load_argv, "--tables", str(tables), "--template", str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        read_json(load, "connected", 300)
+        time.sleep(warmup)
+        assert load.stdin is not None
+        load.stdin.write("window\n")
+        load.stdin.flush()
+        cpu0, t0 = cpu_seconds(server.pid), time.monotonic()
+        time.sleep(seconds)
+        cpu1, t1 = cpu_seconds(server.pid), time.monotonic()
+        client = finish_load(load)
+    finally:
+        if server.stdin is not None:
+            server.stdin.close()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    acts = max(1, client["window_acts"])
+    return {
+        "loop": loop,
+        "acts_per_s": round(client["window_acts"] / (t1 - t0), 1),
+        "frames_per_act": round(client["window_frames"] / acts, 2),
+        "bytes_per_act": round(client["window_bytes"] / acts, 1),
+        "cpu_percent_of_one_core": round(100 * (cpu1 - cpu0) / (t1 - t0), 1),
+        "cpu_us_per_act": round(1e6 * (cpu1 - cpu0) / acts, 1),
+    }
 
 
 # -- the orchestrator ------------------------------------------------------------------------------
@@ -294,15 +505,18 @@ def machine_idle() -> tuple[float, float]:
 class Server:
     """``jantaku serve`` in a subprocess, with its figures."""
 
-    def __init__(self, database_url: str | None, action_ms: int, extra: list[str]) -> None:
+    def __init__(
+        self, database_url: str | None, action_ms: int, extra: list[str], *, loop: str, repo: Path = REPO
+    ) -> None:
         self.data_dir = tempfile.mkdtemp(prefix="jantaku-bench-")
         argv = [sys.executable, *SERVER_ENTRY, "serve", "--host", "127.0.0.1", "--port", "0"]
         argv += ["--data-dir", self.data_dir, "--bot-fill-after", "3600", "--log-level", "WARNING"]
         argv += ["--action-ms", str(action_ms), "--bank-ms", str(action_ms), "--hand-pause-ms", "0", *extra]
         if database_url:
             argv += ["--database-url", database_url]
-        env = {**os.environ, "JANTAKU_HUB_STATS": "1"}
-        self.proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
+        # The event loop goes by the environment (JANTAKU_LOOP), which a server without --loop ignores.
+        env = {**os.environ, "JANTAKU_HUB_STATS": "1", "JANTAKU_LOOP": loop, **UNLIMITED_ADDRESS}
+        self.proc = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         port = None
         for line in self.proc.stdout:
@@ -391,6 +605,9 @@ def measure_tables(server: Server, tables: int, pace: float, warmup: float, seco
     load = start_load(server, "--load", "play", "--tables", str(tables), "--pace", str(pace))
     read_json(load, "seated", 600)
     time.sleep(warmup)
+    assert load.stdin is not None
+    load.stdin.write("window\n")
+    load.stdin.flush()
     server.stats(reset=True)
     pid = server.proc.pid
     cpu0, load0, idle0, t0 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
@@ -427,9 +644,28 @@ def main() -> int:
     parser.add_argument("--action-ms", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also measure a bare websockets server sending the same frames: prints the floor ratio",
+    )
+    parser.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default="auto",
+        help="the event loop of the server and the floor (auto: uvloop where installed)",
+    )
+    parser.add_argument(
+        "--server-repo",
+        type=Path,
+        default=REPO,
+        help="run the server from this checkout (paired before/after runs; default: this one)",
+    )
     # the load process
-    parser.add_argument("--load", choices=["idle", "play"], help=argparse.SUPPRESS)
+    parser.add_argument("--load", choices=["idle", "play", "floor"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-server", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--template", help=argparse.SUPPRESS)
     parser.add_argument(
         "--server-args",
         default="",
@@ -440,10 +676,25 @@ def main() -> int:
     if args.load:
         asyncio.run(run_load(args))
         return 0
+    loop = resolve_loop(args.loop)
+    if args.floor_server:
+        with asyncio.Runner(loop_factory=new_event_loop_factory(loop)) as runner:
+            runner.run(run_floor_server(args))
+        return 0
     if args.tables > 1500 or args.idle > 8000 or args.seconds > 600:
         parser.error("bounded: at most 1500 tables, 8000 idle connections, 600 s")
-    server = Server(args.database_url or None, args.action_ms, shlex.split(args.server_args))
+    if args.floor and (not args.tables or args.pace):
+        parser.error("--floor measures the tables at bot speed (--pace 0)")
+    server = Server(
+        args.database_url or None,
+        args.action_ms,
+        shlex.split(args.server_args),
+        loop=loop,
+        repo=args.server_repo,
+    )
     result: dict[str, Any] = {
+        "loop": loop,
+        "server_repo": str(args.server_repo),
         "tables": args.tables,
         "pace_s": args.pace,
         "database_url": args.database_url or "sqlite (default)",
@@ -457,6 +708,14 @@ def main() -> int:
             result["tables_run"] = measure_tables(server, args.tables, args.pace, args.warmup, args.seconds)
     finally:
         server.stop()
+    if args.floor:
+        run = result["tables_run"]
+        template = frame_template(run["client"])
+        floor = measure_floor(template, args.tables, loop, min(args.warmup, 3.0), args.seconds)
+        result["floor"] = floor
+        result["floor_ratio"] = round(run["server_cpu_us_per_action"] / max(1e-9, floor["cpu_us_per_act"]), 2)
+    for key in ("window_sizes",):
+        result.get("tables_run", {}).get("client", {}).pop(key, None)
     result["loadavg_after"] = os.getloadavg()
     if args.json:
         print(json.dumps(result))
@@ -468,7 +727,9 @@ def main() -> int:
 def summary(r: dict[str, Any]) -> str:
     before, after = r["loadavg_before"][0], r["loadavg_after"][0]
     lines = [
-        f"jantaku serve, store {r['database_url']}, options {r['server_args'] or 'default'}; "
+        f"jantaku serve ({r['server_repo']}), store {r['database_url']}, "
+        f"options {r['server_args'] or 'default'}, "
+        f"loop {r['loop']}; "
         f"machine load average {before:.1f} -> {after:.1f}"
     ]
     if "idle" in r:
@@ -494,6 +755,13 @@ def summary(r: dict[str, Any]) -> str:
             f"p99 {t['client']['client_p99_ms']} ms, errors {t['client']['errors']}"
         )
         gc = t.get("gc", {})
+        c = t["client"]
+        acts = max(1, c["window_acts"])
+        lines.append(
+            f"  traffic per act: {c['window_frames'] / acts:.2f} frames, "
+            f"{c['window_bytes'] / acts:.0f} bytes "
+            f"(client side, {c['window_acts']} acts in the window)"
+        )
         lines.append(
             "  garbage collector: "
             + "; ".join(
@@ -503,6 +771,15 @@ def summary(r: dict[str, Any]) -> str:
                 if g != "frozen"
             )
         )
+    if "floor" in r:
+        f = r["floor"]
+        lines.append(
+            f"floor (bare websockets, {f['loop']}): {f['frames_per_act']} frames, "
+            f"{f['bytes_per_act']} bytes per "
+            f"act, {f['acts_per_s']} acts/s, {f['cpu_us_per_act']} us CPU per act "
+            f"({f['cpu_percent_of_one_core']}% of one core)"
+        )
+        lines.append(f"floor ratio: {r['floor_ratio']}")
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.app.compose import MEMORY_URL, open_repository, repository_url, running_server
+from server.app.loops import LOOP_CHOICES, LoopUnavailableError, choose_loop
 from server.app.review_api import ReviewServer
 from server.app.review_api import review_port as review_port_option
 from server.bots import BOTS
@@ -164,6 +165,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(a load balancer moves traffic away first; a second signal ends it early; 0: off)",
     )
     p.add_argument(
+        "--loop",
+        default="auto",
+        choices=LOOP_CHOICES,
+        help="the event loop: uvloop where installed (auto), or asyncio's own (docs/operations.md)",
+    )
+    p.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level"
     )
     p.add_argument(
@@ -228,7 +235,14 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(_serve(settings, review_port=review, review_required=args.http_port is not None))
+        loop_name, loop_factory = choose_loop(args.loop)
+    except LoopUnavailableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    log.info("event loop: %s (--loop %s)", loop_name, args.loop)
+    try:
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(_serve(settings, review_port=review, review_required=args.http_port is not None))
     except StoreConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -127,7 +127,20 @@ async def sleep_until(clock: Clock, when: float) -> None:
 
 
 async def with_deadline(clock: Clock, awaitable: Awaitable[T], when: float, what: str = "operation") -> T:
-    """Await ``awaitable``, cancelling it once ``clock.now() >= when`` (then raise TimeoutError)."""
+    """Await ``awaitable``, cancelling it once ``clock.now() >= when`` (then raise TimeoutError).
+
+    On the :class:`SystemClock` (the loop's own time) this is ``asyncio.timeout_at``: the awaitable
+    runs in the caller's task, so a store call costs no task of its own (every applied action makes
+    one); other clocks get a task that their callback cancels."""
+    if type(clock) is SystemClock:
+        deadline = asyncio.timeout_at(when)
+        try:
+            async with deadline:
+                return await awaitable
+        except TimeoutError:
+            if deadline.expired():
+                raise TimeoutError(f"{what} did not finish in time") from None
+            raise  # the awaitable's own TimeoutError
     task = asyncio.ensure_future(awaitable)
     expired = False
 

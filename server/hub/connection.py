@@ -6,13 +6,17 @@ frames and feeds them to the core, awaits what the core cannot do without waitin
 hello's credentials, joining a queue or a table through the lobby), writes what the core queued, and
 tells the core when the connection is over.
 
-:class:`Outbox` follows python-websockets' broadcast pattern: one bounded queue and one writer task
-per connection, so producers (tables, the lobby) only ever ``put`` without waiting. When a client
-stops reading, the transport's buffer fills, the writer waits, the queue fills, and the next ``put``
-drops the connection (aborting the TCP connection: a closing handshake would wait on the same
-stalled reader). The client may reconnect and resume. The queue is a plain list and one waiter
-future rather than an ``asyncio.Queue`` (whose three deques and event cost about 3 KiB for each
-of thousands of mostly idle connections; ``bench/hub.py``, docs/benchmarks.md).
+:class:`Outbox` follows python-websockets' broadcast pattern (``websockets.broadcast``: the protocol
+object frames the message, the connection writes it, nobody awaits): one bounded queue per
+connection, and producers (tables, the lobby) only ever ``put`` without waiting. The frames a
+connection is given in one turn of the event loop (an action's events, a prompt and an ack) are
+framed and handed to the transport together, in ONE write (one system call), by a callback the
+first ``put`` schedules; no task wakes up for them. Only when the transport's buffer is over
+``write_limit`` (the client reads slowly) does a task wait for it to drain, while frames queue;
+when the queue is full, the next ``put`` drops the connection (aborting the TCP connection: a
+closing handshake would wait on the same stalled reader). The client may reconnect and resume. The
+queue is a plain list rather than an ``asyncio.Queue`` (whose three deques and event cost about 3 KiB
+for each of thousands of mostly idle connections; ``bench/hub.py``, docs/benchmarks.md).
 
 """
 
@@ -21,12 +25,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
+from websockets.protocol import State
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import GuestAuth
@@ -52,6 +58,7 @@ CLOSE_REPLACED = 4001
 process): a private-use code (4000-4999), with the reason ``"replaced by a newer connection ..."``."""
 
 log = logging.getLogger(__name__)
+FIRST = asyncio.FIRST_COMPLETED
 
 
 class SessionHost(Protocol):
@@ -87,19 +94,35 @@ class _Close:
 
 
 class Outbox:
-    """A bounded queue of encoded text frames and the task that writes them."""
+    """A bounded queue of encoded text frames, written a batch per event-loop turn (module docstring)."""
 
-    __slots__ = ("_items", "_maxsize", "_name", "_task", "_waiter", "_ws", "closing", "dropped")
+    __slots__ = (
+        "_ended",
+        "_items",
+        "_loop",
+        "_maxsize",
+        "_name",
+        "_scheduled",
+        "_task",
+        "_written",
+        "_ws",
+        "closing",
+        "dropped",
+    )
 
     def __init__(self, ws: ServerConnection, maxsize: int, *, name: str) -> None:
         self._ws = ws
         self._name = name
         self._items: list[bytes | _Close] = []
         self._maxsize = maxsize
-        self._waiter: asyncio.Future[None] | None = None  # the writer, waiting for an item
+        self._loop = asyncio.get_running_loop()
+        self._scheduled = False  # a flush is due in this turn of the loop
+        self._task: asyncio.Task[None] | None = None  # waiting for the transport to drain, or closing
+        self._ended: asyncio.Future[None] = self._loop.create_future()  # closed, dropped or failed
+        # The benchmark's timing (server/hub/stats.py) wraps the connection and sees what is written.
+        self._written: Callable[[Sequence[bytes]], None] | None = getattr(ws, "written", None)
         self.dropped = False
         self.closing = False
-        self._task = asyncio.create_task(self._write(), name=f"writer-{name}")
 
     @property
     def open(self) -> bool:
@@ -127,19 +150,83 @@ class Outbox:
         if len(self._items) >= self._maxsize:
             return False
         self._items.append(item)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if not self._scheduled and self._task is None:
+            self._scheduled = True
+            self._loop.call_soon(self._flush)
         return True
 
-    async def _next(self) -> bytes | _Close:
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._items.pop(0)
+    def _flush(self) -> None:
+        """Write every frame queued so far in one go; then close, if a close was queued."""
+        self._scheduled = False
+        if self.dropped or self._task is not None or not self._items:
+            return
+        ws = self._ws
+        if ws.protocol.state is not State.OPEN:
+            self._items.clear()  # the connection is closing: nothing more can be sent
+            self._end()
+            return
+        if ws.paused:  # the client reads slowly: wait for the transport's buffer to drain
+            self._task = self._loop.create_task(self._drain(), name=f"writer-{self._name}")
+            return
+        items = self._items
+        cut = next((i for i, item in enumerate(items) if isinstance(item, _Close)), len(items))
+        frames = cast(list[bytes], items[:cut])
+        del items[:cut]
+        try:
+            if frames:
+                self._write(frames)
+        except Exception:
+            log.exception("writer of %s failed", self._name)
+            self._fail()
+            return
+        if items:  # a close: after the frames, with the closing handshake
+            close = items.pop(0)
+            assert isinstance(close, _Close)
+            items.clear()
+            self._task = self._loop.create_task(self._close(close), name=f"closer-{self._name}")
+
+    def _write(self, frames: list[bytes]) -> None:
+        ws = self._ws
+        if self._written is not None:
+            self._written(frames)
+        protocol = ws.protocol
+        for frame in frames:
+            protocol.send_text(frame)
+        data = protocol.data_to_send()
+        ws.transport.write(data[0] if len(data) == 1 else b"".join(data))
+
+    async def _drain(self) -> None:
+        try:
+            await self._ws.drain()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self._end()  # the connection was lost while waiting
+            return
+        finally:
+            self._task = None
+        self._flush()
+
+    async def _close(self, close: _Close) -> None:
+        try:
+            await self._ws.close(close.code, close.reason)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("closing %s failed", self._name)
+            self._fail()
+        finally:
+            self._end()
+
+    def _fail(self) -> None:
+        self.dropped = True
+        self._items.clear()
+        self._ws.transport.abort()
+        self._end()
+
+    def _end(self) -> None:
+        if not self._ended.done():
+            self._ended.set_result(None)
 
     def drop(self, why: str) -> None:
         """Abort the connection now, discarding what is queued."""
@@ -147,33 +234,27 @@ class Outbox:
             return
         self.dropped = True
         log.info("connection %s dropped: %s", self._name, why)
-        self._task.cancel()
+        self._items.clear()
+        if self._task is not None:
+            self._task.cancel()
         self._ws.transport.abort()
+        self._end()
 
     async def finish(self, timeout: float) -> None:
-        """Wait for the writer to end (after a close), dropping the connection if it takes too long."""
-        done, _ = await asyncio.wait({self._task}, timeout=timeout)
+        """Wait until the connection is closed (after a close) or over, dropping it if that takes
+        longer than ``timeout``."""
+        closed = asyncio.ensure_future(self._ws.wait_closed())  # the client may have gone already
+        try:
+            done, _ = await asyncio.wait({self._ended, closed}, timeout=timeout, return_when=FIRST)
+        finally:
+            closed.cancel()
         if not done:
             self.drop("closing took too long")
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    async def _write(self) -> None:
-        try:
-            while True:
-                item = await self._next()
-                if isinstance(item, _Close):
-                    await self._ws.close(item.code, item.reason)
-                    return
-                await self._ws.send(item, text=True)
-        except ConnectionClosed:
-            return
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("writer of %s failed", self._name)
-            self.dropped = True
-            self._ws.transport.abort()
+                await task
 
 
 class WebSocketConnection:

@@ -57,8 +57,8 @@ class HubMetrics:
             ["source"],
             registry=r,
         )
-        for source in ACTION_SOURCES:
-            self.actions.labels(source)
+        # The labelled children, looked up once (``labels()`` takes a lock and builds a key per call).
+        self._actions_by_source = {source: self.actions.labels(source) for source in ACTION_SOURCES}
         self.action_latency = Histogram(
             "jantaku_action_latency_seconds",
             "A player's action: from its handling by the table to its broadcast being queued",
@@ -90,6 +90,13 @@ class HubMetrics:
             registry=r,
         )
         self._gc_by_generation = [self.gc_pause.labels(str(g)) for g in range(3)]
+
+    def count_action(self, source: str) -> None:
+        """One more applied action chosen by ``source`` (one of :data:`ACTION_SOURCES`)."""
+        child = self._actions_by_source.get(source)
+        if child is None:
+            child = self._actions_by_source[source] = self.actions.labels(source)
+        child.inc()
 
     def observe_gc_pause(self, generation: int, seconds: float) -> None:
         self._gc_by_generation[generation].observe(seconds)

@@ -16,7 +16,7 @@ keeps its state from these calls, never from what it is given to send.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from client_protocol.errors import ErrorCode
@@ -48,13 +48,35 @@ class SeatedOut:
     players: tuple[TablePlayerInfo, ...]
 
 
+class SharedFrames:
+    """The encoded frames of ONE published batch that every seat receives byte for byte alike.
+
+    A table publishes a batch to each seat redacted for that seat; an event that no seat's
+    redaction changes (``public[i]``: the redacted event is the very same object for all four
+    seats) renders to the same bytes for everyone, so the first adapter that encodes it leaves
+    the frame here and the other seats send it as is. An event that any seat sees differently (a
+    deal, a drawn tile) is never public: each seat encodes its own. Only adapters whose frames
+    depend on nothing but the event and its version may use this (ours: :mod:`server.hub.session`);
+    the others ignore it. ``tests/hub/test_shared_frames.py`` checks both rules.
+    """
+
+    __slots__ = ("frames", "public")
+
+    def __init__(self, public: tuple[bool, ...]) -> None:
+        self.public = public
+        self.frames: dict[tuple[str, int], bytes] = {}  # (adapter, index) -> the frame
+
+
 @dataclass(frozen=True, slots=True)
 class EventsOut:
-    """Events ``first_version``, ``first_version + 1``, ... of the receiver's stream."""
+    """Events ``first_version``, ``first_version + 1``, ... of the receiver's stream.
+
+    ``shared``: the batch's frames that are the same for every seat (:class:`SharedFrames`)."""
 
     match_id: str
     first_version: int
     events: tuple[Event, ...]
+    shared: SharedFrames | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from server.engine import redact_all
 from server.engine.actions import Action
 from server.engine.events import Event
-from server.hub.outputs import EventsOut, Outbound, Participant
+from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
 from server.hub.spectators import SpectatorFeed
 
 
@@ -109,10 +109,14 @@ class Seating:
         return moves
 
     def publish(self, match_id: str, first: int, batch: tuple[Event, ...]) -> None:
-        """Events ``first``, ``first + 1``, ... to every connected seat, each redacted for its seat."""
+        """Events ``first``, ``first + 1``, ... to every connected seat, each redacted for its seat;
+        the frames of the events no seat sees differently are encoded once (:class:`SharedFrames`)."""
+        views = [redact_all(batch, seat) for seat in range(4)]
+        public = tuple(all(view[i] is event for view in views) for i, event in enumerate(batch))
+        shared = SharedFrames(public) if any(public) else None
         for seat, conn in enumerate(self._conn):
             if conn is not None:
-                conn.deliver(EventsOut(match_id, first, redact_all(batch, seat)))
+                conn.deliver(EventsOut(match_id, first, views[seat], shared))
 
     def broadcast(self, item: Outbound) -> None:
         """``item`` to every connected seat and every spectator."""

@@ -78,6 +78,7 @@ from server.hub.outputs import (
     PromptOut,
     QueuedOut,
     SeatedOut,
+    SharedFrames,
 )
 from server.hub.wire import (
     action_from_wire,
@@ -90,6 +91,7 @@ from server.hub.wire import (
 log = logging.getLogger(__name__)
 
 MAX_PROMPT_CREDIT = 8
+_SHARED_KEY = "jantaku-ws"  # this adapter's frames in SharedFrames
 
 
 class ProtocolSession(SeatConnection):
@@ -102,8 +104,28 @@ class ProtocolSession(SeatConnection):
     # -- frames out --------------------------------------------------------------------------------
 
     def _deliver(self, item: Outbound) -> None:
+        if isinstance(item, EventsOut) and item.shared is not None:
+            self._deliver_events(item, item.shared)
+            return
         for message in self._render(item):
             if not self._send(message):
+                return
+
+    def _deliver_events(self, item: EventsOut, shared: SharedFrames) -> None:
+        """A published batch: the frame of an event every seat sees alike is encoded by the first
+        seat and reused by the others (``SharedFrames``); the others are this seat's own."""
+        frames, public = shared.frames, shared.public
+        for i, event in enumerate(item.events):
+            key = (_SHARED_KEY, i)
+            frame = frames.get(key) if public[i] else None
+            if frame is None:
+                message = EventMessage(
+                    match_id=item.match_id, version=item.first_version + i, event=event_to_wire(event)
+                )
+                frame = encode(message)
+                if public[i]:
+                    frames[key] = frame
+            if not self._outbox.put(frame):
                 return
 
     def _render(self, item: Outbound) -> Iterator[ServerMessage]:

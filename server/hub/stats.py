@@ -14,12 +14,12 @@ event loop's queueing.
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+import msgspec
 from websockets.asyncio.server import ServerConnection
 
 from client_protocol.codec import decode_json
@@ -27,6 +27,16 @@ from client_protocol.errors import ProtocolError
 
 ENV = "JANTAKU_HUB_STATS"
 MAX_SAMPLES = 2_000_000
+
+
+class _Tagged(msgspec.Struct):
+    """The two fields the timing reads of our own ``ack`` frames (msgspec skips the rest)."""
+
+    type: str = ""
+    request_id: int | None = None
+
+
+_peek = msgspec.json.Decoder(_Tagged).decode
 
 
 def enabled() -> bool:
@@ -92,7 +102,7 @@ class TimedConnection:
     def _seen(self, frame: str | bytes) -> None:
         if isinstance(frame, str) and '"act"' in frame and len(self._pending) < 64:
             try:
-                message = decode_json(frame)
+                message = decode_json(frame)  # a client's frame: the entry point's limits
             except ProtocolError:
                 return
             if isinstance(message, dict) and message.get("type") == "act":
@@ -110,13 +120,16 @@ class TimedConnection:
             self._seen(frame)
             yield frame
 
-    async def send(self, message: bytes, text: bool = True) -> None:
-        if self._pending and b'"ack"' in message[:24]:
-            try:
-                rid = json.loads(message).get("request_id")
-            except ValueError:
-                rid = None
-            sent_at = self._pending.pop(rid, None) if isinstance(rid, int) else None
-            if sent_at is not None:
-                self._stats.record(time.perf_counter() - sent_at)
-        await self._ws.send(message, text=text)
+    def written(self, frames: Sequence[bytes]) -> None:
+        """The connection's writer hands ``frames`` to the socket (``Outbox``): time the acks."""
+        if not self._pending:
+            return
+        for frame in frames:
+            if b'"ack"' in frame[:24]:
+                try:
+                    rid = _peek(frame).request_id
+                except msgspec.DecodeError:
+                    continue
+                sent_at = self._pending.pop(rid, None) if rid is not None else None
+                if sent_at is not None:
+                    self._stats.record(time.perf_counter() - sent_at)

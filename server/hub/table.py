@@ -455,7 +455,7 @@ class TableActor:
         await self._commits.append(record, action)
         await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to, acted_at=now)
         if self._metrics is not None:
-            self._metrics.actions.labels(source).inc()
+            self._metrics.count_action(source)
 
     async def _reconcile(self) -> None:
         """After a write whose outcome is unknown: adopt it if it landed, forget it if not."""

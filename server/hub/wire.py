@@ -14,7 +14,9 @@ Discard(tile=35, tsumogiri=False)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import Any, assert_never
 
 from client_protocol.errors import ErrorCode, ProtocolError
@@ -51,12 +53,25 @@ __all__ = [
     "tiles_to_wire",
 ]
 
-_ACTION_ORDER = {action_type: i for i, action_type in enumerate(ActionType)}
+_ACTION_TYPE = {action_type.value: action_type for action_type in ActionType}
+_ACTION_ORDER = {action_type.value: i for i, action_type in enumerate(ActionType)}
+_CACHED_ACTIONS = 4096  # distinct actions are few (a tile or a meld each): their wire forms are kept
 
 
 def action_to_wire(action: Action) -> WireAction:
     """The wire form of one engine action (as listed in a prompt's ``legal_actions``)."""
-    action_type = ActionType(action.TYPE)
+    return _wire_entry(action)[1]
+
+
+@functools.lru_cache(maxsize=_CACHED_ACTIONS)
+def _wire_entry(action: Action) -> tuple[tuple[int, tuple[tuple[int, int], ...], bool], WireAction]:
+    """An action's place in a prompt's order and its wire form: both depend on the action only, and
+    engine actions and wire actions are frozen, so one computation serves every prompt."""
+    return _action_sort_key(action), _to_wire(action)
+
+
+def _to_wire(action: Action) -> WireAction:
+    action_type = _ACTION_TYPE[action.TYPE]
     match action:
         case Discard(tile, tsumogiri) | Riichi(tile, tsumogiri):
             return WireAction(type=action_type, tile=tile_name(tile), tsumogiri=tsumogiri)
@@ -72,7 +87,7 @@ def action_to_wire(action: Action) -> WireAction:
 
 def legal_actions_to_wire(actions: Iterable[Action]) -> tuple[WireAction, ...]:
     """A prompt's ``legal_actions`` in a stable order: by action type, then by tiles."""
-    return tuple(action_to_wire(a) for a in sorted(actions, key=_action_sort_key))
+    return tuple(wire for _, wire in sorted(map(_wire_entry, actions), key=itemgetter(0)))
 
 
 def _action_sort_key(action: Action) -> tuple[int, tuple[tuple[int, int], ...], bool]:
@@ -87,7 +102,7 @@ def _action_sort_key(action: Action) -> tuple[int, tuple[tuple[int, int], ...], 
             tiles = consumed
         case _:
             tiles = ()
-    return (_ACTION_ORDER[ActionType(action.TYPE)], tuple(sort_key(t) for t in tiles), tsumogiri)
+    return (_ACTION_ORDER[action.TYPE], tuple(sort_key(t) for t in tiles), tsumogiri)
 
 
 def action_from_wire(action: WireAction) -> Action:

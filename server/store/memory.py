@@ -23,6 +23,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+import msgspec
+
 from server.domain.errors import ConflictError, NotFoundError
 from server.domain.reads import (
     AuditEntry,
@@ -121,15 +123,52 @@ def _account_from_json(item: dict[str, Any]) -> Account:
     )
 
 
-def _as_stored(step: StepRecord) -> StepRecord:
-    """The step as a database gives it back: its JSON through a JSON round trip (tuples become
-    lists), so code tested against this repository sees what the SQL store returns."""
-    return replace(
-        step,
-        action=json.loads(json.dumps(step.action)),
-        events=tuple(json.loads(json.dumps(list(step.events)))),
-        engine_events=None,  # (what a database gives back; and a retired table's events are freed)
-    )
+_encode_json = msgspec.json.Encoder().encode
+_decode_json = msgspec.json.Decoder().decode
+
+
+class _StoredStep:
+    """One stored step: its fields, and its JSON (``[action, events]``) encoded.
+
+    Encoded once when appended (msgspec, a few microseconds, where a copy through the standard
+    ``json`` module cost several times that; the hub's benchmark runs on this store), and decoded
+    when read, so that readers get what a database gives back (JSON values: tuples become lists,
+    keys strings), and a value the caller changes later changes nothing stored."""
+
+    __slots__ = ("fields", "payload")
+
+    def __init__(self, step: StepRecord) -> None:
+        # (match_id, step, seat, request_id, applied_at, source, format_version)
+        self.fields = (
+            step.match_id,
+            step.step,
+            step.seat,
+            step.request_id,
+            step.applied_at,
+            step.source,
+            step.format_version,
+        )
+        self.payload = _encode_json((step.action, step.events))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _StoredStep) and (self.fields, self.payload) == (other.fields, other.payload)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def record(self) -> StepRecord:
+        match_id, step, seat, request_id, applied_at, source, format_version = self.fields
+        action, events = _decode_json(self.payload)
+        return StepRecord(
+            match_id=match_id,
+            step=step,
+            seat=seat,
+            action=action,
+            events=tuple(events),
+            request_id=request_id,
+            applied_at=applied_at,
+            source=source,
+            format_version=format_version,
+        )
 
 
 class InMemoryRepository:
@@ -140,7 +179,7 @@ class InMemoryRepository:
         self._accounts: dict[str, Account] = {}
         self._sessions: dict[str, SessionRecord] = {}
         self._matches: dict[str, MatchRecord] = {}
-        self._steps: dict[str, list[StepRecord]] = {}
+        self._steps: dict[str, list[_StoredStep]] = {}
         self._results: dict[str, ResultRecord] = {}
         self._recovery: dict[str, RecoveryRecord] = {}
         self._audit: list[AuditEntry] = []
@@ -271,15 +310,19 @@ class InMemoryRepository:
         log = self._steps.get(step.match_id)
         if log is None:
             raise NotFoundError(f"no match {step.match_id!r}")
-        step = _as_stored(step)
-        if step.step < len(log) and log[step.step] == step:
+        stored = _StoredStep(step)
+        if step.step < len(log) and log[step.step] == stored:
             return  # the same write again (a retry after an uncertain outcome)
         if step.step != len(log):
             raise ConflictError(f"match {step.match_id}: step {step.step} but the log expects {len(log)}")
-        log.append(step)
+        log.append(stored)
+
+    def overwrite_step(self, step: StepRecord) -> None:
+        """Tests: put ``step`` in place of the stored step of the same number (a tampered log)."""
+        self._steps[step.match_id][step.step] = _StoredStep(step)
 
     async def steps(self, match_id: str, after: int = -1) -> Sequence[StepRecord]:
-        return tuple(self._steps.get(match_id, ())[after + 1 :])
+        return tuple(s.record() for s in self._steps.get(match_id, ())[after + 1 :])
 
     async def step_count(self, match_id: str) -> int:
         return len(self._steps.get(match_id, ()))
@@ -308,7 +351,8 @@ class InMemoryRepository:
         return MatchPage(listings, len(selected))
 
     async def hand_results(self, match_id: str) -> Sequence[HandResult]:
-        log = [(s.step, s.events, s.format_version) for s in self._steps.get(match_id, ())]
+        steps = [s.record() for s in self._steps.get(match_id, ())]
+        log = [(s.step, s.events, s.format_version) for s in steps]
         rows = _project(replay_ops(match_id, log))
         return [hand_result(rows[i]) for i in sorted(rows)]
 

@@ -214,12 +214,12 @@ async def test_a_tampered_log_is_flagged_and_not_resumed(lobbies: Lobbies) -> No
     await play(table, clock, alice, answers=5)
     await lobby.shutdown()
     # Change one stored event (a drawn tile) in the middle of the log.
-    log = repo._steps[table.match_id]
+    log = await repo.steps(table.match_id)
     k = next(i for i, s in enumerate(log) if i > 2 and any(e["type"] == "tile_drawn" for e in s.events))
     events = [dict(e) for e in log[k].events]
     drawn = next(e for e in events if e["type"] == "tile_drawn")
     drawn["tile"] = "1z" if drawn["tile"] != "1z" else "2z"
-    log[k] = replace(log[k], events=tuple(events))
+    repo.overwrite_step(replace(log[k], events=tuple(events)))
 
     lobby, clock = lobbies.make(repo)
     report = await lobby.recover()
