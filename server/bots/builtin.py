@@ -19,6 +19,11 @@ from server.engine.views import SeatView
 
 Bot = Callable[[SeatView, frozenset[Action]], Action]
 
+# One instance each, made once: a bot asks "may I win / must I answer?" on every decision.
+_TSUMO = Tsumo()
+_RON = Ron()
+_PASS = Pass()
+
 
 def _ordered(legal: frozenset[Action]) -> list[Action]:
     """A deterministic order of a set of actions (sets of dataclasses have no stable order)."""
@@ -26,8 +31,8 @@ def _ordered(legal: frozenset[Action]) -> list[Action]:
 
 
 def tsumogiri_bot(view: SeatView, legal: frozenset[Action]) -> Action:
-    if Pass() in legal:
-        return Pass()
+    if _PASS in legal:
+        return _PASS
     for a in legal:
         if isinstance(a, Discard) and a.tsumogiri:
             return a
@@ -54,12 +59,12 @@ def _tie_break(k: int, counts: list[int]) -> tuple[int, int]:
 
 
 def greedy_bot(view: SeatView, legal: frozenset[Action]) -> Action:
-    if Tsumo() in legal:
-        return Tsumo()
-    if Ron() in legal:
-        return Ron()
-    if Pass() in legal:
-        return Pass()
+    if _TSUMO in legal:
+        return _TSUMO
+    if _RON in legal:
+        return _RON
+    if _PASS in legal:
+        return _PASS
     counts = [0] * NUM_KINDS
     for t in view.hand:
         counts[kind(t)] += 1

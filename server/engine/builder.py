@@ -137,8 +137,13 @@ class Builder:
 
     def finish(self, step: int) -> Transition:
         s = self.scores
-        state = dataclasses.replace(
-            self.state,
+        old = self.state
+        # Every field spelled out rather than ``dataclasses.replace`` (which looks the fields up
+        # by name on every call): one step's largest remaining cost outside the rules themselves.
+        state = MatchState(
+            ruleset=old.ruleset,
+            seed=old.seed,
+            injected_walls=old.injected_walls,
             scores=(s[0], s[1], s[2], s[3]),
             riichi_sticks=self.sticks,
             step=step,
