@@ -54,8 +54,8 @@ test: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -c "import server.buildinfo as b; print('pytest on the', b.describe())"
-	$(BIN)/pytest -q
-	JANTAKU_PURE=1 $(BIN)/pytest -q tests/engine
+	$(BIN)/pytest -q -n auto
+	JANTAKU_PURE=1 $(BIN)/pytest -q -n auto tests/engine
 
 ## make serve: install what serving needs, then run the hub on ws://127.0.0.1:8765/ws (docs/hub.md)
 serve: $(SERVE_STAMP)

@@ -28,6 +28,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
+from client_protocol.errors import ErrorCode
+from client_protocol.messages import GuestAuth
 from server.domain.records import Account
 from server.hub.adapter import (
     Authenticate,
@@ -68,6 +70,10 @@ class SessionHost(Protocol):
         ...
 
     def unregister(self, connection: WebSocketConnection) -> None: ...
+
+    def guest_allowed(self, connection: WebSocketConnection) -> bool:
+        """May this connection's address say one more guest hello now (per-address limit)?"""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +189,12 @@ class WebSocketConnection:
         """The authenticated account (only asked for after it registered with the hub)."""
         return self.core.account
 
+    @property
+    def address(self) -> str | None:
+        """The client's address (for per-address limits)."""
+        remote = self._ws.remote_address
+        return str(remote[0]) if remote else None
+
     async def run(self) -> None:
         """Serve the connection until it closes."""
         core = self.core
@@ -242,6 +254,10 @@ class WebSocketConnection:
         auth = self._host.auth
         match request:
             case Authenticate(auth=credentials):
+                if isinstance(credentials, GuestAuth) and not self._host.guest_allowed(self):
+                    raise AuthError(
+                        "too many guest hellos from your address; wait a little", ErrorCode.RATE_LIMITED
+                    )
                 authed = await auth.authenticate(credentials)
                 return authed.account, authed.session_token
             case AuthenticateBearer(token=token):

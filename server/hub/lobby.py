@@ -114,8 +114,10 @@ class Lobby:
         rng: random.Random | None = None,
         metrics: HubMetrics | None = None,
         wall: Callable[[], float] = time.time,
+        store_guest: Callable[[str], Coroutine[Any, Any, None]] | None = None,
     ) -> None:
         self._repo = repo
+        self._store_guest = store_guest  # a guest's account is stored when it first sits at a table
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
@@ -414,6 +416,10 @@ class Lobby:
         table, participants = reserved
         match_id = table.match_id
         try:
+            if self._store_guest is not None:
+                for p in participants.values():
+                    if p.account.kind is AccountKind.GUEST:
+                        await self._store_guest(p.account.id)
             await table.start(participants)
         except Exception:
             log.exception("could not start table %s", match_id, extra={"match_id": match_id})
