@@ -1,10 +1,14 @@
 """Engine throughput: N hanchan of four ``greedy`` bots, in kyoku/s and games/s.
 
     python bench/engine.py [--games N] [--seed S]
+    JANTAKU_PURE=1 python bench/engine.py ...      # the pure Python engine instead of the compiled one
 
 When the ``riichienv`` package (a Rust riichi engine) is importable, the same number of hanchan is
-played there by an equivalent shanten-greedy agent in the same run and the ratio is printed. Numbers
-go to docs/benchmarks.md; nothing here is asserted by the test suite.
+played there by an equivalent shanten-greedy agent in the same run and the ratio is printed. The
+two engines take turns game by game and each is timed in CPU seconds of this process
+(``time.process_time``), so other work on a shared machine shifts both alike and hardly moves the
+ratio. The first line says which engine build runs (server/buildinfo.py). Numbers go to
+docs/benchmarks.md; nothing here is asserted by the test suite.
 """
 
 from __future__ import annotations
@@ -14,17 +18,25 @@ import time
 from typing import Any
 
 from server.bots.selfplay import play_events
+from server.buildinfo import describe
 from server.engine.events import RoundStarted
 from server.engine.rules import TENHOU
 
 
+def jantaku_game(seed: int, g: int) -> tuple[int, float]:
+    """One hanchan: (kyoku played, CPU seconds)."""
+    start = time.process_time()
+    events = play_events(TENHOU, f"bench-{seed}-{g}".encode(), ["greedy"] * 4)
+    secs = time.process_time() - start
+    return sum(isinstance(e, RoundStarted) for e in events), secs
+
+
 def bench_jantaku(games: int, seed: int) -> tuple[int, float]:
-    kyoku = 0
-    start = time.perf_counter()
+    kyoku, secs = 0, 0.0
     for g in range(games):
-        events = play_events(TENHOU, f"bench-{seed}-{g}".encode(), ["greedy"] * 4)
-        kyoku += sum(isinstance(e, RoundStarted) for e in events)
-    return kyoku, time.perf_counter() - start
+        k, s = jantaku_game(seed, g)
+        kyoku, secs = kyoku + k, secs + s
+    return kyoku, secs
 
 
 def _riichienv_greedy(obs: Any, rv: Any) -> Any:
@@ -51,20 +63,14 @@ def _riichienv_greedy(obs: Any, rv: Any) -> Any:
     return choice
 
 
-def bench_riichienv(games: int, seed: int) -> tuple[int, float] | None:
-    try:
-        import riichienv as rv
-    except ImportError:
-        return None
-    kyoku = 0
-    start = time.perf_counter()
-    for g in range(games):
-        env = rv.RiichiEnv(game_mode=rv.GameType.YON_HANCHAN, seed=seed * 1000 + g)
-        obs = env.reset()
-        while not env.done():
-            obs = env.step({pid: _riichienv_greedy(o, rv) for pid, o in obs.items()})
-        kyoku += sum(1 for e in env.mjai_log if e.get("type") == "start_kyoku")
-    return kyoku, time.perf_counter() - start
+def riichienv_game(rv: Any, seed: int, g: int) -> tuple[int, float]:
+    start = time.process_time()
+    env = rv.RiichiEnv(game_mode=rv.GameType.YON_HANCHAN, seed=seed * 1000 + g)
+    obs = env.reset()
+    while not env.done():
+        obs = env.step({pid: _riichienv_greedy(o, rv) for pid, o in obs.items()})
+    secs = time.process_time() - start
+    return sum(1 for e in env.mjai_log if e.get("type") == "start_kyoku"), secs
 
 
 def main() -> None:
@@ -72,19 +78,29 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    kyoku, secs = bench_jantaku(args.games, args.seed)
-    ours = kyoku / secs
+    try:
+        import riichienv as rv
+    except ImportError:
+        rv = None
+    print(describe())
+    ours_k, ours_s, theirs_k, theirs_s = 0, 0.0, 0, 0.0
+    for g in range(args.games):
+        k, s = jantaku_game(args.seed, g)
+        ours_k, ours_s = ours_k + k, ours_s + s
+        if rv is not None:
+            k, s = riichienv_game(rv, args.seed, g)
+            theirs_k, theirs_s = theirs_k + k, theirs_s + s
+    ours = ours_k / ours_s
     print(
-        f"jantaku:   {args.games} hanchan, {kyoku} kyoku in {secs:.2f} s: {ours:.1f} kyoku/s, "
-        f"{args.games / secs:.2f} games/s (one core, greedy x4)"
+        f"jantaku:   {args.games} hanchan, {ours_k} kyoku in {ours_s:.2f} CPU s: {ours:.1f} kyoku/s, "
+        f"{args.games / ours_s:.2f} games/s (one core, greedy x4)"
     )
-    theirs = bench_riichienv(args.games, args.seed)
-    if theirs is None:
+    if rv is None:
         print("riichienv: not installed (pip install riichienv to compare)")
         return
-    rk, rs = theirs
-    print(f"riichienv: {args.games} hanchan, {rk} kyoku in {rs:.2f} s: {rk / rs:.1f} kyoku/s")
-    print(f"ratio jantaku/riichienv: {ours / (rk / rs):.2f}")
+    theirs = theirs_k / theirs_s
+    print(f"riichienv: {args.games} hanchan, {theirs_k} kyoku in {theirs_s:.2f} CPU s: {theirs:.1f} kyoku/s")
+    print(f"ratio jantaku/riichienv: {ours / theirs:.2f}")
 
 
 if __name__ == "__main__":

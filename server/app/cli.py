@@ -13,6 +13,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from server import __version__, buildinfo
 from server.app import admin, serve, simulate
 from server.bots import cli as bots_cli
 from server.bots import connect_cli
@@ -38,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jantaku",
         description="Jantaku: an authoritative online Riichi Mahjong server.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"jantaku {__version__} ({buildinfo.describe()})",
+        help="print the version and which engine build runs (compiled with mypyc, or pure Python)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in REGISTRARS:

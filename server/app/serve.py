@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from server import __version__, buildinfo
 from server.app.compose import MEMORY_URL, open_repository, repository_url, running_server
 from server.app.loops import LOOP_CHOICES, LoopUnavailableError, choose_loop
 from server.app.review_api import ReviewServer
@@ -262,6 +263,7 @@ async def _serve(
         settings.data_dir, settings.database_url, commit_timeout_s=settings.commit_timeout_s
     ) as repo:
         url = repository_url(settings.data_dir, settings.database_url)
+        log.info("jantaku %s, %s", __version__, buildinfo.describe())
         log.info("store: %s", display_url(url) if url != MEMORY_URL else "in memory (nothing is kept)")
         await serve_forever(settings, repo, review_port=review_port, review_required=review_required)
 

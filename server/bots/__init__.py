@@ -1,97 +1,10 @@
-"""Built-in bots: pure functions of a seat's view and its legal actions.
+"""Built-in bots (:mod:`server.bots.builtin`), matches of them in-process (:mod:`server.bots.selfplay`)
+and bots that play on a hub (:mod:`server.bots.connect`).
 
-* ``tsumogiri`` always discards the drawn tile and passes every call (never wins).
-* ``random`` picks a uniformly random legal action from a generator seeded by the caller.
-* ``greedy`` takes every win, declares riichi when it can, never calls, and otherwise discards
-  the tile that leaves the lowest shanten (ties: honors, then terminals, then the least connected).
+The bots themselves live in ``builtin`` so that they are compiled with the engine (mypyc compiles
+modules, and a compiled package ``__init__`` would lose its submodules: server/buildinfo.py).
 """
 
-from __future__ import annotations
+from server.bots.builtin import BOTS, Bot, get_bot, greedy_bot, random_bot, tsumogiri_bot
 
-import hashlib
-from collections.abc import Callable
-
-from server.engine import hand as analysis
-from server.engine.actions import Action, Discard, Pass, Riichi, Ron, Tsumo
-from server.engine.errors import RulesError
-from server.engine.tiles import NUM_KINDS, kind, sort_key
-from server.engine.views import SeatView
-
-Bot = Callable[[SeatView, frozenset[Action]], Action]
-
-
-def _ordered(legal: frozenset[Action]) -> list[Action]:
-    """A deterministic order of a set of actions (sets of dataclasses have no stable order)."""
-    return sorted(legal, key=repr)
-
-
-def tsumogiri_bot(view: SeatView, legal: frozenset[Action]) -> Action:
-    if Pass() in legal:
-        return Pass()
-    for a in legal:
-        if isinstance(a, Discard) and a.tsumogiri:
-            return a
-    discards = sorted((a for a in legal if isinstance(a, Discard)), key=lambda a: sort_key(a.tile))
-    if discards:
-        return discards[-1]
-    return _ordered(legal)[0]
-
-
-def random_bot(view: SeatView, legal: frozenset[Action], *, salt: bytes = b"") -> Action:
-    """Uniform over the legal actions; reproducible from (salt, seat, step)."""
-    ordered = _ordered(legal)
-    digest = hashlib.sha256(salt + bytes([view.seat]) + view.step.to_bytes(8, "big")).digest()
-    return ordered[int.from_bytes(digest[:8], "big") % len(ordered)]
-
-
-def _tie_break(k: int, counts: list[int]) -> tuple[int, int]:
-    if k >= 27:
-        return (0, counts[k])
-    n = k % 9
-    terminal = 1 if n in (0, 8) else 2
-    neighbours = sum(counts[j] for j in (k - 2, k - 1, k + 1, k + 2) if 0 <= j < 27 and j // 9 == k // 9)
-    return (terminal, neighbours)
-
-
-def greedy_bot(view: SeatView, legal: frozenset[Action]) -> Action:
-    if Tsumo() in legal:
-        return Tsumo()
-    if Ron() in legal:
-        return Ron()
-    if Pass() in legal:
-        return Pass()
-    counts = [0] * NUM_KINDS
-    for t in view.hand:
-        counts[kind(t)] += 1
-    riichis = [a for a in legal if isinstance(a, Riichi)]
-    if riichis:
-        return min(riichis, key=lambda a: (not a.tsumogiri, sort_key(a.tile)))
-    discards = [a for a in legal if isinstance(a, Discard)]
-    if not discards:
-        return _ordered(legal)[0]
-    best: tuple[int, tuple[int, int], int, bool, tuple[int, int]] | None = None
-    choice: Action = discards[0]
-    # Shanten after discarding one tile of each kind, in one pass over the 14-tile hand.
-    by_kind = analysis.shanten_after_discards(counts) if sum(counts) % 3 == 2 else {}
-    for a in discards:
-        k = kind(a.tile)
-        if k not in by_kind:
-            counts[k] -= 1
-            by_kind[k] = analysis.shanten(counts)
-            counts[k] += 1
-        sh = by_kind[k]
-        # Lower shanten first, then the tie-break, then keep red fives, prefer tsumogiri.
-        key = (sh, _tie_break(k, counts), 1 if a.tile >= NUM_KINDS else 0, not a.tsumogiri, sort_key(a.tile))
-        if best is None or key < best:
-            best, choice = key, a
-    return choice
-
-
-BOTS: dict[str, Bot] = {"tsumogiri": tsumogiri_bot, "random": random_bot, "greedy": greedy_bot}
-
-
-def get_bot(name: str) -> Bot:
-    try:
-        return BOTS[name]
-    except KeyError:
-        raise RulesError(f"unknown bot {name!r}; choose from {sorted(BOTS)}") from None
+__all__ = ["BOTS", "Bot", "get_bot", "greedy_bot", "random_bot", "tsumogiri_bot"]

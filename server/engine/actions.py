@@ -11,7 +11,7 @@ mpsz notation; :func:`action_from_dict` parses it with precise errors.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from server.engine.errors import NotationError
 from server.engine.tiles import Tile, format_tiles, parse_tile, parse_tiles, tile_name
@@ -19,81 +19,121 @@ from server.engine.tiles import Tile, format_tiles, parse_tile, parse_tiles, til
 
 @dataclass(frozen=True, slots=True)
 class Discard:
-    TYPE: ClassVar[str] = "discard"
     tile: Tile
     tsumogiri: bool = False
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "discard"
 
 
 @dataclass(frozen=True, slots=True)
 class Riichi:
     """Declare riichi and discard ``tile`` in one decision."""
 
-    TYPE: ClassVar[str] = "riichi"
     tile: Tile
     tsumogiri: bool = False
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "riichi"
 
 
 @dataclass(frozen=True, slots=True)
 class Tsumo:
-    TYPE: ClassVar[str] = "tsumo"
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "tsumo"
 
 
 @dataclass(frozen=True, slots=True)
 class Ron:
-    TYPE: ClassVar[str] = "ron"
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "ron"
 
 
 @dataclass(frozen=True, slots=True)
 class Pass:
-    TYPE: ClassVar[str] = "pass"
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "pass"
 
 
 @dataclass(frozen=True, slots=True)
 class Chi:
     """Call the last discard into a sequence with the two ``consumed`` tiles from the hand."""
 
-    TYPE: ClassVar[str] = "chi"
     consumed: tuple[Tile, Tile]
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "chi"
 
 
 @dataclass(frozen=True, slots=True)
 class Pon:
-    TYPE: ClassVar[str] = "pon"
     consumed: tuple[Tile, Tile]
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "pon"
 
 
 @dataclass(frozen=True, slots=True)
 class Daiminkan:
-    TYPE: ClassVar[str] = "daiminkan"
     consumed: tuple[Tile, Tile, Tile]
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "daiminkan"
 
 
 @dataclass(frozen=True, slots=True)
 class Ankan:
-    TYPE: ClassVar[str] = "ankan"
     consumed: tuple[Tile, Tile, Tile, Tile]
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "ankan"
 
 
 @dataclass(frozen=True, slots=True)
 class Kakan:
     """Add ``tile`` to an existing pon of the same kind."""
 
-    TYPE: ClassVar[str] = "kakan"
     tile: Tile
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "kakan"
 
 
 @dataclass(frozen=True, slots=True)
 class KyuushuKyuuhai:
     """Abort the hand with nine or more kinds of terminals and honors on the first draw."""
 
-    TYPE: ClassVar[str] = "kyuushu_kyuuhai"
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "kyuushu_kyuuhai"
 
 
 Action = Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai
 
+# Each action's wire name (``TYPE``) is a property rather than a ``ClassVar``: mypyc takes a class
+# variable of a dataclass for a field (tests/engine/test_actions.py keeps these names in step).
 ACTION_TYPES: dict[str, type[Action]] = {
-    cls.TYPE: cls
-    for cls in (Discard, Riichi, Tsumo, Ron, Pass, Chi, Pon, Daiminkan, Ankan, Kakan, KyuushuKyuuhai)
+    "discard": Discard,
+    "riichi": Riichi,
+    "tsumo": Tsumo,
+    "ron": Ron,
+    "pass": Pass,
+    "chi": Chi,
+    "pon": Pon,
+    "daiminkan": Daiminkan,
+    "ankan": Ankan,
+    "kakan": Kakan,
+    "kyuushu_kyuuhai": KyuushuKyuuhai,
 }
 
 
@@ -121,7 +161,7 @@ def action_from_dict(data: Any) -> Action:
     cls = ACTION_TYPES.get(raw_type) if isinstance(raw_type, str) else None
     if cls is None:
         raise NotationError(f"unknown action type {raw_type!r}; expected one of {sorted(ACTION_TYPES)}")
-    kind_: str = cls.TYPE
+    kind_ = str(raw_type)  # a key of ACTION_TYPES
     allowed = {"type"}
     result: Action
     if cls in (Discard, Riichi):

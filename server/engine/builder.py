@@ -9,7 +9,7 @@ The builder itself deals, draws, turns dora indicators and opens the next decisi
 from __future__ import annotations
 
 import dataclasses
-from typing import TypedDict, TypeVar, Unpack
+from typing import TypedDict, Unpack
 
 from server.engine import hand as analysis
 from server.engine import wall as walls
@@ -65,14 +65,29 @@ class PlayerChanges(TypedDict, total=False):
 
 
 _SETATTR = object.__setattr__
-_Slotted = TypeVar("_Slotted", HandState, Player)
 
 
-def _clone(obj: _Slotted) -> _Slotted:
-    """A shallow copy of a frozen slotted dataclass that only the builder will write to."""
-    new = object.__new__(type(obj))
-    for name in type(obj).__slots__:
-        _SETATTR(new, name, getattr(obj, name))
+_HAND_FIELDS = tuple(f.name for f in dataclasses.fields(HandState))
+_PLAYER_FIELDS = tuple(f.name for f in dataclasses.fields(Player))
+
+
+# Shallow copies of frozen dataclasses that only the builder will write to. ``cls.__new__`` rather
+# than ``object.__new__``, and the dataclass fields rather than ``__slots__``: the same code copies
+# the pure Python classes and the mypyc-compiled (native) ones, which refuse ``object.__new__`` and
+# have no ``__slots__``.
+
+
+def _clone_hand(hand: HandState) -> HandState:
+    new = HandState.__new__(HandState)
+    for name in _HAND_FIELDS:
+        _SETATTR(new, name, getattr(hand, name))
+    return new
+
+
+def _clone_player(player: Player) -> Player:
+    new = Player.__new__(Player)
+    for name in _PLAYER_FIELDS:
+        _SETATTR(new, name, getattr(player, name))
     return new
 
 
@@ -87,7 +102,7 @@ class Builder:
         # Copy-on-first-write: the builder mutates only its private copies (never the input state's
         # objects), and the copies escape only through ``finish``, frozen from then on. This avoids
         # a dataclasses.replace per field change, which was half of the engine's time.
-        self.hand = _clone(state.hand)
+        self.hand = _clone_hand(state.hand)
         self.players = list(state.hand.players)
         self.owned = [False, False, False, False]
         self.finished = state.finished
@@ -104,7 +119,7 @@ class Builder:
 
     def set_player(self, seat: int, **changes: Unpack[PlayerChanges]) -> None:
         if not self.owned[seat]:
-            self.players[seat] = _clone(self.players[seat])
+            self.players[seat] = _clone_player(self.players[seat])
             self.owned[seat] = True
         player = self.players[seat]
         for name, value in changes.items():
@@ -122,8 +137,13 @@ class Builder:
 
     def finish(self, step: int) -> Transition:
         s = self.scores
-        state = dataclasses.replace(
-            self.state,
+        old = self.state
+        # Every field spelled out rather than ``dataclasses.replace`` (which looks the fields up
+        # by name on every call): one step's largest remaining cost outside the rules themselves.
+        state = MatchState(
+            ruleset=old.ruleset,
+            seed=old.seed,
+            injected_walls=old.injected_walls,
             scores=(s[0], s[1], s[2], s[3]),
             riichi_sticks=self.sticks,
             step=step,

@@ -24,11 +24,12 @@ from server.engine.errors import IllegalActionError, NotYourTurnError, RulesErro
 from server.engine.events import MatchStarted
 from server.engine.kans import resolve_chankan
 from server.engine.rules import Ruleset
-from server.engine.state import HandState, MatchState, Phase, Player, Transition
+from server.engine.state import HandState, MatchState, Phase, Player, Transition, Window
 from server.engine.tiles import Tile, sort_key, tile_name
 from server.engine.turns import turn_action
 
 ENGINE_VERSION = "1"
+_PASS = Pass()
 
 
 # ---------------------------------------------------------------------------------------------- API
@@ -131,8 +132,8 @@ def default_action(state: MatchState, seat: int) -> Action:
     opts = legal_actions(state, seat)
     if not opts:
         raise NotYourTurnError(f"seat {seat} has no decision at step {state.step}")
-    if Pass() in opts:
-        return Pass()
+    if _PASS in opts:
+        return _PASS
     discards = sorted(
         (a for a in opts if isinstance(a, Discard)), key=lambda a: (a.tsumogiri, sort_key(a.tile))
     )
@@ -155,7 +156,17 @@ def apply(state: MatchState, seat: int, action: Action) -> Transition:
         turn_action(b, seat, action)
     else:
         answers = (*window.answers, (seat, action))
-        b.hand = dataclasses.replace(b.hand, window=dataclasses.replace(window, answers=answers))
+        b.set_hand(
+            window=Window(
+                options=window.options,
+                answers=answers,
+                tile=window.tile,
+                from_seat=window.from_seat,
+                riichi=window.riichi,
+                kan=window.kan,
+                kan_consumed=window.kan_consumed,
+            )
+        )
         if len(answers) == len(window.options):
             if state.hand.phase is Phase.CALLS:
                 resolve_calls(b)

@@ -92,7 +92,7 @@ def parse_tile(text: str) -> Tile:
     return tiles[0]
 
 
-def parse_tiles(text: str) -> tuple[Tile, ...]:
+def parse_tiles(text: object) -> tuple[Tile, ...]:
     """Parse mpsz notation (``"123m406p77z"``) into faces, in the order written.
 
     Digits are collected until a suit letter closes them; ``0`` is the red five of its suit. Honors

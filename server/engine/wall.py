@@ -93,7 +93,7 @@ class SealedWall:
     commitment: str
 
 
-def _message(tag: bytes, seed: bytes, hand_index: int) -> bytes:
+def _message(tag: bytes, seed: object, hand_index: object) -> bytes:
     if not isinstance(seed, bytes):
         raise WallError(f"the seed must be bytes, got {type(seed).__name__}")
     if isinstance(hand_index, bool) or not isinstance(hand_index, int):
@@ -136,8 +136,12 @@ def _full_set(red_fives: Sequence[int]) -> Wall:
         raise WallError(str(exc)) from None
 
 
-def make_wall(seed: bytes, hand_index: int, red_fives: tuple[int, int, int]) -> Wall:
-    """The wall of hand ``hand_index`` of a match seeded with ``seed`` (see the module docstring)."""
+def make_wall(seed: object, hand_index: object, red_fives: tuple[int, int, int]) -> Wall:
+    """The wall of hand ``hand_index`` of a match seeded with ``seed`` (see the module docstring).
+
+    ``seed`` must be bytes and ``hand_index`` an int (else :class:`WallError`); they are typed
+    ``object`` so that the compiled engine checks them itself rather than raising ``TypeError``.
+    """
     tiles = list(_full_set(red_fives))
     stream = _shake_stream(_message(WALL_TAG, seed, hand_index))
     for i in range(len(tiles) - 1, 0, -1):
@@ -146,7 +150,7 @@ def make_wall(seed: bytes, hand_index: int, red_fives: tuple[int, int, int]) -> 
     return tuple(tiles)
 
 
-def make_salt(seed: bytes, hand_index: int) -> bytes:
+def make_salt(seed: object, hand_index: object) -> bytes:
     """The 32-byte salt of a hand's commitment; secret until the hand ends, derived from the seed."""
     return hashlib.shake_256(_message(SALT_TAG, seed, hand_index)).digest(SALT_BYTES)
 
@@ -161,8 +165,10 @@ def commitment(salt: bytes, wall: Sequence[Tile]) -> str:
     return hashlib.sha256(salt + wall_bytes(wall)).hexdigest()
 
 
-def verify_wall(commitment_hex: str, salt: bytes, wall: Sequence[Tile]) -> bool:
+def verify_wall(commitment_hex: object, salt: object, wall: Sequence[Tile]) -> bool:
     """Whether a revealed salt and wall match the published commitment; never raises."""
+    if not isinstance(commitment_hex, str) or not isinstance(salt, bytes):
+        return False
     try:
         return commitment(salt, wall) == commitment_hex.lower()
     except (TypeError, ValueError, AttributeError):
@@ -187,7 +193,7 @@ def seal(
     return SealedWall(tiles, salt, commitment(salt, tiles))
 
 
-def validate_wall(wall: Sequence[int], red_fives: Sequence[int]) -> Wall:
+def validate_wall(wall: Sequence[object], red_fives: Sequence[int]) -> Wall:
     """Return ``wall`` as a tuple if it is exactly a permutation of ``full_set(red_fives)``.
 
     Raises :class:`WallError` naming the first problem: the length, a value that is not a face, or
@@ -200,11 +206,13 @@ def validate_wall(wall: Sequence[int], red_fives: Sequence[int]) -> Wall:
         raise WallError(f"a wall must be a sequence of tiles, got {type(wall).__name__}") from None
     if length != WALL_TILES:
         raise WallError(f"a wall has {WALL_TILES} tiles, got {length}")
-    for pos, tile in enumerate(wall):
+    faces: list[Tile] = []
+    for pos, tile in enumerate(wall):  # each an object: a bool must not pass for an int
         if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < NUM_FACES:
             raise WallError(f"wall position {pos} holds {tile!r}, which is not a tile face 0..36")
-    _check_multiset(Counter(wall), Counter(expected), red_fives, exact=True)
-    return tuple(wall)
+        faces.append(tile)
+    _check_multiset(Counter(faces), Counter(expected), red_fives, exact=True)
+    return tuple(faces)
 
 
 def _check_multiset(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import doctest
 import hashlib
 import json
 import re
@@ -32,12 +31,13 @@ from server.engine.rules import (
     Ruleset,
     preset,
 )
+from tests.engine.doctests import run_doctests
 
 OPTION_NAMES = [f.name for f in dataclasses.fields(Ruleset) if not f.name.startswith("_")]
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(rules_module)
+    result = run_doctests(rules_module)
     assert result.attempted > 0
     assert result.failed == 0
 

@@ -3,8 +3,6 @@ payments and nagashi mangan."""
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
 from server.engine import payments, scoring
@@ -21,6 +19,7 @@ from server.engine.payments import (
 )
 from server.engine.rules import Pao, PaoScope, Ruleset
 from server.engine.scoring import HandValue, points_limit
+from tests.engine.doctests import run_doctests
 
 TENHOU = Ruleset()
 FULL = Ruleset(pao_scope=PaoScope.FULL)
@@ -343,5 +342,5 @@ def test_nagashi_mangan() -> None:
 
 def test_doctests_of_scoring_and_payments() -> None:
     for module in (scoring, payments):
-        result = doctest.testmod(module)
+        result = run_doctests(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 from collections import Counter
 
 import pytest
@@ -38,12 +37,13 @@ from server.engine.tiles import (
     suit_of,
     tile_name,
 )
+from tests.engine.doctests import run_doctests
 
 faces = st.integers(min_value=0, max_value=NUM_FACES - 1)
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(tiles_module)
+    result = run_doctests(tiles_module)
     assert result.attempted > 0
     assert result.failed == 0
 
@@ -166,7 +166,7 @@ def test_notation_errors_name_the_input_and_position(text: str, fragments: list[
 def test_notation_error_is_a_value_error() -> None:
     assert issubclass(NotationError, RulesError)
     with pytest.raises(ValueError, match="must be a string"):
-        parse_tiles(123)  # type: ignore[arg-type]
+        parse_tiles(123)
 
 
 def test_parse_tile_needs_exactly_one() -> None:
