@@ -74,20 +74,36 @@ CLIENT_PROTOCOL_FORBIDDEN: tuple[str, ...] = ("server",)
 # composition root, which builds the server from all of them.
 LAYERS: dict[str, frozenset[str]] = {
     "server.engine": frozenset(),
-    "server.domain": frozenset({"server.engine"}),
+    "server.ranking": frozenset(),  # ranked play's rules: pure data and functions
+    "server.domain": frozenset({"server.engine", "server.ranking"}),
     "server.eventlog": frozenset({"server.engine", "server.domain"}),  # the event-log codec
     "server.records": frozenset({"server.engine", "server.eventlog"}),
     "server.bots": frozenset({"server.engine", "server.records"}),
-    "server.store": frozenset({"server.engine", "server.domain", "server.eventlog"}),
+    "server.store": frozenset({"server.engine", "server.ranking", "server.domain", "server.eventlog"}),
     "server.hub": frozenset(
-        {"server.engine", "server.domain", "server.eventlog", "server.records", "server.bots"}
+        {
+            "server.engine",
+            "server.ranking",
+            "server.domain",
+            "server.eventlog",
+            "server.records",
+            "server.bots",
+        }
     ),
     "server.web": frozenset(
-        {"server.engine", "server.domain", "server.eventlog", "server.records", "server.hub"}
+        {
+            "server.engine",
+            "server.ranking",
+            "server.domain",
+            "server.eventlog",
+            "server.records",
+            "server.hub",
+        }
     ),
     "server.app": frozenset(
         {
             "server.engine",
+            "server.ranking",
             "server.domain",
             "server.eventlog",
             "server.records",
