@@ -97,7 +97,7 @@ class Authenticator:
         match auth:
             case TokenAuth(token=token):
                 account = await self._by_api_token(token)
-                return Authenticated(account, await self._new_session(account))
+                return Authenticated(account, await self.new_session(account))
             case GuestAuth(name=name):
                 account_id = f"g-{secrets.token_hex(8)}"
                 account = Account(
@@ -108,7 +108,7 @@ class Authenticator:
                     created_at=self._wall(),
                 )
                 await self._repo.create_account(account)
-                return Authenticated(account, await self._new_session(account))
+                return Authenticated(account, await self.new_session(account))
             case SessionAuth(session_token=token):
                 return Authenticated(await self._by_session_token(token), token)
 
@@ -147,7 +147,8 @@ class Authenticator:
             raise AuthError("this session's account is no longer active")
         return account
 
-    async def _new_session(self, account: Account) -> str:
+    async def new_session(self, account: Account) -> str:
+        """A new session token for ``account`` (secret: only its hash is stored)."""
         session_id = f"s-{secrets.token_hex(8)}"
         token = make_token(session_id)
         now = self._wall()

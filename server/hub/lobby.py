@@ -33,7 +33,7 @@ from typing import Any
 
 from client_protocol.errors import ErrorCode
 from server.bots import BOTS
-from server.domain.ports import Repository
+from server.domain.ports import Ratings, Repository
 from server.domain.records import Account, AccountKind, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
@@ -41,6 +41,7 @@ from server.hub.clock import Cancellable, Clock
 from server.hub.inbox import Attach, SeatSpec
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
+from server.hub.ranked import BASE_PRESET, RankedEntryError, check_entry, is_ranked, ranked_queue
 from server.hub.recovery import RecoveredMatch, ReplayDivergedError, UnrecoverableError, rebuild
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
@@ -114,8 +115,10 @@ class Lobby:
         rng: random.Random | None = None,
         metrics: HubMetrics | None = None,
         wall: Callable[[], float] = time.time,
+        ratings: Ratings | None = None,
     ) -> None:
         self._repo = repo
+        self._ratings = ratings  # ranked rooms' entry requirements (server.hub.ranked)
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
@@ -145,6 +148,9 @@ class Lobby:
     # -- quick match ---------------------------------------------------------------------------------
 
     async def join_queue(self, p: Participant, preset: str, request_id: int | None) -> None:
+        if is_ranked(preset):
+            await self._join_ranked(p, preset, request_id)
+            return
         name = preset.removesuffix(BOTS_SUFFIX)
         now_with_bots = name != preset
         try:
@@ -176,6 +182,27 @@ class Lobby:
         if reserved is not None:
             await self._start(reserved)
 
+    async def _join_ranked(self, p: Participant, name: str, request_id: int | None) -> None:
+        """A ranked room's queue: entry checked, never filled with bots (server.hub.ranked)."""
+        try:
+            self._check_open()
+            _require(p.account, Scope.PLAY)
+            q = ranked_queue(name, self.rulesets.get(BASE_PRESET) or PRESETS[BASE_PRESET])
+            await check_entry(self._ratings, p.account, q)
+        except (LobbyError, RankedEntryError) as exc:
+            p.deliver(ErrorOut(exc.code, exc.message, request_id))
+            return
+        self._forget_waiting(p.account.id)
+        queue = self._queues.setdefault(name, [])
+        queue.append(_Waiting(p, self._clock.now()))
+        reserved: Reserved | None = None
+        if len(queue) >= 4:
+            group, queue[:] = queue[:4], queue[4:]
+            reserved = self._reserve(group, q.ruleset, name, self.settings.timers)
+        self._announce_queue(name)
+        if reserved is not None:
+            await self._start(reserved)
+
     def _announce_queue(self, name: str) -> None:
         queue = self._queues.get(name, [])
         for w in queue:
@@ -186,7 +213,7 @@ class Lobby:
         if old is not None:
             old.cancel()
         queue = self._queues.get(name)
-        if not queue:
+        if not queue or is_ranked(name):  # a ranked table waits for players, never for bots
             return
         when = queue[0].since + self.settings.bot_fill_after_s
         self._fill_timers[name] = self._clock.call_at(when, lambda: self._spawn(self._fill(name)))

@@ -41,7 +41,7 @@ from websockets.datastructures import Headers
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
-from server.domain.ports import Repository
+from server.domain.ports import Ratings, Repository
 from server.engine.rules import Ruleset
 from server.hub.adapter import SeatConnection
 from server.hub.auth import Authenticator, AuthError
@@ -111,8 +111,10 @@ class Hub:
         rng: random.Random | None = None,
         wall: Callable[[], float] = time.time,
         http_fallback: HttpFallback | None = None,
+        ratings: Ratings | None = None,
     ) -> None:
         self.settings = settings
+        self.ratings = ratings  # ranked rooms (server.hub.ranked); None: no ranked play
         self._http_fallback = http_fallback
         self.repo = repo
         self._clock = clock or SystemClock()
@@ -128,6 +130,7 @@ class Hub:
             rng=rng,
             metrics=self.metrics,
             wall=wall,
+            ratings=ratings,
         )
         self.metrics.watch(
             tables=lambda: sum(1 for t in self._lobby.tables.values() if t.running),
@@ -220,6 +223,11 @@ class Hub:
     async def start(self) -> None:
         """Resume the matches the store has as running (crash recovery), then listen."""
         self.recovery = await self._lobby.recover()
+        if self.ratings is not None:
+            # A ranked match whose result was stored but whose rating write failed: rate it now.
+            rated = await self.ratings.rate_pending(time.time())
+            if rated:
+                log.info("rated %d ranked matches left unrated", rated)
         self.gc_pauses.register()
         limits = self.settings.limits
         self._server = await serve(
