@@ -37,11 +37,11 @@ from server.domain.ports import Ratings, Repository
 from server.domain.records import Account, AccountKind, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
+from server.hub import ranked
 from server.hub.clock import Cancellable, Clock
 from server.hub.inbox import Attach, SeatSpec
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
-from server.hub.ranked import BASE_PRESET, RankedEntryError, check_entry, is_ranked, ranked_queue
 from server.hub.recovery import RecoveredMatch, ReplayDivergedError, UnrecoverableError, rebuild
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
@@ -148,8 +148,8 @@ class Lobby:
     # -- quick match ---------------------------------------------------------------------------------
 
     async def join_queue(self, p: Participant, preset: str, request_id: int | None) -> None:
-        if is_ranked(preset):
-            await self._join_ranked(p, preset, request_id)
+        if ranked.is_ranked(ranked.canonical_queue(preset)):
+            await self._join_ranked(p, ranked.canonical_queue(preset), request_id)
             return
         name = preset.removesuffix(BOTS_SUFFIX)
         now_with_bots = name != preset
@@ -187,9 +187,11 @@ class Lobby:
         try:
             self._check_open()
             _require(p.account, Scope.PLAY)
-            q = ranked_queue(name, self.rulesets.get(BASE_PRESET) or PRESETS[BASE_PRESET])
-            await check_entry(self._ratings, p.account, q)
-        except (LobbyError, RankedEntryError) as exc:
+            q = ranked.ranked_queue(
+                name, self.rulesets.get(ranked.BASE_PRESET) or PRESETS[ranked.BASE_PRESET]
+            )
+            await ranked.check_entry(self._ratings, p.account, q)
+        except (LobbyError, ranked.RankedEntryError) as exc:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))
             return
         self._forget_waiting(p.account.id)
@@ -213,7 +215,7 @@ class Lobby:
         if old is not None:
             old.cancel()
         queue = self._queues.get(name)
-        if not queue or is_ranked(name):  # a ranked table waits for players, never for bots
+        if not queue or ranked.is_ranked(name):  # a ranked table waits for players, never for bots
             return
         when = queue[0].since + self.settings.bot_fill_after_s
         self._fill_timers[name] = self._clock.call_at(when, lambda: self._spawn(self._fill(name)))

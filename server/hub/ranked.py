@@ -44,6 +44,14 @@ class RankedQueue:
     ruleset: Ruleset
 
 
+ALIASES = {"ladder": "ranked:ladder:east", "ladder:east_south": "ranked:ladder:east_south"}
+"""Short names of ranked queues (``jantaku bot connect --queue ladder``)."""
+
+
+def canonical_queue(name: str) -> str:
+    return ALIASES.get(name, name)
+
+
 def is_ranked(name: str) -> bool:
     return name.startswith("ranked:")
 
