@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Row, bindparam, delete, exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -58,6 +58,13 @@ def _standing(row: Any) -> Standing:
     )
 
 
+def _unrated() -> ColumnElement[bool]:
+    return ~exists().where(RatedMatchRow.match_id == MatchRow.id)
+
+
+_STANDING_COLUMNS = ("rank", "points", "rating", "games", "firsts", "seconds", "thirds", "fourths")
+
+
 def _standing_values(s: Standing) -> dict[str, Any]:
     return {
         "rank": s.rank,
@@ -71,38 +78,41 @@ def _standing_values(s: Standing) -> dict[str, Any]:
     }
 
 
-async def _rated_match(conn: AsyncConnection, match_id: str, table_version: str) -> RatedMatch | None:
-    """What ``match_id`` contributes to the ratings, or None if it is not a rated match."""
-    match = (
-        await conn.execute(select(MatchRow.source, MatchRow.status).where(MatchRow.id == match_id))
-    ).first()
+async def _rated_match(
+    conn: AsyncConnection, match_id: str, table_version: str, *, unrated_only: bool = False
+) -> RatedMatch | None:
+    """What ``match_id`` contributes to the ratings, or None if it is not a rated match (or, with
+    ``unrated_only``, if it is rated already)."""
+    query = select(MatchRow.source, MatchRow.status).where(MatchRow.id == match_id)
+    if unrated_only:
+        query = query.where(_unrated())
+    match = (await conn.execute(query)).first()
     if match is None or match.status == MatchStatus.ABORTED.value:
         return None
     parsed = parse_ranked_source(match.source)
     if parsed is None:
         return None
     room, length = parsed
-    seats = (
+    rows = (
         await conn.execute(
-            select(SeatRow.account_id).where(SeatRow.match_id == match_id).order_by(SeatRow.seat)
+            select(SeatRow.account_id, MatchResultRow.rank)
+            .join(
+                MatchResultRow,
+                (MatchResultRow.match_id == SeatRow.match_id) & (MatchResultRow.seat == SeatRow.seat),
+            )
+            .where(SeatRow.match_id == match_id)
+            .order_by(SeatRow.seat)
         )
     ).all()
-    ranks = (
-        await conn.execute(
-            select(MatchResultRow.rank)
-            .where(MatchResultRow.match_id == match_id)
-            .order_by(MatchResultRow.seat)
-        )
-    ).all()
-    if len(ranks) != 4:
+    if len(rows) != 4:
         return None
     m = RatedMatch(
         match_id=match_id,
         room=room,
         board=board_of_room(room).value,
         length=length,
-        accounts=tuple(s.account_id for s in seats),
-        placements=tuple(r.rank for r in ranks),
+        accounts=tuple(r.account_id for r in rows),
+        placements=tuple(r.rank for r in rows),
         table_version=table_version,
     )
     try:
@@ -122,23 +132,29 @@ async def _store_changes(
     existed: set[StandingKey],
 ) -> None:
     keys = Ledger.keys(m)
-    for key, change in zip(keys, changes, strict=True):
-        account_id, board, length = key
-        values = _standing_values(change.after)
-        if key in existed:
-            await conn.execute(
-                update(StandingRow)
-                .where(
-                    StandingRow.account_id == account_id,
-                    StandingRow.board == board,
-                    StandingRow.length == length,
-                )
-                .values(values)
+    rows = [
+        {"account_id": k[0], "board": k[1], "length": k[2], **_standing_values(c.after)}
+        for k, c in zip(keys, changes, strict=True)
+    ]
+    fresh = [r for k, r in zip(keys, rows, strict=True) if k not in existed]
+    old = [r for k, r in zip(keys, rows, strict=True) if k in existed]
+    if fresh:
+        await conn.execute(insert(StandingRow), fresh)
+    if old:
+        await conn.execute(
+            update(StandingRow)
+            .where(
+                StandingRow.account_id == bindparam("b_account"),
+                StandingRow.board == bindparam("b_board"),
+                StandingRow.length == bindparam("b_length"),
             )
-        else:
-            await conn.execute(
-                insert(StandingRow).values(account_id=account_id, board=board, length=length, **values)
-            )
+            .values({k: bindparam(k) for k in _STANDING_COLUMNS}),
+            [
+                {"b_account": r["account_id"], "b_board": r["board"], "b_length": r["length"]}
+                | {k: r[k] for k in _STANDING_COLUMNS}
+                for r in old
+            ],
+        )
     await conn.execute(
         insert(RatingChangeRow),
         [
@@ -168,9 +184,7 @@ async def _store_changes(
 async def rate_on(conn: AsyncConnection, match_id: str, at: float) -> bool:
     """Rate ``match_id`` in the caller's transaction, once: False if it is not a rated match or is
     rated already."""
-    if (await conn.execute(select(RatedMatchRow.seq).where(RatedMatchRow.match_id == match_id))).first():
-        return False
-    m = await _rated_match(conn, match_id, CURRENT.version)
+    m = await _rated_match(conn, match_id, CURRENT.version, unrated_only=True)
     if m is None:
         return False
     accounts = [str(a) for a in m.accounts]
@@ -339,13 +353,12 @@ class SqlRatings:
 
     async def rate_pending(self, at: float) -> int:
         async with self.engine.connect() as conn:
-            rated = select(RatedMatchRow.match_id)
             rows = await conn.execute(
                 select(MatchRow.id)
                 .where(
                     MatchRow.source.like("ranked:%"),
                     MatchRow.status == MatchStatus.COMPLETED.value,
-                    MatchRow.id.not_in(rated),
+                    _unrated(),
                 )
                 .order_by(MatchRow.ended_at, MatchRow.id)
             )
@@ -419,7 +432,7 @@ class SqlRatings:
                     .where(
                         MatchRow.source.like("ranked:%"),
                         MatchRow.status == MatchStatus.COMPLETED.value,
-                        MatchRow.id.not_in(select(RatedMatchRow.match_id)),
+                        _unrated(),
                     )
                     .order_by(MatchRow.ended_at, MatchRow.id)
                 )
