@@ -199,3 +199,18 @@ async def test_rooms_leaderboard_and_profile(env: Env) -> None:
     assert [h["match_id"] for h in prof["history"]["east"]] == ["m-r"]
     assert "password" not in str(prof) and "id" not in prof
     assert (await c.get("/api/players/nobody")).status_code == 404
+
+
+async def test_the_browser_client_on_the_hubs_port_may_call_the_ranked_routes(env: Env) -> None:
+    """Same host, another port (the hub serves the page): CORS allowed; another host: not."""
+    own = {"Origin": "http://testserver:8765"}
+    r = await env.client.options(
+        "/api/accounts/signin", headers={**own, "Access-Control-Request-Method": "POST"}
+    )
+    assert r.status_code == 204 and r.headers["access-control-allow-origin"] == own["Origin"]
+    r = await env.client.get("/api/rooms", headers=own)
+    assert r.headers["access-control-allow-origin"] == own["Origin"]
+    r = await env.client.get("/api/rooms", headers={"Origin": "http://evil.test"})
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+    r = await env.client.get("/api/me", headers=own)  # the review API: no CORS
+    assert "access-control-allow-origin" not in r.headers

@@ -51,7 +51,7 @@ from server.web.api.params import (
     Until,
     filters,
 )
-from server.web.api.ranked import ranked_router
+from server.web.api.ranked import SameHostCors, ranked_router
 from server.web.api.review import (
     EXPORT_MEDIA_TYPES,
     EXPORT_SUFFIX,
@@ -527,4 +527,5 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
     install_error_handlers(app, repo.unavailable_errors)
 
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(SameHostCors)
     return app

@@ -16,9 +16,12 @@ Sign-in failures are rate-limited per account and per address (429 ``rate_limite
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from client_protocol.errors import ErrorCode as WireCode
 from server.domain.ports import Store
@@ -371,3 +374,55 @@ async def player(request: Request, name: Annotated[str, Path(pattern=NAME)]) -> 
         standings=await _standings(store, account, board),
         history=history,
     )
+
+
+RANKED_PATHS = ("/api/accounts/", "/api/rooms", "/api/leaderboard", "/api/players/")
+
+
+class SameHostCors:
+    """Cross-origin access to the ranked routes for the browser client, which the hub serves on
+    another port of the same host: an ``Origin`` whose host name is the request's gets
+    ``Access-Control-Allow-Origin`` (no credentials: the client sends its session token as a
+    Bearer header), and preflights are answered. Any other origin gets no CORS headers."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(RANKED_PATHS):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        origin = headers.get("origin")
+        allowed = origin is not None and _same_host(origin, headers.get("host", ""))
+        if allowed and scope["method"] == "OPTIONS":
+            response = Response(
+                status_code=204,
+                headers={
+                    "Access-Control-Allow-Origin": str(origin),
+                    "Access-Control-Allow-Methods": "GET, POST",
+                    "Access-Control-Allow-Headers": "authorization, content-type",
+                    "Access-Control-Max-Age": "600",
+                    "Vary": "Origin",
+                },
+            )
+            await response(scope, receive, send)
+            return
+
+        async def send_with_cors(message: Message) -> None:
+            if allowed and message["type"] == "http.response.start":
+                out = MutableHeaders(scope=message)
+                out["Access-Control-Allow-Origin"] = str(origin)
+                out["Vary"] = "Origin"
+            await send(message)
+
+        await self.app(scope, receive, send_with_cors)
+
+
+def _same_host(origin: str, host: str) -> bool:
+    try:
+        a = urlsplit(origin).hostname
+        b = urlsplit(f"//{host}").hostname
+    except ValueError:
+        return False
+    return a is not None and a == b
