@@ -11,9 +11,9 @@ Nothing here does I/O: the store keeps :class:`Standing` per player and length, 
 these functions return.
 
 >>> from server.ranking.tables import CURRENT, Length
->>> s = dan_after(Standing(), 1, CURRENT.room("open"), Length.EAST, CURRENT)
+>>> s = dan_after(Standing(), 1, CURRENT.room("open"), Length.EAST, CURRENT)  # novice: 20 of 20
 >>> (CURRENT.ranks[s.rank].key, s.points)
-('new', 20)
+('9k', 0)
 """
 
 from __future__ import annotations

@@ -120,3 +120,52 @@ def test_room_requirements() -> None:
     assert not may_enter(Standing(rank=idx("4d"), rating=1799.9), EXPERT)
     assert not may_enter(Standing(rank=idx("3d"), rating=1900), EXPERT)
     assert may_enter(Standing(rank=idx("4d"), rating=1800), EXPERT)
+
+
+def test_the_docstring_examples() -> None:
+    import doctest
+
+    import server.domain.ranked
+    import server.ranking.rules
+    import server.ranking.tables
+
+    for module in (server.ranking.rules, server.ranking.tables, server.domain.ranked):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_hand_stats_of_a_seat() -> None:
+    from server.domain.ranked import hand_stats
+    from server.domain.reads import HandResult
+
+    def hand(
+        outcome: str, wins: tuple[dict[str, object], ...] = (), tenpai: tuple[bool, ...] | None = None
+    ) -> HandResult:
+        return HandResult(
+            "m", 0, 0, 0, 0, 0, 0, (), "", 0, 9, outcome, None, wins, None, None, tenpai, None, None, None
+        )
+
+    tsumo = {"seat": 2, "from_seat": 2, "points": 8000, "deltas": [-2000, -2000, 8000, -4000]}
+    ron = {"seat": 1, "from_seat": 2, "points": 2000, "deltas": [0, 2000, -2000, 0]}
+    double = (
+        {"seat": 0, "from_seat": 2, "deltas": [1000, 0, -3000, 0]},
+        {"seat": 1, "from_seat": 2, "deltas": [0, 2000, 0, 0]},
+    )
+    hands = [
+        hand("won", (tsumo,)),
+        hand("won", (ron,)),
+        hand("won", double),
+        hand("drawn", (), (False, True, True, False)),
+    ]
+    hands.append(hand("drawn", (), None))  # an abortive draw: no tenpai flags
+    s = hand_stats((2, h) for h in hands)
+    assert (s.hands, s.wins, s.tsumo_wins, s.deal_ins, s.win_points, s.deal_in_points) == (
+        5,
+        1,
+        1,
+        2,
+        8000,
+        5000,
+    )
+    assert (s.draws, s.tenpai_at_draws) == (1, 1)
+    assert s.rate(s.deal_ins, s.hands) == 0.4 and s.rate(1, 0) is None

@@ -197,6 +197,8 @@ async def test_rooms_leaderboard_and_profile(env: Env) -> None:
     east = next(s for s in prof["standings"] if s["length"] == "east")
     assert east["placements"] == [0, 0, 0, 1] and east["rating"] == pytest.approx(1470)
     assert [h["match_id"] for h in prof["history"]["east"]] == ["m-r"]
+    assert prof["stats"]["east"]["matches"] == 1 and prof["stats"]["east"]["hands"] == 0  # no log here
+    assert prof["stats"]["east"]["win_rate"] is None
     assert "password" not in str(prof) and "id" not in prof
     assert (await c.get("/api/players/nobody")).status_code == 404
 

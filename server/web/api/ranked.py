@@ -15,6 +15,7 @@ Sign-in failures are rate-limited per account and per address (429 ``rate_limite
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -25,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from client_protocol.errors import ErrorCode as WireCode
 from server.domain.ports import Store
-from server.domain.ranked import Board, RatingChange, board_of_room
+from server.domain.ranked import Board, RatingChange, board_of_room, hand_stats
 from server.domain.records import Account, AccountKind
 from server.hub.accounts import AccountInputError, Accounts
 from server.hub.auth import Authenticated, Authenticator, AuthError
@@ -128,11 +129,27 @@ class HistoryPoint(BaseModel):
     at: float
 
 
+class StatsOut(BaseModel):
+    """Over the hands of the player's most recent rated matches (``matches`` of them)."""
+
+    matches: int
+    hands: int
+    win_rate: float | None
+    deal_in_rate: float | None
+    tsumo_share: float | None = Field(description="of the wins, those by tsumo")
+    average_win: float | None = Field(description="average value of a win, in points")
+    average_deal_in: float | None = Field(description="average cost of a deal-in, in points")
+    tenpai_at_draws: float | None = Field(
+        description="of the exhaustive draws, those the player was tenpai at"
+    )
+
+
 class Profile(BaseModel):
     name: str
     kind: str
     standings: list[StandingOut]
     history: dict[str, list[HistoryPoint]]
+    stats: dict[str, StatsOut]
 
 
 def _standing_out(s: Standing, length: Length) -> StandingOut:
@@ -364,15 +381,31 @@ async def player(request: Request, name: Annotated[str, Path(pattern=NAME)]) -> 
     if account is None or not account.active:
         raise ApiError(m.ErrorCode.NOT_FOUND, f"no player {name!r}")
     board = _board(account)
-    history = {
-        length.value: [_point(c) for c in await store.rating_history(account.id, board, length)]
-        for length in Length
-    }
+    changes = {length: await store.rating_history(account.id, board, length) for length in Length}
     return Profile(
         name=account.name,
         kind=account.kind.value,
         standings=await _standings(store, account, board),
-        history=history,
+        history={length.value: [_point(c) for c in cs] for length, cs in changes.items()},
+        stats={length.value: await _stats(store, cs[-STATS_MATCHES:]) for length, cs in changes.items()},
+    )
+
+
+STATS_MATCHES = 20  # a profile's statistics are over this many of the most recent rated matches
+
+
+async def _stats(store: Store, changes: Sequence[RatingChange]) -> StatsOut:
+    pairs = [(c.seat, h) for c in changes for h in await store.hand_results(c.match_id)]
+    s = hand_stats(pairs)
+    return StatsOut(
+        matches=len(changes),
+        hands=s.hands,
+        win_rate=s.rate(s.wins, s.hands),
+        deal_in_rate=s.rate(s.deal_ins, s.hands),
+        tsumo_share=s.rate(s.tsumo_wins, s.wins),
+        average_win=round(s.win_points / s.wins, 1) if s.wins else None,
+        average_deal_in=round(s.deal_in_points / s.deal_ins, 1) if s.deal_ins else None,
+        tenpai_at_draws=s.rate(s.tenpai_at_draws, s.draws),
     )
 
 

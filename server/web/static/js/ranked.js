@@ -275,6 +275,15 @@ export class Ranked {
     const sections = p.standings.map((s) => {
       const history = p.history[s.length] ?? [];
       const dist = s.placements.map((n, i) => `${i + 1}st 2nd 3rd 4th`.split(" ")[i] + ` ${n}`).join(" · ");
+      const st = p.stats?.[s.length];
+      const pc = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)}%`);
+      const num = (v) => (v === null || v === undefined ? "–" : String(Math.round(v)));
+      const stats = st && st.hands
+        ? h(doc, "p", { "data-testid": `profile-stats-${s.length}` },
+            `Last ${st.matches} matches, ${st.hands} hands: win ${pc(st.win_rate)} · deal-in ${pc(st.deal_in_rate)} · ` +
+              `tsumo ${pc(st.tsumo_share)} of wins · average win ${num(st.average_win)} · average deal-in ${num(st.average_deal_in)} · ` +
+              `tenpai at draws ${pc(st.tenpai_at_draws)}`)
+        : null;
       const recent = history.slice(-10).reverse().map((c) => h(doc, "li", {}, `${c.match_id}: ${c.placement}. place, R ${Math.round(c.rating)}`));
       return h(
         doc,
@@ -283,6 +292,7 @@ export class Ranked {
         h(doc, "h3", {}, LENGTH_LABEL[s.length]),
         h(doc, "p", { "data-testid": `profile-rank-${s.length}` }, standingText(s)),
         h(doc, "p", {}, `${s.games} games · average placement ${s.average_placement ?? "–"} · ${dist}`),
+        stats,
         history.length ? ratingChart(doc, history) : h(doc, "p", { className: "hint" }, "No rated match yet."),
         recent.length ? h(doc, "ul", { className: "recent" }, recent) : null,
       );
