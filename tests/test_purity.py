@@ -219,6 +219,16 @@ def test_engine_module_is_pure(path: Path) -> None:
     assert not found, "server.engine must stay pure (DESIGN.md):\n" + "\n".join(found)
 
 
+@pytest.mark.parametrize("path", _modules("server.ranking"), ids=_module_name)
+def test_ranking_module_is_pure(path: Path) -> None:
+    """Ranked play's rules are data and functions like the engine's: no clock, I/O or store."""
+    module = _module_name(path)
+    found = violations(
+        path.read_text(encoding="utf-8"), module, ENGINE_FORBIDDEN, is_package=path.name == "__init__.py"
+    )
+    assert not found, "server.ranking must stay pure (docs/ranking.md):\n" + "\n".join(found)
+
+
 @pytest.mark.parametrize("path", CLIENT_PROTOCOL_MODULES, ids=_module_name)
 def test_client_protocol_never_imports_server(path: Path) -> None:
     module = _module_name(path)
