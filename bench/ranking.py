@@ -5,8 +5,9 @@
 
 ``--scale`` multiplies both sizes (``--scale 0.01``: 1,000 players, 10,000 matches, for a quick run).
 The data is made fast: the accounts, matches, seats, results, rated matches, rating changes and
-standings of the generated history are written with PostgreSQL's COPY (asyncpg), in a schema of
-its own that is dropped afterwards. Then, through ``SqlRepository`` as the server uses it:
+standings of the generated history are made by PostgreSQL itself (``INSERT ... SELECT`` over
+``generate_series``), in a schema of its own that is dropped afterwards. Then, through
+``SqlRepository`` as the server uses it:
 
 * **rating update**: a new ranked match of four random players is created, then its result is stored
   with ``record_result``, the one transaction that writes the result and applies the rating (locks
@@ -32,10 +33,9 @@ import secrets
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -50,15 +50,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
 TARGET_MS = 50.0
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
-CHUNK = 200_000
-CHANGE_COLUMNS = [
-    *("match_id", "seat", "seq", "account_id", "board", "length", "placement", "rank_before"),
-    *("points_before", "rating_before", "rank_after", "points_after", "rating_after", "games_after"),
-    *("table_version", "rated_at"),
-]
-CHANGE_VALUES = (5, 50, 1500.0, 5, 60)  # rank, points, rating before; rank, points after
-TAIL = (10, CURRENT.version, T0)  # games after, table version, rated at
-COUNTS = (40, 10, 10, 10, 10)  # games and placements of a generated standing
 
 
 def pct(values: list[float], q: float) -> float:
@@ -66,129 +57,53 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def chunks(rows: Iterator[tuple[Any, ...]]) -> Iterator[list[tuple[Any, ...]]]:
-    batch: list[tuple[Any, ...]] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) >= CHUNK:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+GENERATE = [
+    # accounts p-0000000 ...
+    """INSERT INTO accounts (id, name, kind, scopes, created_at)
+       SELECT 'p-' || lpad(i::text, 7, '0'), 'player' || i, 'player', '["play", "spectate"]', :t0
+       FROM generate_series(0, :players - 1) AS i""",
+    """INSERT INTO matches (id, ruleset_json, ruleset_hash, seed_commitment, engine_version, wall_algorithm,
+                           status, source, created_at, ended_at)
+       SELECT 'm-' || lpad(i::text, 8, '0'), '{}', repeat('0', 64), repeat('0', 64), '1', 'bench',
+              'completed', 'ranked:open:east', :t0, :t0
+       FROM generate_series(0, :matches - 1) AS i""",
+    # four distinct players per match: a stride through the players
+    """INSERT INTO seats (match_id, seat, account_id, name, kind)
+       SELECT 'm-' || lpad(i::text, 8, '0'), s, 'p-' || lpad(((i * 4 + s) * 7 % :players)::text, 7, '0'),
+              'player', 'player'
+       FROM generate_series(0, :matches - 1) AS i, generate_series(0, 3) AS s""",
+    """INSERT INTO match_results (match_id, seat, score, rank, final_points)
+       SELECT 'm-' || lpad(i::text, 8, '0'), s, 25000, s + 1, 0.0
+       FROM generate_series(0, :matches - 1) AS i, generate_series(0, 3) AS s""",
+    """INSERT INTO rated_matches (seq, match_id, room, board, length, table_version, rated_at)
+       SELECT i + 1, 'm-' || lpad(i::text, 8, '0'), 'open', 'ranked', 'east', :version, :t0
+       FROM generate_series(0, :matches - 1) AS i""",
+    """INSERT INTO rating_changes (match_id, seat, seq, account_id, board, length, placement, rank_before,
+                                  points_before, rating_before, rank_after, points_after, rating_after,
+                                  games_after, table_version, rated_at)
+       SELECT 'm-' || lpad(i::text, 8, '0'), s, i + 1,
+              'p-' || lpad(((i * 4 + s) * 7 % :players)::text, 7, '0'), 'ranked', 'east', s + 1,
+              5, 50, 1500.0, 5, 60, 1500.0 + s, 10, :version, :t0
+       FROM generate_series(0, :matches - 1) AS i, generate_series(0, 3) AS s""",
+    """INSERT INTO standings (account_id, board, length, rank, points, rating, games, firsts, seconds,
+                             thirds, fourths)
+       SELECT 'p-' || lpad(i::text, 7, '0'), 'ranked', 'east', (i * 7919) % 20, (i * 104729) % 400,
+              1300 + ((i * 6007) % 600) + ((i * 31) % 100) / 100.0, 40, 10, 10, 10, 10
+       FROM generate_series(0, :players - 1) AS i""",
+    "SELECT setval(pg_get_serial_sequence('rated_matches', 'seq'), :matches)",
+    "ANALYZE",
+]
 
 
-async def generate(url: str, schema: str, players: int, matches: int, rng: random.Random) -> float:
-    """Write the generated history with COPY; returns the seconds it took."""
+async def generate(repo: SqlRepository, players: int, matches: int) -> float:
+    """Write the generated history in the database itself (INSERT ... SELECT generate_series: no rows
+    cross the network); returns the seconds it took."""
     started = time.perf_counter()
-    engine = create_async_engine(normalize_url(url))
-    try:
-        async with engine.connect() as conn:
-            raw = (await conn.get_raw_connection()).driver_connection
-            assert raw is not None
-
-            async def copy(table: str, columns: list[str], rows: Iterator[tuple[Any, ...]]) -> None:
-                for batch in chunks(rows):
-                    await raw.copy_records_to_table(table, records=batch, columns=columns, schema_name=schema)
-
-            pid = [f"p-{i:07d}" for i in range(players)]
-            await copy(
-                "accounts",
-                ["id", "name", "kind", "scopes", "created_at"],
-                ((p, f"player{i}", "player", '["play", "spectate"]', T0) for i, p in enumerate(pid)),
-            )
-            seats_of = [rng.sample(range(players), 4) for _ in range(matches)]
-            await copy(
-                "matches",
-                [
-                    *("id", "ruleset_json", "ruleset_hash", "seed_commitment", "engine_version"),
-                    *("wall_algorithm", "status", "source", "created_at", "ended_at"),
-                ],
-                (
-                    (
-                        f"m-{i:08d}",
-                        "{}",
-                        "0" * 64,
-                        "0" * 64,
-                        "1",
-                        "bench",
-                        "completed",
-                        "ranked:open:east",
-                        T0,
-                        T0,
-                    )
-                    for i in range(matches)
-                ),
-            )
-            await copy(
-                "seats",
-                ["match_id", "seat", "account_id", "name", "kind"],
-                (
-                    (f"m-{i:08d}", s, pid[a], f"player{a}", "player")
-                    for i, four in enumerate(seats_of)
-                    for s, a in enumerate(four)
-                ),
-            )
-            await copy(
-                "match_results",
-                ["match_id", "seat", "score", "rank", "final_points"],
-                ((f"m-{i:08d}", s, 25000, s + 1, 0.0) for i in range(matches) for s in range(4)),
-            )
-            await copy(
-                "rated_matches",
-                ["seq", "match_id", "room", "board", "length", "table_version", "rated_at"],
-                (
-                    (i + 1, f"m-{i:08d}", "open", "ranked", "east", CURRENT.version, T0)
-                    for i in range(matches)
-                ),
-            )
-            await copy(
-                "rating_changes",
-                CHANGE_COLUMNS,
-                (
-                    (
-                        f"m-{i:08d}",
-                        s,
-                        i + 1,
-                        pid[a],
-                        "ranked",
-                        "east",
-                        s + 1,
-                        *CHANGE_VALUES,
-                        1500.0 + s,
-                        *TAIL,
-                    )
-                    for i, four in enumerate(seats_of)
-                    for s, a in enumerate(four)
-                ),
-            )
-            await copy(
-                "standings",
-                [
-                    *("account_id", "board", "length", "rank", "points", "rating", "games"),
-                    *("firsts", "seconds", "thirds", "fourths"),
-                ],
-                (
-                    (
-                        p,
-                        "ranked",
-                        "east",
-                        rng.randrange(20),
-                        rng.randrange(400),
-                        rng.gauss(1600, 150),
-                        *COUNTS,
-                    )
-                    for p in pid
-                ),
-            )
-            await conn.execute(
-                text(f"SELECT setval(pg_get_serial_sequence('\"{schema}\".rated_matches', 'seq'), :n)"),
-                {"n": matches},
-            )
-            await conn.execute(text(f'ANALYZE "{schema}".standings'))
-            await conn.execute(text(f'ANALYZE "{schema}".rating_changes'))
-            await conn.commit()
-    finally:
-        await engine.dispose()
+    params = {"players": players, "matches": matches, "t0": T0, "version": CURRENT.version}
+    async with repo.engine.begin() as conn:
+        for statement in GENERATE:
+            names = set(re.findall(r":(\w+)", statement))
+            await conn.execute(text(statement), {k: v for k, v in params.items() if k in names})
     return time.perf_counter() - started
 
 
@@ -267,7 +182,7 @@ async def main_async(args: argparse.Namespace) -> int:
             await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
         repo = await SqlRepository.open(args.database_url, search_path=schema)
         try:
-            seconds = await generate(args.database_url, schema, players, matches, rng)
+            seconds = await generate(repo, players, matches)
             print(f"generated {players:,} players and {matches:,} rated matches in {seconds:.1f} s")
             results = await measure(repo, players, args.samples, rng)
         finally:

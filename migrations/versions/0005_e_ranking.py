@@ -67,7 +67,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("account_id", "board", "length", name=op.f("pk_standings")),
     )
     op.create_index(
-        "ix_standings_board_order", "standings", ["board", "length", "rank", "points", "rating"]
+        "ix_standings_board_order", "standings", ["board", "length", "rank", "points", "rating", "account_id"]
     )
     op.create_index("ix_standings_board_rating", "standings", ["board", "length", "rating"])
     op.create_table(

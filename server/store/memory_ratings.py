@@ -158,7 +158,7 @@ class MemoryRatings:
         self, board: Board, length: Length, *, limit: int = 50, offset: int = 0
     ) -> tuple[Sequence[LeaderboardEntry], int]:
         rows = [(k[0], s) for k, s in self._standings.items() if k[1] == board.value and k[2] == length.value]
-        rows.sort(key=lambda r: (-r[1].rank, -r[1].points, -r[1].rating, r[0]))
+        rows.sort(key=lambda r: (r[1].rank, r[1].points, r[1].rating, r[0]), reverse=True)
         page = rows[offset : offset + limit]
         return [
             LeaderboardEntry(offset + i + 1, a, self._accounts[a].name, s) for i, (a, s) in enumerate(page)

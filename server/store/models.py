@@ -274,7 +274,8 @@ class StandingRow(Base):
 
     __tablename__ = "standings"
     __table_args__ = (
-        Index("ix_standings_board_order", "board", "length", "rank", "points", "rating"),
+        # The leaderboard's order, account id last, so a page is an index-only scan.
+        Index("ix_standings_board_order", "board", "length", "rank", "points", "rating", "account_id"),
         Index("ix_standings_board_rating", "board", "length", "rating"),
     )
 

@@ -388,18 +388,21 @@ class SqlRatings:
         where = (StandingRow.board == board.value, StandingRow.length == length.value)
         async with self.engine.connect() as conn:
             total = int(await conn.scalar(select(func.count()).select_from(StandingRow).where(*where)) or 0)
+            # The page's account ids first (an index-only scan of the board's order, however deep the
+            # offset), then their rows and names.
+            order = (
+                StandingRow.rank.desc(),
+                StandingRow.points.desc(),
+                StandingRow.rating.desc(),
+                StandingRow.account_id.desc(),
+            )
+            page = select(StandingRow.account_id).where(*where).order_by(*order).limit(limit).offset(offset)
+            ids = list((await conn.execute(page)).scalars())
             rows = await conn.execute(
                 select(StandingRow, AccountRow.name)
                 .join(AccountRow, AccountRow.id == StandingRow.account_id)
-                .where(*where)
-                .order_by(
-                    StandingRow.rank.desc(),
-                    StandingRow.points.desc(),
-                    StandingRow.rating.desc(),
-                    StandingRow.account_id,
-                )
-                .limit(limit)
-                .offset(offset)
+                .where(*where, StandingRow.account_id.in_(ids))
+                .order_by(*order)
             )
             entries = [
                 LeaderboardEntry(offset + i + 1, r.account_id, r.name, _standing(r))
