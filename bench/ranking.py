@@ -35,9 +35,10 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.domain.ranked import Board
@@ -122,20 +123,7 @@ async def measure(
     async def rate(i: int) -> None:
         four = [f"p-{a:07d}" for a in rng.sample(range(players), 4)]
         match_id = f"m-new-{i:06d}"
-        await repo.create_match(
-            MatchRecord(
-                id=match_id,
-                ruleset_json="{}",
-                ruleset_hash="0" * 64,
-                seed_commitment="0" * 64,
-                engine_version="1",
-                wall_algorithm="bench",
-                seats=tuple(SeatRecord(s, a, AccountKind.PLAYER, a) for s, a in enumerate(four)),
-                status=MatchStatus.RUNNING,
-                created_at=time.time(),
-                source="ranked:open:east",
-            )
-        )
+        await repo.create_match(_match(match_id, four))
         ranks = tuple(rng.sample([1, 2, 3, 4], 4))
         t = time.perf_counter()
         await repo.record_result(ResultRecord(match_id, (25000,) * 4, ranks, (0.0,) * 4))
@@ -163,6 +151,62 @@ async def measure(
     }
 
 
+async def statements_per_rating(repo: SqlRepository, players: int, rng: random.Random) -> int:
+    """How many SQL statements one rating update sends (round trips: what costs on a loaded host)."""
+    count = 0
+
+    def tally(*_args: Any) -> None:
+        nonlocal count
+        count += 1
+
+    four = [f"p-{a:07d}" for a in rng.sample(range(players), 4)]
+    await repo.create_match(_match("m-count", four))
+    event.listen(repo.engine.sync_engine, "before_cursor_execute", tally)
+    try:
+        await repo.record_result(ResultRecord("m-count", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+    finally:
+        event.remove(repo.engine.sync_engine, "before_cursor_execute", tally)
+    return count
+
+
+async def server_side(repo: SqlRepository, players: int) -> dict[str, float]:
+    """PostgreSQL's own execution time (EXPLAIN ANALYZE) of the leaderboard's statements: what the
+    database spends, without the client's event loop or the network."""
+    out = {}
+    where = "board = 'ranked' AND length = 'east'"
+    order = "rank DESC, points DESC, rating DESC, account_id DESC"
+    queries = {
+        "count": f"SELECT count(*) FROM standings WHERE {where}",
+        "page 1": f"SELECT account_id FROM standings WHERE {where} ORDER BY {order} LIMIT 50",
+        "page at the middle": (
+            f"SELECT account_id FROM standings WHERE {where} ORDER BY {order} LIMIT 50 OFFSET {players // 2}"
+        ),
+    }
+    async with repo.engine.connect() as conn:
+        for name, sql in queries.items():
+            runs = []
+            for _ in range(5):
+                plan = (await conn.execute(text(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}"))).scalar_one()
+                runs.append(float(plan[0]["Execution Time"]))
+            out[name] = statistics.median(runs)
+    return out
+
+
+def _match(match_id: str, four: list[str]) -> MatchRecord:
+    return MatchRecord(
+        id=match_id,
+        ruleset_json="{}",
+        ruleset_hash="0" * 64,
+        seed_commitment="0" * 64,
+        engine_version="1",
+        wall_algorithm="bench",
+        seats=tuple(SeatRecord(s, a, AccountKind.PLAYER, a) for s, a in enumerate(four)),
+        status=MatchStatus.RUNNING,
+        created_at=time.time(),
+        source="ranked:open:east",
+    )
+
+
 async def _leaderboard(repo: SqlRepository, offset: int) -> None:
     entries, _ = await repo.leaderboard(Board.RANKED, Length.EAST, limit=50, offset=offset)
     assert entries
@@ -184,7 +228,9 @@ async def main_async(args: argparse.Namespace) -> int:
         try:
             seconds = await generate(repo, players, matches)
             print(f"generated {players:,} players and {matches:,} rated matches in {seconds:.1f} s")
+            statements = await statements_per_rating(repo, players, rng)
             results = await measure(repo, players, args.samples, rng)
+            server_ms = await server_side(repo, players)
         finally:
             await repo.close()
     finally:
@@ -200,13 +246,31 @@ async def main_async(args: argparse.Namespace) -> int:
         )
         rows.append((name, p50, p99, verdict))
         print(f"{name:30} p50 {p50:7.2f} ms   p99 {p99:7.2f} ms   {verdict}")
+    print(f"statements per rating update: {statements}")
+    for name, ms in server_ms.items():
+        print(f"PostgreSQL execution time, leaderboard {name}: {ms:.2f} ms")
     if args.write_docs:
-        write_docs(rows, players, matches, args.samples, seconds)
+        write_docs(
+            rows,
+            players=players,
+            matches=matches,
+            samples=args.samples,
+            gen=seconds,
+            statements=statements,
+            server_ms=server_ms,
+        )
     return 0
 
 
 def write_docs(
-    rows: list[tuple[str, float, float, str]], players: int, matches: int, samples: int, gen: float
+    rows: list[tuple[str, float, float, str]],
+    *,
+    players: int,
+    matches: int,
+    samples: int,
+    gen: float,
+    statements: int,
+    server_ms: dict[str, float],
 ) -> None:
     lines = [
         "## Ranking",
@@ -221,6 +285,11 @@ def write_docs(
         "| what | p50 | p99 | |",
         "|---|---:|---:|---|",
         *(f"| {n} | {p50:.2f} ms | {p99:.2f} ms | {v} |" for n, p50, p99, v in rows),
+        "",
+        f"One rating update sends {statements} SQL statements in its transaction. PostgreSQL's own "
+        "execution time of the leaderboard's statements (EXPLAIN ANALYZE, median of 5): "
+        + ", ".join(f"{n} {ms:.2f} ms" for n, ms in server_ms.items())
+        + ".",
         "",
     ]
     doc = DOCS.read_text(encoding="utf-8")
