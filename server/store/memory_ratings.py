@@ -17,7 +17,10 @@ from server.domain.records import (
     MatchStatus,
     ResultRecord,
     SessionRecord,
+    StepRecord,
 )
+from server.engine import events as ev
+from server.eventlog.codec import EventKind, decode_kinds
 from server.ranking import CURRENT, Length, Standing, parse_ranked_source
 from server.ranking.ledger import (
     Ledger,
@@ -42,6 +45,7 @@ class MemoryRatings:
     _sessions: dict[str, SessionRecord]
     _matches: dict[str, MatchRecord]
     _results: dict[str, ResultRecord]
+    _steps: dict[str, list[StepRecord]]
 
     def _init_ratings(self) -> None:
         self._passwords: dict[str, str] = {}
@@ -141,6 +145,12 @@ class MemoryRatings:
         return True
 
     async def rate_pending(self, at: float) -> int:
+        for m in self._matches.values():  # a completed match whose result's write failed: its log has it
+            if m.status is MatchStatus.COMPLETED and m.id not in self._results and self._steps.get(m.id):
+                last = self._steps[m.id][-1]
+                for end in decode_kinds(last.events, last.format_version, (EventKind.MATCH_ENDED,)):
+                    assert isinstance(end, ev.MatchEnded)
+                    self._results[m.id] = ResultRecord(m.id, end.scores, end.ranks, end.final_points)
         pending = sorted(
             (
                 m

@@ -24,6 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from server.domain.errors import ConflictError, NotFoundError
 from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference, board_of_room
 from server.domain.records import DEFAULT_SCOPES, Account, AccountKind, MatchStatus
+from server.engine import events as ev
+from server.eventlog.codec import EventKind, decode_kinds
 from server.ranking import CURRENT, Length, SeatChange, Standing, parse_ranked_source
 from server.ranking.ledger import (
     Ledger,
@@ -44,6 +46,7 @@ from server.store.models import (
     SeatRow,
     SessionRow,
     StandingRow,
+    StepRow,
 )
 from server.store.types import from_unix, to_unix
 
@@ -219,6 +222,32 @@ async def rate_on(conn: AsyncConnection, match_id: str, at: float) -> bool:
     return True
 
 
+async def _result_from_log(conn: AsyncConnection, match_id: str) -> None:
+    """A completed match whose result's write failed: store the result its log ends with (the
+    ``match_ended`` event of its last step), so that it can be rated."""
+    if (await conn.execute(select(MatchResultRow.seat).where(MatchResultRow.match_id == match_id))).first():
+        return
+    last = (
+        await conn.execute(
+            select(StepRow.events, StepRow.format_version)
+            .where(StepRow.match_id == match_id)
+            .order_by(StepRow.step.desc())
+            .limit(1)
+        )
+    ).first()
+    if last is None:
+        return
+    for end in decode_kinds(last.events, last.format_version, (EventKind.MATCH_ENDED,)):
+        assert isinstance(end, ev.MatchEnded)
+        rows = [
+            {"match_id": match_id, "seat": seat, "score": score, "rank": rank, "final_points": pts}
+            for seat, (score, rank, pts) in enumerate(
+                zip(end.scores, end.ranks, end.final_points, strict=True)
+            )
+        ]
+        await conn.execute(insert(MatchResultRow), rows)
+
+
 def _change(row: Row[Any]) -> RatingChange:
     return RatingChange(
         match_id=row.match_id,
@@ -366,6 +395,7 @@ class SqlRatings:
         count = 0
         for match_id in pending:
             async with write_connection(self.engine, self._gate) as conn:
+                await _result_from_log(conn, match_id)
                 count += await rate_on(conn, match_id, at)
         return count
 

@@ -198,3 +198,27 @@ async def test_credentials(any_store: Store) -> None:
     assert await any_store.password_hash("g-1") == "hb2"
     with pytest.raises(NotFoundError):
         await any_store.set_password_hash("g-none", "h", T0)
+
+
+@pytest.mark.asyncio
+async def test_a_lost_result_write_is_recovered_from_the_log_and_rated(any_store: Store) -> None:
+    """The table's result write failed (it is best effort): the match is completed, its log ends with
+    match_ended, and the sweep at the next start stores that result and rates it, once."""
+    from server.engine import events as ev
+    from tests.store.games import for_match, played
+
+    await _players(any_store)
+    records, events = played()
+    await any_store.create_match(_match("m-log", PLAYERS[:4]))
+    for step in for_match(records, "m-log"):
+        await any_store.append_step(step)
+    await any_store.finish_match("m-log", MatchStatus.COMPLETED, T0 + 9, "00")
+    assert await any_store.get_result("m-log") is None
+    assert await any_store.rate_pending(T0) == 1
+    end = next(e for e in events if isinstance(e, ev.MatchEnded))
+    result = await any_store.get_result("m-log")
+    assert result is not None and result.ranks == end.ranks
+    first = PLAYERS[end.ranks.index(1)]
+    assert (await any_store.standing(first, Board.RANKED, Length.EAST)).placements == (1, 0, 0, 0)
+    assert await any_store.rate_pending(T0) == 0
+    assert await any_store.rebuild_ratings(check=True, at=T0) == []
