@@ -70,7 +70,7 @@ GENERATE = [
        FROM generate_series(0, :matches - 1) AS i""",
     # four distinct players per match: a stride through the players
     """INSERT INTO seats (match_id, seat, account_id, name, kind)
-       SELECT 'm-' || lpad(i::text, 8, '0'), s, 'p-' || lpad(((i * 4 + s) * 7 % :players)::text, 7, '0'),
+       SELECT 'm-' || lpad(i::text, 8, '0'), s, 'p-' || lpad(((i::bigint * 4 + s) * 7 % :players)::text, 7, '0'),
               'player', 'player'
        FROM generate_series(0, :matches - 1) AS i, generate_series(0, 3) AS s""",
     """INSERT INTO match_results (match_id, seat, score, rank, final_points)
@@ -83,13 +83,13 @@ GENERATE = [
                                   points_before, rating_before, rank_after, points_after, rating_after,
                                   games_after, table_version, rated_at)
        SELECT 'm-' || lpad(i::text, 8, '0'), s, i + 1,
-              'p-' || lpad(((i * 4 + s) * 7 % :players)::text, 7, '0'), 'ranked', 'east', s + 1,
+              'p-' || lpad(((i::bigint * 4 + s) * 7 % :players)::text, 7, '0'), 'ranked', 'east', s + 1,
               5, 50, 1500.0, 5, 60, 1500.0 + s, 10, :version, :t0
        FROM generate_series(0, :matches - 1) AS i, generate_series(0, 3) AS s""",
     """INSERT INTO standings (account_id, board, length, rank, points, rating, games, firsts, seconds,
                              thirds, fourths)
-       SELECT 'p-' || lpad(i::text, 7, '0'), 'ranked', 'east', (i * 7919) % 20, (i * 104729) % 400,
-              1300 + ((i * 6007) % 600) + ((i * 31) % 100) / 100.0, 40, 10, 10, 10, 10
+       SELECT 'p-' || lpad(i::text, 7, '0'), 'ranked', 'east', (i::bigint * 7919) % 20, (i::bigint * 104729) % 400,
+              1300 + ((i::bigint * 6007) % 600) + ((i::bigint * 31) % 100) / 100.0, 40, 10, 10, 10, 10
        FROM generate_series(0, :players - 1) AS i""",
     "SELECT setval(pg_get_serial_sequence('rated_matches', 'seq'), :matches)",
     "ANALYZE",
