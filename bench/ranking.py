@@ -70,7 +70,8 @@ GENERATE = [
        FROM generate_series(0, :matches - 1) AS i""",
     # four distinct players per match: a stride through the players
     """INSERT INTO seats (match_id, seat, account_id, name, kind)
-       SELECT 'm-' || lpad(i::text, 8, '0'), s, 'p-' || lpad(((i::bigint * 4 + s) * 7 % :players)::text, 7, '0'),
+       SELECT 'm-' || lpad(i::text, 8, '0'), s,
+              'p-' || lpad(((i::bigint * 4 + s) * 7 % :players)::text, 7, '0'),
               'player', 'player'
        FROM generate_series(0, :matches - 1) AS i, generate_series(0, 3) AS s""",
     """INSERT INTO match_results (match_id, seat, score, rank, final_points)
@@ -88,7 +89,8 @@ GENERATE = [
        FROM generate_series(0, :matches - 1) AS i, generate_series(0, 3) AS s""",
     """INSERT INTO standings (account_id, board, length, rank, points, rating, games, firsts, seconds,
                              thirds, fourths)
-       SELECT 'p-' || lpad(i::text, 7, '0'), 'ranked', 'east', (i::bigint * 7919) % 20, (i::bigint * 104729) % 400,
+       SELECT 'p-' || lpad(i::text, 7, '0'), 'ranked', 'east',
+              (i::bigint * 7919) % 20, (i::bigint * 104729) % 400,
               1300 + ((i::bigint * 6007) % 600) + ((i::bigint * 31) % 100) / 100.0, 40, 10, 10, 10, 10
        FROM generate_series(0, :players - 1) AS i""",
     "SELECT setval(pg_get_serial_sequence('rated_matches', 'seq'), :matches)",
