@@ -279,7 +279,8 @@ def write_docs(
         "",
         f"`python bench/ranking.py --scale {players / 100_000:g} --write-docs` on PostgreSQL: "
         f"{players:,} players, "
-        f"{matches:,} stored rated matches (generated inside PostgreSQL in {gen:.0f} s), {samples} samples each; "
+        f"{matches:,} stored rated matches (generated inside PostgreSQL in {gen:.0f} s), "
+        f"{samples} samples each; "
         f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores shared with "
         "other work. The rating update is the one transaction that stores a match's result and rates it; "
         "the target for it and for the leaderboard is p99 under 50 ms (issue 13).",
