@@ -74,20 +74,36 @@ CLIENT_PROTOCOL_FORBIDDEN: tuple[str, ...] = ("server",)
 # composition root, which builds the server from all of them.
 LAYERS: dict[str, frozenset[str]] = {
     "server.engine": frozenset(),
-    "server.domain": frozenset({"server.engine"}),
+    "server.ranking": frozenset(),  # ranked play's rules: pure data and functions
+    "server.domain": frozenset({"server.engine", "server.ranking"}),
     "server.eventlog": frozenset({"server.engine", "server.domain"}),  # the event-log codec
     "server.records": frozenset({"server.engine", "server.eventlog"}),
     "server.bots": frozenset({"server.engine", "server.records"}),
-    "server.store": frozenset({"server.engine", "server.domain", "server.eventlog"}),
+    "server.store": frozenset({"server.engine", "server.ranking", "server.domain", "server.eventlog"}),
     "server.hub": frozenset(
-        {"server.engine", "server.domain", "server.eventlog", "server.records", "server.bots"}
+        {
+            "server.engine",
+            "server.ranking",
+            "server.domain",
+            "server.eventlog",
+            "server.records",
+            "server.bots",
+        }
     ),
     "server.web": frozenset(
-        {"server.engine", "server.domain", "server.eventlog", "server.records", "server.hub"}
+        {
+            "server.engine",
+            "server.ranking",
+            "server.domain",
+            "server.eventlog",
+            "server.records",
+            "server.hub",
+        }
     ),
     "server.app": frozenset(
         {
             "server.engine",
+            "server.ranking",
             "server.domain",
             "server.eventlog",
             "server.records",
@@ -201,6 +217,16 @@ def test_engine_module_is_pure(path: Path) -> None:
         path.read_text(encoding="utf-8"), module, ENGINE_FORBIDDEN, is_package=path.name == "__init__.py"
     )
     assert not found, "server.engine must stay pure (DESIGN.md):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", _modules("server.ranking"), ids=_module_name)
+def test_ranking_module_is_pure(path: Path) -> None:
+    """Ranked play's rules are data and functions like the engine's: no clock, I/O or store."""
+    module = _module_name(path)
+    found = violations(
+        path.read_text(encoding="utf-8"), module, ENGINE_FORBIDDEN, is_package=path.name == "__init__.py"
+    )
+    assert not found, "server.ranking must stay pure (docs/ranking.md):\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("path", CLIENT_PROTOCOL_MODULES, ids=_module_name)

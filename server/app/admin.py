@@ -16,6 +16,7 @@ import asyncio
 import getpass
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from server.app.compose import run_with_repo
 from server.domain.errors import NotFoundError, RepositoryError
-from server.domain.ports import Repository
+from server.domain.ports import Repository, Store
 from server.domain.records import AccountKind
 from server.hub.auth import Authenticator
 from server.store.cli import add_database_options, database_url
@@ -74,6 +75,16 @@ def register(sub: SubParsers) -> None:
     ca.add_argument("name")
     add_database_options(ca)
     ca.set_defaults(handler=run_create_admin)
+
+    ratings = asub.add_parser("ratings", help="ranked play's ratings (docs/ranking.md)")
+    rsub = ratings.add_subparsers(dest="ratings_command", metavar="RATINGS_COMMAND")
+    ratings.set_defaults(handler=lambda _args: _usage(ratings))
+    rb = rsub.add_parser(
+        "rebuild", help="recompute every rating from the stored results; store it unless --check"
+    )
+    rb.add_argument("--check", action="store_true", help="only report differences (exit 1 if any)")
+    add_database_options(rb)
+    rb.set_defaults(handler=run_ratings_rebuild)
 
     games = asub.add_parser("games", help="find, show and verify stored games")
     gsub = games.add_subparsers(dest="games_command", metavar="GAMES_COMMAND")
@@ -219,6 +230,26 @@ def run_list_accounts(args: argparse.Namespace) -> int:
         return 0
 
     return run_with_repo(args, listing)
+
+
+def run_ratings_rebuild(args: argparse.Namespace) -> int:
+    async def rebuild(store: Store) -> int:
+        diffs = await store.rebuild_ratings(check=args.check, at=time.time())
+        for d in diffs:
+            print(f"{d.what}: {d.detail}")
+        if not diffs:
+            print("ratings: the stored ratings equal the recomputation (no difference)")
+            return 0
+        if args.check:
+            print(
+                f"ratings: {len(diffs)} differences (nothing changed; without --check the recomputation "
+                "is stored)"
+            )
+            return 1
+        print(f"ratings: {len(diffs)} differences; the recomputation is stored")
+        return 0
+
+    return run_with_repo(args, rebuild)
 
 
 # -- game review ---------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from server.app.review_api import ReviewServer, review_api
 from server.domain.errors import ConflictError
-from server.domain.ports import Repository
+from server.domain.ports import Repository, Store
 from server.hub import gcpolicy
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
@@ -58,7 +58,7 @@ def repository_url(data_dir: Path | str, database_url: str | None) -> str:
 @contextlib.asynccontextmanager
 async def open_repository(
     data_dir: Path | str, database_url: str | None, *, commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S
-) -> AsyncIterator[Repository]:
+) -> AsyncIterator[Store]:
     """The repository of these options, opened on the running loop (migrating the database to the
     latest schema; a fresh data directory gets its SQLite file) and closed at the end (committing
     what is queued). Imports a leftover ``DATA_DIR/accounts.json`` once."""
@@ -96,7 +96,7 @@ async def import_accounts_file(repo: Repository, path: Path) -> int:
     return imported
 
 
-def run_with_repo(args: argparse.Namespace, fn: Callable[[Repository], Awaitable[T]]) -> T | int:
+def run_with_repo(args: argparse.Namespace, fn: Callable[[Store], Awaitable[T]]) -> T | int:
     """Run ``fn(repo)`` in one event loop on the repository of ``args.data_dir`` and
     ``args.database_url``; a store that cannot be opened is an error exit (2 for a configuration
     problem, 1 when the database cannot be used)."""
@@ -115,11 +115,11 @@ def run_with_repo(args: argparse.Namespace, fn: Callable[[Repository], Awaitable
         return 1
 
 
-def build_hub(settings: HubSettings, repo: Repository) -> Hub:
+def build_hub(settings: HubSettings, repo: Store) -> Hub:
     """The hub of ``settings`` on ``repo``, serving the browser client's files, the players' game
-    pages (``/games/``) and the players' part of the review API (``/api/me...``)."""
+    pages (``/games/``), the players' part of the review API (``/api/me...``) and ranked play."""
     api = player_api(create_app(repo)) if isinstance(repo, SqlRepository | InMemoryRepository) else None
-    return Hub(settings, repo, http_fallback=web_files, http_api=api)
+    return Hub(settings, repo, http_fallback=web_files, http_api=api, ratings=repo)
 
 
 def web_files(path: str) -> tuple[int, list[tuple[str, str]], bytes] | None:
@@ -129,7 +129,7 @@ def web_files(path: str) -> tuple[int, list[tuple[str, str]], bytes] | None:
 
 @contextlib.asynccontextmanager
 async def running_server(
-    settings: HubSettings, repo: Repository, *, review_port: int | None = None, review_required: bool = False
+    settings: HubSettings, repo: Store, *, review_port: int | None = None, review_required: bool = False
 ) -> AsyncIterator[tuple[Hub, ReviewServer]]:
     """The whole server on ``repo`` while the block runs: the hub (started: crash recovery, then
     listening), the admin review API beside it on ``review_port`` (``server.web.api``,

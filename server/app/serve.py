@@ -25,7 +25,7 @@ from server.app.loops import LOOP_CHOICES, LoopUnavailableError, choose_loop
 from server.app.review_api import ReviewServer
 from server.app.review_api import review_port as review_port_option
 from server.bots import BOTS
-from server.domain.ports import Repository
+from server.domain.ports import Store
 from server.hub import config, logs
 from server.hub.server import Hub
 from server.hub.settings import (
@@ -269,7 +269,7 @@ async def _serve(
 
 
 async def serve_forever(
-    settings: HubSettings, repo: Repository, *, review_port: int | None = None, review_required: bool = False
+    settings: HubSettings, repo: Store, *, review_port: int | None = None, review_required: bool = False
 ) -> None:
     """Run the server on ``repo`` until SIGTERM or SIGINT, then shut it down (the caller closes
     ``repo``)."""

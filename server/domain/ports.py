@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference
 from server.domain.reads import AuditEntry, HandResult, MatchPage, MatchQuery
 from server.domain.records import (
     Account,
@@ -26,6 +27,7 @@ from server.domain.records import (
     SessionRecord,
     StepRecord,
 )
+from server.ranking import Length, Standing
 
 
 class Repository(Protocol):
@@ -131,5 +133,62 @@ class ReadModel(Protocol):
         ...
 
 
-class Store(Repository, ReadModel, Protocol):
+class Credentials(Protocol):
+    """Passwords of the accounts players make themselves (argon2id hashes, never passwords)."""
+
+    async def register_account(self, account: Account, password_hash: str) -> None:
+        """Create a player account with its password hash in one transaction; ConflictError for a
+        name already taken by a player or bot."""
+        ...
+
+    async def upgrade_guest(self, account_id: str, name: str, password_hash: str, at: float) -> Account:
+        """Make a guest account a registered player named ``name`` (its games stay its own);
+        NotFoundError if no such guest, ConflictError if the name is taken."""
+        ...
+
+    async def password_hash(self, account_id: str) -> str | None: ...
+
+    async def delete_session(self, session_id: str) -> None:
+        """Sign out: the session stops working (no error if there is none)."""
+        ...
+
+    async def set_password_hash(self, account_id: str, password_hash: str, at: float) -> None:
+        """Replace the hash and end every session of the account (NotFoundError if it has none)."""
+        ...
+
+
+class Ratings(Protocol):
+    """Ranked play's standings. A completed match played in a ranked room (its ``source`` is
+    ``ranked:<room>:<length>``) is rated in the same transaction that stores its result
+    (``record_result``), exactly once (``rated_matches.match_id`` is unique)."""
+
+    async def rate_pending(self, at: float) -> int:
+        """Rate the completed ranked matches that have a result but no rating yet (after a crash or
+        a failed write), oldest end first; how many were rated."""
+        ...
+
+    async def standing(self, account_id: str, board: Board, length: Length) -> Standing:
+        """The account's standing (the start standing if it has played no rated match)."""
+        ...
+
+    async def leaderboard(
+        self, board: Board, length: Length, *, limit: int = 50, offset: int = 0
+    ) -> tuple[Sequence[LeaderboardEntry], int]:
+        """Rank, then points, then R, highest first; and how many accounts the board has."""
+        ...
+
+    async def rating_history(
+        self, account_id: str, board: Board, length: Length, *, limit: int = 200
+    ) -> Sequence[RatingChange]:
+        """The account's most recent rating changes, oldest first."""
+        ...
+
+    async def rebuild_ratings(self, *, check: bool, at: float) -> Sequence[RatingDifference]:
+        """Recompute every standing and change from the stored results (in the order the matches
+        were rated, then the unrated ones); report the differences and, unless ``check``, store the
+        recomputation."""
+        ...
+
+
+class Store(Repository, ReadModel, Credentials, Ratings, Protocol):
     """Both sides of one store: what the composition root hands to the hub and to the admin API."""

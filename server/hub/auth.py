@@ -108,7 +108,7 @@ class Authenticator:
         match auth:
             case TokenAuth(token=token):
                 account = await self._by_api_token(token)
-                return Authenticated(account, await self._new_session(account))
+                return Authenticated(account, await self.new_session(account))
             case GuestAuth(name=name):
                 # No database write yet: the guest and its session are kept here until the guest
                 # sits at a table (store_guest); a hello costs a few hashes, not two commits.
@@ -190,7 +190,8 @@ class Authenticator:
             raise AuthError(_UNKNOWN_SESSION)  # a revoked account is not told apart from an unknown one
         return account
 
-    async def _new_session(self, account: Account) -> str:
+    async def new_session(self, account: Account) -> str:
+        """A new session token for ``account`` (secret: only its hash is stored)."""
         token, record = self._session_record(account)
         await self._repo.create_session(record)
         return token

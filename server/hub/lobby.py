@@ -33,10 +33,11 @@ from typing import Any
 
 from client_protocol.errors import ErrorCode
 from server.bots import BOTS
-from server.domain.ports import Repository
+from server.domain.ports import Ratings, Repository
 from server.domain.records import Account, AccountKind, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
+from server.hub import ranked
 from server.hub.clock import Cancellable, Clock
 from server.hub.inbox import Attach, SeatSpec
 from server.hub.metrics import HubMetrics
@@ -115,9 +116,11 @@ class Lobby:
         metrics: HubMetrics | None = None,
         wall: Callable[[], float] = time.time,
         store_guest: Callable[[str], Coroutine[Any, Any, None]] | None = None,
+        ratings: Ratings | None = None,
     ) -> None:
         self._repo = repo
         self._store_guest = store_guest  # a guest's account is stored when it first sits at a table
+        self._ratings = ratings  # ranked rooms' entry requirements (server.hub.ranked)
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
@@ -147,6 +150,9 @@ class Lobby:
     # -- quick match ---------------------------------------------------------------------------------
 
     async def join_queue(self, p: Participant, preset: str, request_id: int | None) -> None:
+        if ranked.is_ranked(ranked.canonical_queue(preset)):
+            await self._join_ranked(p, ranked.canonical_queue(preset), request_id)
+            return
         name = preset.removesuffix(BOTS_SUFFIX)
         now_with_bots = name != preset
         try:
@@ -178,6 +184,29 @@ class Lobby:
         if reserved is not None:
             await self._start(reserved)
 
+    async def _join_ranked(self, p: Participant, name: str, request_id: int | None) -> None:
+        """A ranked room's queue: entry checked, never filled with bots (server.hub.ranked)."""
+        try:
+            self._check_open()
+            _require(p.account, Scope.PLAY)
+            q = ranked.ranked_queue(
+                name, self.rulesets.get(ranked.BASE_PRESET) or PRESETS[ranked.BASE_PRESET]
+            )
+            await ranked.check_entry(self._ratings, p.account, q)
+        except (LobbyError, ranked.RankedEntryError) as exc:
+            p.deliver(ErrorOut(exc.code, exc.message, request_id))
+            return
+        self._forget_waiting(p.account.id)
+        queue = self._queues.setdefault(name, [])
+        queue.append(_Waiting(p, self._clock.now()))
+        reserved: Reserved | None = None
+        if len(queue) >= 4:
+            group, queue[:] = queue[:4], queue[4:]
+            reserved = self._reserve(group, q.ruleset, name, self.settings.timers)
+        self._announce_queue(name)
+        if reserved is not None:
+            await self._start(reserved)
+
     def _announce_queue(self, name: str) -> None:
         queue = self._queues.get(name, [])
         for w in queue:
@@ -188,7 +217,7 @@ class Lobby:
         if old is not None:
             old.cancel()
         queue = self._queues.get(name)
-        if not queue:
+        if not queue or ranked.is_ranked(name):  # a ranked table waits for players, never for bots
             return
         when = queue[0].since + self.settings.bot_fill_after_s
         self._fill_timers[name] = self._clock.call_at(when, lambda: self._spawn(self._fill(name)))

@@ -50,7 +50,7 @@ from websockets.http11 import Request, Response
 
 from client_protocol.codec import decode_json
 from client_protocol.errors import ProtocolError
-from server.domain.ports import Repository
+from server.domain.ports import Ratings, Repository
 from server.engine.rules import Ruleset
 from server.hub.adapter import SeatConnection
 from server.hub.admission import AddressLimiter
@@ -174,8 +174,10 @@ class Hub:
         wall: Callable[[], float] = time.time,
         http_fallback: HttpFallback | None = None,
         http_api: HttpApi | None = None,
+        ratings: Ratings | None = None,
     ) -> None:
         self.settings = settings
+        self.ratings = ratings  # ranked rooms (server.hub.ranked); None: no ranked play
         self._http_fallback = http_fallback
         self._http_api = http_api
         self.repo = repo
@@ -200,6 +202,7 @@ class Hub:
             metrics=self.metrics,
             wall=wall,
             store_guest=self._auth.store_guest,
+            ratings=ratings,
         )
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
@@ -300,6 +303,11 @@ class Hub:
     async def start(self) -> None:
         """Resume the matches the store has as running (crash recovery), then listen."""
         self.recovery = await self._lobby.recover()
+        if self.ratings is not None:
+            # A ranked match whose result was stored but whose rating write failed: rate it now.
+            rated = await self.ratings.rate_pending(time.time())
+            if rated:
+                log.info("rated %d ranked matches left unrated", rated)
         self.gc_pauses.register()
         limits = self.settings.limits
         self._server = await serve(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -47,6 +48,7 @@ from server.domain.records import (
     SessionRecord,
     StepRecord,
 )
+from server.store.memory_ratings import MemoryRatings
 from server.store.projection import HandEnd, HandOp, HandStart, hand_result, replay_ops
 from server.store.types import from_unix
 
@@ -171,7 +173,7 @@ class _StoredStep:
         )
 
 
-class InMemoryRepository:
+class InMemoryRepository(MemoryRatings):
     """Implements :class:`~server.domain.ports.Store`, both sides (checked by the tests)."""
 
     def __init__(self, accounts_path: Path | None = None) -> None:
@@ -183,6 +185,7 @@ class InMemoryRepository:
         self._results: dict[str, ResultRecord] = {}
         self._recovery: dict[str, RecoveryRecord] = {}
         self._audit: list[AuditEntry] = []
+        self._init_ratings()
         self._refresh()
 
     async def close(self) -> None:
@@ -329,6 +332,7 @@ class InMemoryRepository:
 
     async def record_result(self, result: ResultRecord) -> None:
         self._results[result.match_id] = result
+        self._rate(result.match_id, time.time())  # a ranked room's match: rated once, with its result
 
     async def get_result(self, match_id: str) -> ResultRecord | None:
         return self._results.get(match_id)

@@ -258,3 +258,83 @@ class AuditRow(Base):
     action: Mapped[short_text]  # "game.read", "game.export", "account.revoke", ...
     match_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), index=True)
     detail: Mapped[json_doc]
+
+
+class CredentialRow(Base):
+    """A registered player's password: an argon2id hash (PHC string), never the password."""
+
+    __tablename__ = "credentials"
+
+    account_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    password_hash: Mapped[str] = mapped_column(String(256))
+    updated_at: Mapped[timestamp]
+
+
+class StandingRow(Base):
+    """A player's rank, points and R in one board (``ranked`` or the bot ``ladder``) and game length."""
+
+    __tablename__ = "standings"
+    __table_args__ = (
+        # The leaderboard's order, account id last, so a page is an index-only scan.
+        Index("ix_standings_board_order", "board", "length", "rank", "points", "rating", "account_id"),
+        Index("ix_standings_board_rating", "board", "length", "rating"),
+    )
+
+    account_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    board: Mapped[str] = mapped_column(String(16), primary_key=True)
+    length: Mapped[str] = mapped_column(String(16), primary_key=True)
+    rank: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+    rating: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    firsts: Mapped[int] = mapped_column(Integer)
+    seconds: Mapped[int] = mapped_column(Integer)
+    thirds: Mapped[int] = mapped_column(Integer)
+    fourths: Mapped[int] = mapped_column(Integer)
+
+
+class RatedMatchRow(Base):
+    """A match whose rating has been applied: ``match_id`` is unique, so it is applied exactly once;
+    ``seq`` is the order of application (what ``ratings rebuild`` replays)."""
+
+    __tablename__ = "rated_matches"
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("matches.id", ondelete="CASCADE"), unique=True
+    )
+    room: Mapped[str] = mapped_column(String(32))
+    board: Mapped[str] = mapped_column(String(16))
+    length: Mapped[str] = mapped_column(String(16))
+    table_version: Mapped[str] = mapped_column(String(32))
+    rated_at: Mapped[timestamp]
+
+
+class RatingChangeRow(Base):
+    """What one rated match did to one seat: standing before and after, with the table version."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (Index("ix_rating_changes_account_seq", "account_id", "seq"),)
+
+    match_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("rated_matches.match_id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[seat_number] = mapped_column(primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    account_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("accounts.id", ondelete="CASCADE"))
+    board: Mapped[str] = mapped_column(String(16))
+    length: Mapped[str] = mapped_column(String(16))
+    placement: Mapped[int] = mapped_column(Integer)
+    rank_before: Mapped[int] = mapped_column(Integer)
+    points_before: Mapped[int] = mapped_column(Integer)
+    rating_before: Mapped[float] = mapped_column(Float)
+    rank_after: Mapped[int] = mapped_column(Integer)
+    points_after: Mapped[int] = mapped_column(Integer)
+    rating_after: Mapped[float] = mapped_column(Float)
+    games_after: Mapped[int] = mapped_column(Integer)
+    table_version: Mapped[str] = mapped_column(String(32))
+    rated_at: Mapped[timestamp]

@@ -22,6 +22,7 @@ microsecond (so a value read back may differ from the one written below a micros
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, Self
@@ -56,6 +57,7 @@ from server.store.models import (
     StepRow,
 )
 from server.store.projection import replay_ops
+from server.store.ratings import SqlRatings, rate_on
 from server.store.reads import SqlReads, matches_on
 from server.store.types import from_unix, from_unix_opt, to_unix, to_unix_opt
 from server.store.writer import (
@@ -118,7 +120,7 @@ def _step(row: Row[Any]) -> StepRecord:
     )
 
 
-class SqlRepository(SqlReads):
+class SqlRepository(SqlReads, SqlRatings):
     """Implements :class:`~server.domain.ports.Store` (both sides) on SQLite or PostgreSQL.
 
     Make one with :meth:`open` (engine, pragma check, migrations) or from an engine you own; call
@@ -370,7 +372,8 @@ class SqlRepository(SqlReads):
 
     async def record_result(self, result: ResultRecord) -> None:
         """Store (or replace) the match's result: NotFoundError for an unknown match, ConflictError
-        when a different result is being stored at the same time."""
+        when a different result is being stored at the same time. A match of a ranked room is rated
+        in the same transaction, once (``server.store.ratings``)."""
         rows = [
             {"match_id": result.match_id, "seat": seat, "score": score, "rank": rank, "final_points": pts}
             for seat, (score, rank, pts) in enumerate(
@@ -382,6 +385,7 @@ class SqlRepository(SqlReads):
                 await conn.execute(delete(MatchResultRow).where(MatchResultRow.match_id == result.match_id))
                 if rows:
                     await conn.execute(insert(MatchResultRow), rows)
+                await rate_on(conn, result.match_id, time.time())
         except IntegrityError as exc:
             # Rolled back. Only a missing match is NotFound; rows of the same result stored at the same
             # time (another transaction's) make this a retry that already happened; else a conflict.

@@ -3,8 +3,9 @@
 The hub calls :func:`static_response` from its HTTP handler for every GET it does not answer
 itself; ``None`` means "not one of ours" (answer 404). The files are plain HTML, CSS and ES modules
 shipped inside the package (no build step, nothing fetched from elsewhere at run time), served with
-a strict Content-Security-Policy: scripts, styles and images from this origin only, and websocket
-connections to any host (``?ws=`` may point the page at another hub).
+a strict Content-Security-Policy: scripts, styles and images from this origin only; websocket
+connections to any host (``?ws=`` may point the page at another hub), and HTTP requests to another
+origin (the ranked-play API is served on the hub's HTTP port, another origin: docs/ranking.md).
 
 >>> status, headers, body = static_response("/")
 >>> status, dict(headers)["Content-Type"]
@@ -31,14 +32,15 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "script-src 'self'",
         "style-src 'self'",
         "img-src 'self'",
-        "connect-src 'self' ws: wss:",
+        "connect-src 'self' ws: wss: http: https:",
         "manifest-src 'self'",
         "base-uri 'none'",
         "form-action 'none'",
         "frame-ancestors 'none'",
     )
 )
-"""Self only: no inline scripts or styles, no other origin, except websocket connections."""
+"""Self only: no inline scripts or styles, no other origin, except websocket connections and the
+HTTP API (the ranked-play routes, on another port)."""
 
 CONTENT_TYPES: dict[str, str] = {
     ".html": "text/html; charset=utf-8",

@@ -31,9 +31,14 @@ TSUMOGIRI_BOT = Path(__file__).with_name("mjai_tsumogiri.py")
 
 @contextlib.asynccontextmanager
 async def mjai_hub(
-    *, timers: TableTimers | None = None, seed: bytes | None = None, fill_after_s: float = 60.0
+    *,
+    timers: TableTimers | None = None,
+    seed: bytes | None = None,
+    fill_after_s: float = 60.0,
+    repo: InMemoryRepository | None = None,
 ) -> AsyncIterator[Hub]:
-    """A hub on a free localhost port, east-only 'tenhou', seats in the order players came."""
+    """A hub on a free localhost port, east-only 'tenhou', seats in the order players came, with
+    ranked play on its store (``repo``, a new in-memory one by default)."""
     settings = HubSettings(
         port=0,
         timers=timers or TableTimers(),
@@ -46,7 +51,8 @@ async def mjai_hub(
     if seed is not None:
         options["seed_source"] = lambda: seed
     async with asyncio.timeout(60):
-        async with running_hub(settings, InMemoryRepository(), **options) as hub:
+        store = repo if repo is not None else InMemoryRepository()
+        async with running_hub(settings, store, ratings=store, **options) as hub:
             yield hub
 
 

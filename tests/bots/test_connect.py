@@ -20,10 +20,14 @@ import pytest
 
 from server.app.cli import main as jantaku
 from server.bots.connect import EXIT_BOT, EXIT_FAILED, EXIT_OK, ConnectOptions, Connector, _Game, mjai_url
+from server.domain.ranked import Board
+from server.domain.records import AccountKind
 from server.hub.mjai import MjaiSession
 from server.hub.outputs import PromptOut
 from server.hub.server import Hub
 from server.hub.settings import TableTimers
+from server.ranking import Length
+from server.store.memory import InMemoryRepository
 from tests.bots.mjai_kit import TSUMOGIRI_BOT, bot_token, expected_lines, mjai_hub, scan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -275,3 +279,33 @@ async def test_games_1_does_not_play_a_second_match_after_a_reconnect(tmp_path: 
     assert c.games_done == 1 and [r["match_id"] for r in c.results] == ["first"]
     assert c._game is None and not (tmp_path / "events.jsonl").exists()  # no bot for the new match
     assert connection.close_code == 1000
+
+
+@pytest.mark.asyncio
+async def test_a_bot_ladder_match_of_four_mjai_bots_is_rated(tmp_path: Path) -> None:
+    """``jantaku bot connect --queue ladder``: four mjai bots, one rated match on the ladder's board."""
+    repo = InMemoryRepository()
+    async with mjai_hub(repo=repo, fill_after_s=0.0) as hub:
+        tokens = [await bot_token(hub, f"ladder{i}") for i in range(4)]
+        bots = [
+            await connector(hub, token, bot_command(tmp_path / f"bot{i}.jsonl"), queue="ladder", games=1)
+            for i, token in enumerate(tokens)
+        ]
+        assert await asyncio.gather(*(c.run() for c in bots)) == [EXIT_OK] * 4
+        match_id = bots[0].results[0]["match_id"]
+    match = await repo.get_match(match_id)
+    assert match is not None and match.source == "ranked:ladder:east"
+    assert {s.kind for s in match.seats} == {AccountKind.BOT}  # no built-in bot filled a seat
+    result = await repo.get_result(match_id)
+    assert result is not None
+    standings = [
+        await repo.standing(s.account_id or "", Board.LADDER, Length.EAST)
+        for s in sorted(match.seats, key=lambda s: s.seat)
+    ]
+    assert [s.games for s in standings] == [1, 1, 1, 1]
+    assert [s.placements.index(1) + 1 for s in standings] == list(result.ranks)
+    assert sum(s.rating for s in standings) == pytest.approx(4 * 1500)
+    assert await repo.rebuild_ratings(check=True, at=0.0) == []
+    board, total = await repo.leaderboard(Board.LADDER, Length.EAST)
+    assert total == 4 and {e.name for e in board} == {f"ladder{i}" for i in range(4)}
+    assert (await repo.leaderboard(Board.RANKED, Length.EAST))[1] == 0

@@ -32,6 +32,10 @@ TABLES = {
     "hand_results",
     "match_results",
     "audit_log",
+    "credentials",
+    "standings",
+    "rated_matches",
+    "rating_changes",
 }
 
 

@@ -34,6 +34,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from server.domain.ports import Store
 from server.domain.records import Account
 from server.domain.records import Scope as AccountScope
+from server.hub.accounts import Accounts
 from server.hub.auth import Authenticator, AuthError
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
@@ -50,6 +51,7 @@ from server.web.api.params import (
     Until,
     filters,
 )
+from server.web.api.ranked import SameHostCors, ranked_router
 from server.web.api.review import (
     EXPORT_MEDIA_TYPES,
     EXPORT_SUFFIX,
@@ -532,9 +534,18 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
     app.state.review = Review(repo, clock=settings.clock, viewer_base=settings.tenhou_viewer)
     app.state.authenticator = Authenticator(repo, session_ttl_s=0, wall=settings.clock)
     app.state.settings = settings
+    app.state.store = repo
+    app.state.session_ttl_s = settings.session_ttl_s
+    app.state.accounts = Accounts(
+        repo,
+        Authenticator(repo, session_ttl_s=settings.session_ttl_s, wall=settings.clock),
+        wall=settings.clock,
+    )
     app.include_router(router)
+    app.include_router(ranked_router)
     app.include_router(pages)
     install_error_handlers(app, repo.unavailable_errors)
 
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(SameHostCors)
     return app

@@ -32,6 +32,8 @@ STATUS_OF: dict[m.ErrorCode, int] = {
     m.ErrorCode.GAME_LIVE: 409,
     m.ErrorCode.NOT_EXPORTABLE: 409,
     m.ErrorCode.INVALID_REQUEST: 422,
+    m.ErrorCode.NAME_TAKEN: 409,
+    m.ErrorCode.RATE_LIMITED: 429,
     m.ErrorCode.UNAVAILABLE: 503,
     m.ErrorCode.INTERNAL: 500,
 }
@@ -63,7 +65,9 @@ def error_docs(*codes: int) -> dict[int | str, dict[str, Any]]:
         401: "no token, or an unknown, expired or revoked one (code unauthenticated)",
         403: "the token lacks the admin scope (code forbidden)",
         404: "no such game (code not_found)",
-        409: "the game is still being played (code game_live), or its log cannot be exported",
+        409: "the game is still being played (code game_live), or its log cannot be exported; "
+        "register: the name is taken (code name_taken)",
+        429: "too many failed sign-ins for the account or the address (code rate_limited)",
         422: "a parameter is missing, malformed or out of range (code invalid_request)",
         503: "the database is unavailable; retry (code unavailable)",
     }
@@ -87,7 +91,7 @@ def install_error_handlers(app: FastAPI, unavailable_errors: tuple[type[Exceptio
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         if exc.status_code == 405:
-            return error_response(m.ErrorCode.METHOD_NOT_ALLOWED, "this route only answers GET")
+            return error_response(m.ErrorCode.METHOD_NOT_ALLOWED, "this route does not answer that method")
         if exc.status_code == 404:
             return error_response(m.ErrorCode.NOT_FOUND, f"no route {request.url.path}")
         if exc.status_code in (401, 403):

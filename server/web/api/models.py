@@ -30,6 +30,8 @@ class ErrorCode(StrEnum):
     GAME_LIVE = "game_live"  # 409: the game is still being played: its hidden information is sealed
     NOT_EXPORTABLE = "not_exportable"  # 409: the stored log cannot be written in that format
     INVALID_REQUEST = "invalid_request"  # 422: a parameter is missing, malformed or out of range
+    NAME_TAKEN = "name_taken"  # 409: register: a player or bot has that name
+    RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins for the account or the address
     UNAVAILABLE = "unavailable"  # 503: the database cannot be reached right now; retry
     INTERNAL = "internal"  # 500: a bug (logged)
 

@@ -18,6 +18,7 @@ class ApiSettings:
     tenhou_viewer: str = TENHOU6_VIEWER  # where the "open in the tenhou.net/6 viewer" links point
     clock: Callable[[], float] = field(default=time.time)  # audit timestamps, session expiry
     audit_listings: bool = True  # also write an audit entry for each admin listing / search
+    session_ttl_s: float = 24 * 3600.0  # a session made by signing in (docs/ranking.md) lasts this long
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

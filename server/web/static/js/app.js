@@ -846,6 +846,7 @@ export class App {
     table.dataset.riichiMode = this.ui.mode === "riichi" ? "true" : "false";
     renderBoard($("board"), ctx);
     renderSideInfo($("side-info"), ctx);
+    this.afterSideInfo?.($("side-info"), match.players, gameLength(view)); // ranked.js: each seat's rank
     renderSideKeys($("side-keys"), ctx);
     renderHand($("hand"), $("my-melds"), ctx, handlers);
     renderWaits($("waits"), ctx);
@@ -880,5 +881,14 @@ export class App {
   _stopTimer() {
     if (this.timerHandle !== null) clearInterval(this.timerHandle);
     this.timerHandle = null;
+  }
+}
+
+/** The match's game length ("east" / "east_south"), from its ruleset document. */
+function gameLength(view) {
+  try {
+    return JSON.parse(view.match?.ruleset_json ?? "{}").game_length ?? "east_south";
+  } catch {
+    return "east_south";
   }
 }

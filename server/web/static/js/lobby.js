@@ -39,10 +39,14 @@ export function renderQueue(box, app, handlers) {
     box.replaceChildren();
     return;
   }
-  box.replaceChildren(
+  const parts = [
     el("p", { className: "queued", "data-testid": "queued" }, `Waiting for players (${queued.preset}): ${queued.players_waiting} at the table…`),
-    el("button", { type: "button", className: "ghost", "data-testid": "cancel-queue", onclick: () => handlers.onCancel() }, "Stop waiting"),
-  );
+  ];
+  if (String(queued.preset).startsWith("ranked:")) {
+    parts.push(el("p", { className: "hint", "data-testid": "ranked-wait" }, "A ranked table waits for four players: no bots fill it."));
+  }
+  parts.push(el("button", { type: "button", className: "ghost", "data-testid": "cancel-queue", onclick: () => handlers.onCancel() }, "Stop waiting"));
+  box.replaceChildren(...parts);
 }
 
 export function renderPrivate(box, app, handlers) {

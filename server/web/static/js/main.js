@@ -1,6 +1,7 @@
 // Entry point of index.html: connect to the hub and start the page.
 import { App } from "./app.js";
 import { Connection, websocketURL } from "./protocol.js";
+import { Ranked } from "./ranked.js";
 
 const storage = (() => {
   try {
@@ -22,6 +23,10 @@ const connection = new Connection({
   onStatus: (status, detail) => app.onStatus(status, detail),
 });
 app = new App({ doc: document, connection, storage });
+const ranked = new Ranked({ doc: document, app, storage, location: globalThis.location });
+app.afterSideInfo = (side, players, length) => ranked.decorateSeats(side, players, length);
 globalThis.jantaku = app; // for debugging and end-to-end tests
+globalThis.jantakuRanked = ranked;
 app.render();
 connection.start();
+ranked.refresh();

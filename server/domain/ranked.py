@@ -1,0 +1,111 @@
+"""The records of ranked play: standings, rating changes, leaderboard entries (read and written
+through :class:`~server.domain.ports.Ratings`).
+
+A **board** is a set of standings that rate against each other: ``ranked`` (registered players, in
+the ranked rooms) or ``ladder`` (bot accounts, in the bot ladder). Each board keeps one standing
+per account and game length (:class:`server.ranking.Length`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from server.domain.reads import HandResult
+from server.ranking import Length, Standing
+
+
+class Board(StrEnum):
+    RANKED = "ranked"
+    LADDER = "ladder"
+
+
+LADDER_ROOM = "ladder"
+
+
+def board_of_room(room: str) -> Board:
+    return Board.LADDER if room == LADDER_ROOM else Board.RANKED
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """What one rated match did to one seat."""
+
+    match_id: str
+    seat: int
+    seq: int  # the order the match was rated in
+    account_id: str
+    board: Board
+    length: Length
+    placement: int
+    before: Standing
+    after: Standing
+    table_version: str
+    rated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    position: int  # 1-based
+    account_id: str
+    name: str
+    standing: Standing
+
+
+@dataclass(frozen=True, slots=True)
+class RatingDifference:
+    """One difference ``ratings rebuild --check`` found between what is stored and the recomputation."""
+
+    what: str  # "standing", "change", "unrated", "orphan"
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """What a player did in the hands of some matches (a profile's statistics)."""
+
+    hands: int = 0
+    wins: int = 0
+    tsumo_wins: int = 0
+    deal_ins: int = 0
+    win_points: int = 0  # the hand values of the wins, summed
+    deal_in_points: int = 0  # what the deal-ins cost, summed
+    draws: int = 0  # exhaustive draws
+    tenpai_at_draws: int = 0
+
+    def rate(self, part: int, whole: int) -> float | None:
+        return round(part / whole, 4) if whole else None
+
+
+def hand_stats(hands: Iterable[tuple[int, HandResult]]) -> PlayerStats:
+    """The statistics of ``seat`` over ``(seat, hand)`` pairs (hands still being played are skipped).
+
+    >>> from server.domain.reads import HandResult
+    >>> won = {"seat": 1, "from_seat": 0, "points": 3900, "deltas": [-3900, 3900, 0, 0]}
+    >>> h = HandResult("m", 0, 0, 0, 0, 0, 0, (), "", 0, 5, "won", None, (won,), None, None, None, None,
+    ...                None, None)
+    >>> s = hand_stats([(0, h), (1, h)])
+    >>> (s.hands, s.wins, s.deal_ins, s.win_points, s.deal_in_points)
+    (2, 1, 1, 3900, 3900)
+    """
+    hands_, wins, tsumo, deal_ins, win_pts, deal_pts, draws, tenpai = 0, 0, 0, 0, 0, 0, 0, 0
+    for seat, hand in hands:
+        if hand.outcome is None:
+            continue
+        hands_ += 1
+        dealt_in = False
+        for win in hand.wins:
+            if win.get("seat") == seat:
+                wins += 1
+                win_pts += int(win.get("points") or 0)
+                tsumo += win.get("from_seat") == seat
+            elif win.get("from_seat") == seat:  # a double ron is one deal-in, costing both wins
+                dealt_in = True
+                deltas = win.get("deltas") or []
+                deal_pts += -int(deltas[seat]) if len(deltas) > seat else int(win.get("points") or 0)
+        deal_ins += dealt_in
+        if hand.outcome == "drawn" and hand.tenpai is not None:
+            draws += 1
+            tenpai += bool(hand.tenpai[seat]) if len(hand.tenpai) > seat else 0
+    return PlayerStats(hands_, wins, tsumo, deal_ins, win_pts, deal_pts, draws, tenpai)

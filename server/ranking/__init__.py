@@ -1,0 +1,44 @@
+"""Ranked play's rules, pure: Tenhou-style kyu/dan ranks with points, the R rating, ranked rooms.
+
+No I/O, clock or randomness: the store keeps each player's :class:`~server.ranking.rules.Standing`
+and applies what :func:`~server.ranking.rules.rate_match` returns; the tables are versioned data
+(:mod:`server.ranking.tables`, documented in ``docs/ranking.md``).
+"""
+
+from server.ranking.rules import (
+    SeatChange,
+    Standing,
+    adjustment,
+    dan_after,
+    may_enter,
+    rate_match,
+    rating_change,
+)
+from server.ranking.tables import (
+    CURRENT,
+    TABLES,
+    Length,
+    Rank,
+    RankingTables,
+    Room,
+    parse_ranked_source,
+    ranked_source,
+)
+
+__all__ = [
+    "CURRENT",
+    "TABLES",
+    "Length",
+    "Rank",
+    "RankingTables",
+    "Room",
+    "SeatChange",
+    "Standing",
+    "adjustment",
+    "dan_after",
+    "may_enter",
+    "parse_ranked_source",
+    "ranked_source",
+    "rate_match",
+    "rating_change",
+]

@@ -1,0 +1,235 @@
+"""Ranked play in memory: :class:`~server.domain.ports.Ratings` and
+:class:`~server.domain.ports.Credentials` for ``InMemoryRepository`` (same answers as
+:mod:`server.store.ratings`; the fold is the same :class:`server.ranking.ledger.Ledger`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from server.domain.errors import ConflictError, NotFoundError
+from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference, board_of_room
+from server.domain.records import (
+    DEFAULT_SCOPES,
+    Account,
+    AccountKind,
+    MatchRecord,
+    MatchStatus,
+    ResultRecord,
+    SessionRecord,
+    StepRecord,
+)
+from server.engine import events as ev
+from server.eventlog.codec import EventKind, decode_kinds
+from server.ranking import CURRENT, Length, Standing, parse_ranked_source
+from server.ranking.ledger import (
+    Ledger,
+    NotRateableError,
+    RatedMatch,
+    StandingKey,
+    check_rateable,
+    start_standing,
+)
+
+
+def _same(a: Standing, b: Standing) -> bool:
+    return (a.rank, a.points, a.games, a.placements) == (b.rank, b.points, b.games, b.placements) and abs(
+        a.rating - b.rating
+    ) <= 1e-6
+
+
+class MemoryRatings:
+    """The ranked-play half of ``InMemoryRepository``."""
+
+    _accounts: dict[str, Account]
+    _sessions: dict[str, SessionRecord]
+    _matches: dict[str, MatchRecord]
+    _results: dict[str, ResultRecord]
+    _steps: dict[str, list[StepRecord]]
+
+    def _init_ratings(self) -> None:
+        self._passwords: dict[str, str] = {}
+        self._standings: dict[StandingKey, Standing] = {}
+        self._rated: dict[str, tuple[int, str]] = {}  # match id -> (seq, table version)
+        self._changes: list[RatingChange] = []
+
+    # -- credentials ---------------------------------------------------------------------------------
+
+    def _name_taken(self, name: str) -> bool:
+        return any(a.name == name and a.kind is not AccountKind.GUEST for a in self._accounts.values())
+
+    async def register_account(self, account: Account, password_hash: str) -> None:
+        if account.id in self._accounts:
+            raise ConflictError(f"account id {account.id!r} exists")
+        if self._name_taken(account.name):
+            raise ConflictError(f"an account named {account.name!r} exists")
+        self._accounts[account.id] = account
+        self._passwords[account.id] = password_hash
+
+    async def upgrade_guest(self, account_id: str, name: str, password_hash: str, at: float) -> Account:
+        guest = self._accounts.get(account_id)
+        if guest is None or guest.kind is not AccountKind.GUEST or not guest.active:
+            raise NotFoundError(f"no active guest {account_id!r}")
+        if self._name_taken(name):
+            raise ConflictError(f"an account named {name!r} exists")
+        account = replace(
+            guest, name=name, kind=AccountKind.PLAYER, scopes=DEFAULT_SCOPES[AccountKind.PLAYER]
+        )
+        self._accounts[account_id] = account
+        self._passwords[account_id] = password_hash
+        return account
+
+    async def password_hash(self, account_id: str) -> str | None:
+        return self._passwords.get(account_id)
+
+    async def delete_session(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+
+    async def set_password_hash(self, account_id: str, password_hash: str, at: float) -> None:
+        if account_id not in self._passwords:
+            raise NotFoundError(f"account {account_id!r} has no password")
+        self._passwords[account_id] = password_hash
+        self._sessions = {k: s for k, s in self._sessions.items() if s.account_id != account_id}
+
+    # -- ratings -------------------------------------------------------------------------------------
+
+    def _rated_match(self, match_id: str, table_version: str) -> RatedMatch | None:
+        match, result = self._matches.get(match_id), self._results.get(match_id)
+        if match is None or result is None or match.status is MatchStatus.ABORTED:
+            return None
+        parsed = parse_ranked_source(match.source)
+        if parsed is None:
+            return None
+        room, length = parsed
+        m = RatedMatch(
+            match_id=match_id,
+            room=room,
+            board=board_of_room(room).value,
+            length=length,
+            accounts=tuple(s.account_id for s in sorted(match.seats, key=lambda s: s.seat)),
+            placements=tuple(result.ranks),
+            table_version=table_version,
+        )
+        try:
+            check_rateable(m)
+        except NotRateableError:
+            return None
+        return m
+
+    def _rate(self, match_id: str, at: float) -> bool:
+        if match_id in self._rated:
+            return False
+        m = self._rated_match(match_id, CURRENT.version)
+        if m is None:
+            return False
+        ledger = Ledger(self._standings)
+        changes = ledger.rate(m)
+        seq = len(self._rated) + 1
+        self._rated[match_id] = (seq, m.table_version)
+        for key, c in zip(Ledger.keys(m), changes, strict=True):
+            self._changes.append(
+                RatingChange(
+                    match_id,
+                    c.seat,
+                    seq,
+                    key[0],
+                    Board(m.board),
+                    m.length,
+                    c.placement,
+                    c.before,
+                    c.after,
+                    m.table_version,
+                    at,
+                )
+            )
+        return True
+
+    async def rate_pending(self, at: float) -> int:
+        for m in self._matches.values():  # a completed match whose result's write failed: its log has it
+            if m.status is MatchStatus.COMPLETED and m.id not in self._results and self._steps.get(m.id):
+                last = self._steps[m.id][-1]
+                for end in decode_kinds(last.events, last.format_version, (EventKind.MATCH_ENDED,)):
+                    assert isinstance(end, ev.MatchEnded)
+                    self._results[m.id] = ResultRecord(m.id, end.scores, end.ranks, end.final_points)
+        pending = sorted(
+            (
+                m
+                for m in self._matches.values()
+                if m.status is MatchStatus.COMPLETED and m.id not in self._rated
+            ),
+            key=lambda m: (m.ended_at or 0.0, m.id),
+        )
+        return sum(self._rate(m.id, at) for m in pending)
+
+    async def standing(self, account_id: str, board: Board, length: Length) -> Standing:
+        return self._standings.get((account_id, board.value, length.value)) or start_standing(CURRENT.version)
+
+    async def leaderboard(
+        self, board: Board, length: Length, *, limit: int = 50, offset: int = 0
+    ) -> tuple[Sequence[LeaderboardEntry], int]:
+        rows = [(k[0], s) for k, s in self._standings.items() if k[1] == board.value and k[2] == length.value]
+        rows.sort(key=lambda r: (r[1].rank, r[1].points, r[1].rating, r[0]), reverse=True)
+        page = rows[offset : offset + limit]
+        return [
+            LeaderboardEntry(offset + i + 1, a, self._accounts[a].name, s) for i, (a, s) in enumerate(page)
+        ], len(rows)
+
+    async def rating_history(
+        self, account_id: str, board: Board, length: Length, *, limit: int = 200
+    ) -> Sequence[RatingChange]:
+        mine = [
+            c for c in self._changes if c.account_id == account_id and c.board is board and c.length is length
+        ]
+        return mine[-limit:] if limit else []
+
+    async def rebuild_ratings(self, *, check: bool, at: float) -> Sequence[RatingDifference]:
+        ledger, diffs = Ledger(), []
+        stored = {(c.match_id, c.seat): c for c in self._changes}
+        order = sorted(self._rated.items(), key=lambda kv: kv[1][0])
+        recomputed: list[RatingChange] = []
+        rated: dict[str, tuple[int, str]] = {}
+        todo = [(mid, ver) for mid, (_, ver) in order]
+        todo += [
+            (m.id, CURRENT.version)
+            for m in sorted(self._matches.values(), key=lambda m: (m.ended_at or 0.0, m.id))
+            if m.status is MatchStatus.COMPLETED
+            and m.id not in self._rated
+            and self._rated_match(m.id, CURRENT.version)
+        ]
+        for match_id, version in todo:
+            m = self._rated_match(match_id, version)
+            if m is None:
+                diffs.append(RatingDifference("orphan", f"{match_id}: rated, but its result does not rate"))
+                continue
+            if match_id not in self._rated:
+                diffs.append(RatingDifference("unrated", f"{match_id}: completed and ranked, but not rated"))
+            seq = len(rated) + 1
+            rated[match_id] = (seq, version)
+            for key, c in zip(Ledger.keys(m), ledger.rate(m), strict=True):
+                s = stored.get((match_id, c.seat))
+                if s is None or s.placement != c.placement or not _same(s.after, c.after):
+                    diffs.append(
+                        RatingDifference("change", f"{match_id} seat {c.seat}: stored {s}, recomputed {c}")
+                    )
+                recomputed.append(
+                    RatingChange(
+                        match_id,
+                        c.seat,
+                        seq,
+                        key[0],
+                        Board(m.board),
+                        m.length,
+                        c.placement,
+                        c.before,
+                        c.after,
+                        version,
+                        s.rated_at if s else at,
+                    )
+                )
+        for key in sorted(set(self._standings) | set(ledger.standings)):
+            a, b = self._standings.get(key), ledger.standings.get(key)
+            if a is None or b is None or not _same(a, b):
+                diffs.append(RatingDifference("standing", f"{'/'.join(key)}: stored {a}, recomputed {b}"))
+        if not check and diffs:
+            self._standings, self._rated, self._changes = dict(ledger.standings), rated, recomputed
+        return diffs

@@ -1,0 +1,326 @@
+// Ranked play in the browser (docs/ranking.md): sign up, sign in, sign out, change password; the
+// player's rank and the rooms they may enter, in the lobby; each seat's rank at the table; the
+// leaderboard and profiles with a rating chart drawn here as SVG (nothing fetched from elsewhere).
+//
+// The API lives on the hub's HTTP port (`--http-port`, by default the page's port + 1; `?api=`
+// overrides it). The session token the API gives is the one the websocket uses: after signing in,
+// the page stores it and reconnects as the player.
+
+const TOKEN_KEY = "jantaku.session_token";
+const SVG = "http://www.w3.org/2000/svg";
+
+/** The ranked API's base URL: `?api=` if given, else this host on the next port. */
+export function apiBase(location) {
+  const override = new URLSearchParams(location.search).get("api");
+  if (override) return override.replace(/\/$/, "");
+  const port = Number(location.port || (location.protocol === "https:" ? 443 : 80)) + 1;
+  return `${location.protocol}//${location.hostname}:${port}`;
+}
+
+function h(doc, tag, attrs = {}, ...children) {
+  const node = doc.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "className") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+const LENGTH_LABEL = { east: "East only", east_south: "East-South" };
+
+export function standingText(s) {
+  const target = s.target === null ? "" : ` / ${s.target}`;
+  return `${s.rank_label} ${s.points}${target} pt · R ${Math.round(s.rating)}`;
+}
+
+/** An SVG polyline of R after each rated match (and the start), scaled to the box. */
+export function ratingChart(doc, points, width = 320, height = 120) {
+  const svg = doc.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("width", String(width));
+  svg.setAttribute("height", String(height));
+  svg.setAttribute("role", "img");
+  svg.setAttribute("data-testid", "rating-chart");
+  const values = [1500, ...points.map((p) => p.rating)];
+  const lo = Math.min(...values) - 10;
+  const hi = Math.max(...values) + 10;
+  const x = (i) => (values.length === 1 ? width / 2 : 8 + (i * (width - 16)) / (values.length - 1));
+  const y = (v) => height - 8 - ((v - lo) * (height - 16)) / (hi - lo);
+  const base = doc.createElementNS(SVG, "line");
+  for (const [k, v] of Object.entries({ x1: 0, x2: width, y1: y(1500), y2: y(1500), class: "chart-base" })) base.setAttribute(k, String(v));
+  const line = doc.createElementNS(SVG, "polyline");
+  line.setAttribute("points", values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
+  line.setAttribute("class", "chart-line");
+  line.setAttribute("fill", "none");
+  const title = doc.createElementNS(SVG, "title");
+  title.textContent = `R over ${points.length} rated matches: ${values.map((v) => Math.round(v)).join(", ")}`;
+  svg.append(title, base, line);
+  return svg;
+}
+
+export class Ranked {
+  constructor({ doc, app, storage, location, fetch }) {
+    this.doc = doc;
+    this.app = app;
+    this.storage = storage;
+    this.location = location;
+    this.fetch = fetch ?? ((...args) => globalThis.fetch(...args));
+    this.base = apiBase(location);
+    this.me = null; // {account, standings, rooms}
+    this.seatRanks = new Map(); // name -> "1 dan" (or "" for none)
+    this.box = doc.getElementById("ranked");
+    this.view = doc.getElementById("ranked-view");
+  }
+
+  get token() {
+    return this.storage?.getItem(TOKEN_KEY) ?? null;
+  }
+
+  async call(method, path, body = null, auth = true) {
+    const headers = {};
+    if (body !== null) headers["Content-Type"] = "application/json";
+    if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;
+    const response = await this.fetch(`${this.base}${path}`, {
+      method,
+      headers,
+      body: body === null ? undefined : JSON.stringify(body),
+    });
+    const data = response.status === 204 ? null : await response.json().catch(() => null);
+    if (!response.ok) {
+      const error = new Error(data?.error?.message ?? `HTTP ${response.status}`);
+      error.code = data?.error?.code;
+      throw error;
+    }
+    return data;
+  }
+
+  async refresh() {
+    this.me = null;
+    if (this.token) {
+      try {
+        this.me = await this.call("GET", "/api/accounts/me");
+      } catch {
+        this.me = null;
+      }
+    }
+    this.render();
+  }
+
+  /** Keep the session token and reconnect as that account. */
+  _become(token) {
+    this.storage.setItem(TOKEN_KEY, token);
+    this.location.reload();
+  }
+
+  async signUp(name, password) {
+    const guest = this.me?.account.kind === "guest" ? this.token : null;
+    const body = { name, password };
+    if (guest) body.guest_session = guest; // the guest's games stay its own
+    const done = await this.call("POST", "/api/accounts/register", body, false);
+    this._become(done.session_token);
+  }
+
+  async signIn(name, password) {
+    const done = await this.call("POST", "/api/accounts/signin", { name, password }, false);
+    this._become(done.session_token);
+  }
+
+  async signOut() {
+    try {
+      await this.call("POST", "/api/accounts/signout");
+    } finally {
+      this.storage.removeItem(TOKEN_KEY);
+      this.location.reload();
+    }
+  }
+
+  async changePassword(oldPassword, newPassword) {
+    const done = await this.call("POST", "/api/accounts/password", { old_password: oldPassword, new_password: newPassword });
+    this._become(done.session_token);
+  }
+
+  queue(room) {
+    const app = this.app;
+    app.lastJoin = { kind: "queue" };
+    app.joinRequest = app.conn.join({ type: "queue", preset: room.queue });
+    app.queued = { preset: room.queue, players_waiting: 1 };
+    app.render();
+  }
+
+  // ---- the lobby card ------------------------------------------------------------------------
+
+  render() {
+    if (!this.box) return;
+    const doc = this.doc;
+    const me = this.me;
+    const error = h(doc, "p", { className: "ranked-error", "data-testid": "ranked-error", role: "alert" });
+    const guard = (fn) => async (event) => {
+      event?.preventDefault?.();
+      error.textContent = "";
+      try {
+        await fn();
+      } catch (exc) {
+        error.textContent = exc.message;
+      }
+    };
+    const links = h(
+      doc,
+      "div",
+      { className: "field-row" },
+      h(doc, "button", { type: "button", className: "ghost", "data-testid": "show-leaderboard", onclick: guard(() => this.showLeaderboard("open", "east")) }, "Leaderboard"),
+    );
+    if (!me || me.account.kind === "guest") {
+      const name = h(doc, "input", { id: "ranked-name", "data-testid": "ranked-name", autocomplete: "username", maxlength: 32, placeholder: "name" });
+      const password = h(doc, "input", { id: "ranked-password", "data-testid": "ranked-password", type: "password", autocomplete: "current-password", maxlength: 128, placeholder: "password (8+)" });
+      this.box.replaceChildren(
+        h(doc, "h2", {}, "Ranked"),
+        h(doc, "p", { className: "hint" }, me ? "Sign up to play ranked: the games you played as a guest stay yours." : "Sign up or sign in to play ranked."),
+        h(doc, "form", { className: "field-row", onsubmit: guard(() => this.signIn(name.value, password.value)) }, name, password),
+        h(
+          doc,
+          "div",
+          { className: "field-row" },
+          h(doc, "button", { type: "button", className: "primary", "data-testid": "sign-up", onclick: guard(() => this.signUp(name.value, password.value)) }, "Sign up"),
+          h(doc, "button", { type: "button", "data-testid": "sign-in", onclick: guard(() => this.signIn(name.value, password.value)) }, "Sign in"),
+        ),
+        error,
+        links,
+      );
+      return;
+    }
+    const standings = me.standings.map((s) =>
+      h(doc, "li", { "data-testid": `my-rank-${s.length}` }, `${LENGTH_LABEL[s.length]}: ${standingText(s)} · ${s.games} games`),
+    );
+    const rooms = me.rooms
+      .filter((r) => r.may_enter)
+      .map((r) =>
+        h(doc, "button", { type: "button", "data-testid": `room-${r.queue}`, title: r.requirement, onclick: () => this.queue(r) }, `${r.label} · ${LENGTH_LABEL[r.length]}`),
+      );
+    const oldPw = h(doc, "input", { type: "password", "data-testid": "old-password", autocomplete: "current-password", placeholder: "current password" });
+    const newPw = h(doc, "input", { type: "password", "data-testid": "new-password", autocomplete: "new-password", placeholder: "new password" });
+    links.append(
+      h(doc, "button", { type: "button", className: "ghost", "data-testid": "show-profile", onclick: guard(() => this.showProfile(me.account.name)) }, "My profile"),
+      h(doc, "button", { type: "button", className: "ghost", "data-testid": "sign-out", onclick: guard(() => this.signOut()) }, "Sign out"),
+    );
+    this.box.replaceChildren(
+      h(doc, "h2", {}, "Ranked"),
+      h(doc, "p", { "data-testid": "ranked-account" }, `Signed in as ${me.account.name}`),
+      h(doc, "ul", { className: "my-ranks" }, standings),
+      h(doc, "p", { className: "hint" }, "Rooms you may enter (ranked tables wait for four players; no bots):"),
+      h(doc, "div", { className: "field-row rooms", "data-testid": "ranked-rooms" }, rooms),
+      links,
+      h(
+        doc,
+        "details",
+        {},
+        h(doc, "summary", {}, "Change password"),
+        h(doc, "form", { className: "field-row", onsubmit: guard(() => this.changePassword(oldPw.value, newPw.value)) }, oldPw, newPw, h(doc, "button", { type: "submit", "data-testid": "change-password" }, "Change")),
+      ),
+      error,
+    );
+  }
+
+  // ---- leaderboard and profile ---------------------------------------------------------------
+
+  _open(title, ...content) {
+    const doc = this.doc;
+    this.view.replaceChildren(
+      h(
+        doc,
+        "div",
+        { className: "help-card ranked-card" },
+        h(doc, "h2", {}, title),
+        ...content,
+        h(doc, "button", { type: "button", className: "primary", "data-testid": "close-ranked-view", onclick: () => (this.view.hidden = true) }, "Close"),
+      ),
+    );
+    this.view.hidden = false;
+  }
+
+  async showLeaderboard(room, length) {
+    const doc = this.doc;
+    const board = await this.call("GET", `/api/leaderboard?room=${encodeURIComponent(room)}&length=${encodeURIComponent(length)}`, null, false);
+    const switches = ["east", "east_south"].map((l) =>
+      h(doc, "button", { type: "button", className: l === length ? "primary" : "ghost", onclick: () => this.showLeaderboard(room, l) }, LENGTH_LABEL[l]),
+    );
+    switches.push(
+      h(doc, "button", { type: "button", className: room === "ladder" ? "primary" : "ghost", onclick: () => this.showLeaderboard(room === "ladder" ? "open" : "ladder", length) }, room === "ladder" ? "Players" : "Bot ladder"),
+    );
+    const rows = board.entries.map((e) =>
+      h(
+        doc,
+        "tr",
+        {},
+        h(doc, "td", {}, String(e.position)),
+        h(doc, "td", {}, h(doc, "button", { type: "button", className: "link", onclick: () => this.showProfile(e.name) }, e.name)),
+        h(doc, "td", {}, `${e.standing.rank_label} ${e.standing.points}`),
+        h(doc, "td", {}, String(Math.round(e.standing.rating))),
+        h(doc, "td", {}, String(e.standing.games)),
+      ),
+    );
+    this._open(
+      `Leaderboard · ${room === "ladder" ? "bot ladder" : "players"} · ${LENGTH_LABEL[length]}`,
+      h(doc, "div", { className: "field-row" }, switches),
+      h(doc, "table", { "data-testid": "leaderboard" }, h(doc, "tr", {}, ...["#", "name", "rank", "R", "games"].map((t) => h(doc, "th", {}, t))), rows),
+      h(doc, "p", { className: "hint" }, `${board.total} ranked`),
+    );
+  }
+
+  async showProfile(name) {
+    const doc = this.doc;
+    const p = await this.call("GET", `/api/players/${encodeURIComponent(name)}`, null, false);
+    const sections = p.standings.map((s) => {
+      const history = p.history[s.length] ?? [];
+      const dist = s.placements.map((n, i) => `${i + 1}st 2nd 3rd 4th`.split(" ")[i] + ` ${n}`).join(" · ");
+      const st = p.stats?.[s.length];
+      const pc = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)}%`);
+      const num = (v) => (v === null || v === undefined ? "–" : String(Math.round(v)));
+      const stats = st && st.hands
+        ? h(doc, "p", { "data-testid": `profile-stats-${s.length}` },
+            `Last ${st.matches} matches, ${st.hands} hands: win ${pc(st.win_rate)} · deal-in ${pc(st.deal_in_rate)} · ` +
+              `tsumo ${pc(st.tsumo_share)} of wins · average win ${num(st.average_win)} · average deal-in ${num(st.average_deal_in)} · ` +
+              `tenpai at draws ${pc(st.tenpai_at_draws)}`)
+        : null;
+      const recent = history.slice(-10).reverse().map((c) => h(doc, "li", {}, `${c.match_id}: ${c.placement}. place, R ${Math.round(c.rating)}`));
+      return h(
+        doc,
+        "section",
+        { "data-testid": `profile-${s.length}` },
+        h(doc, "h3", {}, LENGTH_LABEL[s.length]),
+        h(doc, "p", { "data-testid": `profile-rank-${s.length}` }, standingText(s)),
+        h(doc, "p", {}, `${s.games} games · average placement ${s.average_placement ?? "–"} · ${dist}`),
+        stats,
+        history.length ? ratingChart(doc, history) : h(doc, "p", { className: "hint" }, "No rated match yet."),
+        recent.length ? h(doc, "ul", { className: "recent" }, recent) : null,
+      );
+    });
+    this._open(`${p.name}${p.kind === "bot" ? " (bot)" : ""}`, ...sections);
+  }
+
+  // ---- the table: each seat's rank ------------------------------------------------------------
+
+  /** Called after the side panel is drawn: add each seat's rank (fetched once per name). */
+  decorateSeats(side, players, lengthOf) {
+    if (!side || !players) return;
+    players.forEach((player, seat) => {
+      const row = side.querySelector(`[data-testid="player-${seat}"] .p-name`);
+      if (!row || !player || player.kind === "guest") return;
+      const key = `${player.name}/${lengthOf}`;
+      if (!this.seatRanks.has(key)) {
+        this.seatRanks.set(key, "");
+        this.call("GET", `/api/players/${encodeURIComponent(player.name)}`, null, false)
+          .then((p) => {
+            const s = p.standings.find((x) => x.length === lengthOf);
+            this.seatRanks.set(key, s ? s.rank_label : "");
+            this.app.render();
+          })
+          .catch(() => {});
+      }
+      const label = this.seatRanks.get(key);
+      if (label) row.append(h(this.doc, "small", { className: "p-rank", "data-testid": `seat-rank-${seat}` }, ` ${label}`));
+    });
+  }
+}

@@ -1,0 +1,157 @@
+"""Ranked play end to end in Debian's Chromium (docs/ranking.md): sign up in the page, queue for the
+ranked east-only open room, play the match against three registered test players driven by the
+Python client (``client_protocol``), and see the rank change on the profile.
+
+``jantaku serve`` on free ports (SQLite in a temporary directory); the page is told where the ranked
+API is with ``?api=``. Skipped without Playwright or Chromium, like tests/web/test_e2e.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import re
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from client_protocol.client import Client
+from client_protocol.errors import RequestRejectedError
+from client_protocol.messages import MatchEnd, Prompt, SessionAuth
+from tests.web.test_e2e import CHROMIUM, ROOT, SERVE, _play_one_decision, pytestmark
+
+__all__ = ["pytestmark"]
+QUEUE = "ranked:open:east"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(the page's URL, the API's base URL) of a running ``jantaku serve``."""
+    data = tmp_path_factory.mktemp("ranked")
+    log = data / "serve.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [*SERVE, "--data-dir", str(data), "--bot-delay-ms", "50", "--hand-pause-ms", "300"],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    try:
+        page = api = None
+        deadline = time.monotonic() + 30
+        while (page is None or api is None) and time.monotonic() < deadline and process.poll() is None:
+            text = log.read_text()
+            found = re.search(r"play in a browser: (http://\S+)", text)
+            review = re.search(r"admin review: (http://[^/\s]+)/admin/", text)
+            page, api = (found.group(1) if found else None), (review.group(1) if review else None)
+            time.sleep(0.1)
+        assert page and api, log.read_text()
+        yield page, api
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+async def _player(ws_url: str, token: str, ends: list[MatchEnd]) -> None:
+    client = await Client.connect(ws_url, SessionAuth(session_token=token))
+    try:
+        await client.join_queue(QUEUE)
+        async for message in client:
+            if isinstance(message, Prompt):
+                with contextlib.suppress(RequestRejectedError):  # a newer prompt follows
+                    await client.act(message.legal_actions[0], step=message.step)
+            elif isinstance(message, MatchEnd):
+                ends.append(message)
+                return
+    finally:
+        await client.close()
+
+
+def test_sign_up_play_a_ranked_match_and_see_the_rank_change(server: tuple[str, str]) -> None:
+    url, api_base = server
+    ws_url = url.replace("http://", "ws://").rstrip("/") + "/ws"
+    tokens = []
+    for i in range(3):
+        r = httpx.post(
+            f"{api_base}/api/accounts/register", json={"name": f"bot-player{i}", "password": "pw-12345678"}
+        )
+        assert r.status_code == 201, r.text
+        tokens.append(r.json()["session_token"])
+    ends: list[MatchEnd] = []
+
+    async def players() -> None:
+        async with asyncio.timeout(600):
+            await asyncio.gather(*(_player(ws_url, t, ends) for t in tokens))
+
+    thread = threading.Thread(target=lambda: asyncio.run(players()), daemon=True)
+    thread.start()
+
+    api: Any = importlib.import_module("playwright.sync_api")
+    with api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+        def console(message: Any) -> None:
+            where = str(message.location.get("url", ""))
+            # 4xx answers of the API (the refused sign-up) and the lobby's look at /tables/live are
+            # expected; any other console error, and every script error, is not.
+            if (
+                message.type == "error"
+                and not where.startswith(api_base)
+                and not where.endswith("/tables/live")
+            ):
+                errors.append(f"{message.text} ({where})")
+
+        page.on("console", console)
+        page.set_default_timeout(5000)
+        page.goto(f"{url}?api={api_base}")
+        page.wait_for_selector("[data-testid=conn-status][data-status=open]", timeout=15000)
+        page.fill("[data-testid=ranked-name]", "climber")
+        page.fill("[data-testid=ranked-password]", "short")
+        page.click("[data-testid=sign-up]")
+        page.wait_for_selector("[data-testid=ranked-error]:has-text('password')")  # the typed error, shown
+        page.fill("[data-testid=ranked-password]", "a good password")
+        page.click("[data-testid=sign-up]")
+        page.wait_for_selector("[data-testid=ranked-account]:has-text('climber')", timeout=15000)
+        page.wait_for_selector("[data-testid=conn-status][data-status=open]", timeout=15000)
+        assert "Novice 0 / 20 pt · R 1500" in page.text_content("[data-testid=my-rank-east]")
+        assert page.is_visible("[data-testid='room-ranked:open:east']")
+        assert not page.is_visible("[data-testid='room-ranked:upper:east']")  # 1 kyu+ only
+        page.click("[data-testid='room-ranked:open:east']")
+        page.wait_for_selector("[data-testid=board] .center", timeout=30000)
+        page.wait_for_selector("[data-testid=seat-rank-0]", timeout=15000)  # each seat's rank
+        state = {"wins": 0, "riichi": 0, "calls": 0, "passes": 0, "discards": 0}
+        deadline = time.monotonic() + 480
+        while not page.is_visible("[data-testid=match-end]") and time.monotonic() < deadline:
+            try:
+                _play_one_decision(page, state)
+            except api.Error:
+                continue  # the page moved on under the click
+        assert page.is_visible("[data-testid=match-end]"), state
+        thread.join(timeout=60)
+        assert len(ends) == 3 and all(e.result is not None for e in ends)
+
+        page.goto(f"{url}?api={api_base}")
+        page.wait_for_selector("[data-testid=ranked-account]:has-text('climber')", timeout=15000)
+        page.click("[data-testid=show-profile]")
+        page.wait_for_selector("[data-testid=profile-rank-east]")
+        section = page.text_content("[data-testid=profile-east]") or ""
+        assert "1 games" in section, section
+        assert page.is_visible("[data-testid=profile-east] [data-testid=rating-chart]")
+        stats = page.text_content("[data-testid=profile-stats-east]") or ""
+        assert "Last 1 matches" in stats and "deal-in" in stats, stats
+        rank = page.text_content("[data-testid=profile-rank-east]") or ""
+        assert rank != "Novice 0 / 20 pt · R 1500", rank  # R moved (and the points, unless 3rd)
+        board = page.goto(f"{api_base}/api/leaderboard?room=open&length=east")
+        assert board is not None and "climber" in board.text()
+        assert not errors, errors
+        browser.close()
