@@ -28,6 +28,7 @@ from server.app.review_api import ReviewServer, review_api
 from server.domain.errors import ConflictError
 from server.domain.ports import Repository
 from server.hub import gcpolicy
+from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
 from server.store.db import resolve_url
@@ -54,16 +55,21 @@ def repository_url(data_dir: Path | str, database_url: str | None) -> str:
 
 @contextlib.asynccontextmanager
 async def open_repository(
-    data_dir: Path | str, database_url: str | None, *, commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S
+    data_dir: Path | str,
+    database_url: str | None,
+    *,
+    commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
+    owner: str | None = None,
 ) -> AsyncIterator[Repository]:
     """The repository of these options, opened on the running loop (migrating the database to the
     latest schema; a fresh data directory gets its SQLite file) and closed at the end (committing
-    what is queued). Imports a leftover ``DATA_DIR/accounts.json`` once."""
+    what is queued). Imports a leftover ``DATA_DIR/accounts.json`` once. ``owner``: cluster mode's
+    node id (the matches it creates are fenced from the start, docs/scaling.md)."""
     url = repository_url(data_dir, database_url)
     if url == MEMORY_URL:
         yield InMemoryRepository()
         return
-    repo = await SqlRepository.open(url, commit_timeout_s=commit_timeout_s)
+    repo = await SqlRepository.open(url, commit_timeout_s=commit_timeout_s, owner=owner)
     try:
         await import_accounts_file(repo, Path(data_dir) / ACCOUNTS_FILE)
         yield repo
@@ -112,20 +118,25 @@ def run_with_repo(args: argparse.Namespace, fn: Callable[[Repository], Awaitable
         return 1
 
 
-def build_hub(settings: HubSettings, repo: Repository) -> Hub:
+def build_hub(settings: HubSettings, repo: Repository, placement: Placement | None = None) -> Hub:
     """The hub of ``settings`` on ``repo``, serving the browser client's files."""
-    return Hub(settings, repo, http_fallback=static_response)
+    return Hub(settings, repo, http_fallback=static_response, placement=placement)
 
 
 @contextlib.asynccontextmanager
 async def running_server(
-    settings: HubSettings, repo: Repository, *, review_port: int | None = None, review_required: bool = False
+    settings: HubSettings,
+    repo: Repository,
+    *,
+    review_port: int | None = None,
+    review_required: bool = False,
+    placement: Placement | None = None,
 ) -> AsyncIterator[tuple[Hub, ReviewServer]]:
     """The whole server on ``repo`` while the block runs: the hub (started: crash recovery, then
     listening), the admin review API beside it on ``review_port`` (``server.web.api``,
     docs/admin.md), and the process's garbage-collector policy (``settings.gc``,
     server/hub/gcpolicy.py). The hub is shut down at the end; the caller closes ``repo``."""
-    hub = build_hub(settings, repo)
+    hub = build_hub(settings, repo, placement)
     await hub.start()
     try:
         async with (

@@ -41,6 +41,7 @@ from server.hub.clock import Cancellable, Clock
 from server.hub.inbox import Attach, SeatSpec
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
+from server.hub.placement import LocalPlacement, Placement
 from server.hub.recovery import RecoveredMatch, ReplayDivergedError, UnrecoverableError, rebuild
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
@@ -114,8 +115,10 @@ class Lobby:
         rng: random.Random | None = None,
         metrics: HubMetrics | None = None,
         wall: Callable[[], float] = time.time,
+        placement: Placement | None = None,
     ) -> None:
         self._repo = repo
+        self._placement: Placement = placement or LocalPlacement()
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
@@ -414,6 +417,8 @@ class Lobby:
         table, participants = reserved
         match_id = table.match_id
         try:
+            if not await self._placement.claim(match_id, new=True):
+                raise LobbyError(ErrorCode.BUSY_RETRY, "no table can be placed now")
             await table.start(participants)
         except Exception:
             log.exception("could not start table %s", match_id, extra={"match_id": match_id})
@@ -477,8 +482,8 @@ class Lobby:
         """
         report = RecoveryReport()
         for match in await self._repo.unfinished_matches():
-            if match.id in self.tables:
-                continue
+            if match.id in self.tables or not await self._placement.claim(match.id, new=False):
+                continue  # cluster mode: another node owns it
             try:
                 recovery = await self._repo.recovery_record(match.id)
                 steps = await self._repo.steps(match.id)
@@ -522,6 +527,7 @@ class Lobby:
 
     async def _give_up(self, match: MatchRecord, reason: str) -> None:
         await self._repo.finish_match(match.id, MatchStatus.ABORTED, self._wall(), None, reason)
+        self._placement.released(match.id)
 
     async def _resume(self, recovered: RecoveredMatch) -> None:
         match = recovered.match
@@ -570,6 +576,7 @@ class Lobby:
         self._table_ended(table)
         if self.tables.get(table.match_id) is table:
             del self.tables[table.match_id]
+            self._placement.released(table.match_id)
 
     def _check_open(self) -> None:
         if self.closing:

@@ -51,6 +51,7 @@ from server.hub.gcpolicy import GcPauses
 from server.hub.lobby import Lobby, LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
+from server.hub.placement import Placement
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
@@ -111,6 +112,7 @@ class Hub:
         rng: random.Random | None = None,
         wall: Callable[[], float] = time.time,
         http_fallback: HttpFallback | None = None,
+        placement: Placement | None = None,
     ) -> None:
         self.settings = settings
         self._http_fallback = http_fallback
@@ -128,6 +130,7 @@ class Hub:
             rng=rng,
             metrics=self.metrics,
             wall=wall,
+            placement=placement,
         )
         self.metrics.watch(
             tables=lambda: sum(1 for t in self._lobby.tables.values() if t.running),
@@ -152,6 +155,24 @@ class Hub:
     def ready(self) -> bool:
         """What ``GET /readyz`` answers: started (so the repository is open) and not shutting down."""
         return self._ready and not self.closing
+
+    # -- what a cluster node reads and asks (server.cluster.node.NodeHost) ---------------------------
+
+    @property
+    def table_count(self) -> int:
+        return sum(1 for t in self._lobby.tables.values() if t.running)
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._sessions)
+
+    async def recover_orphans(self) -> None:
+        """Rebuild the running matches the placement lets this node claim (cluster mode: those
+        whose owner died), exactly as crash recovery does at start."""
+        found = await self._lobby.recover()
+        self.recovery.resumed += found.resumed
+        self.recovery.diverged += found.diverged
+        self.recovery.unrecoverable += found.unrecoverable
 
     # -- SessionHost ---------------------------------------------------------------------------------
 

@@ -1,0 +1,35 @@
+"""Where a table may run: the port through which cluster mode (``server.cluster``,
+``docs/scaling.md``) decides it, so the hub never imports the cluster.
+
+The lobby asks :meth:`Placement.claim` before a table runs on this node (a new match, or one
+rebuilt from its stored log: crash recovery, a takeover) and tells :meth:`Placement.released` once
+it stopped running here. One process (:class:`LocalPlacement`) runs every table and has no one to
+ask.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Placement(Protocol):
+    async def claim(self, match_id: str, *, new: bool) -> bool:
+        """May this node run the table of ``match_id`` (``new``: a match not stored yet)? True once
+        it owns it (cluster mode: its lease taken and, for a stored match, its fencing token
+        acquired); False when another node owns it or ownership cannot be decided now (the
+        cluster's coordination is unreachable): then the lobby does not run it."""
+        ...
+
+    def released(self, match_id: str) -> None:
+        """The table of ``match_id`` stopped running on this node (it ended, or was dropped)."""
+        ...
+
+
+class LocalPlacement:
+    """A single process: every table runs here."""
+
+    async def claim(self, match_id: str, *, new: bool) -> bool:
+        return True
+
+    def released(self, match_id: str) -> None:
+        return None
