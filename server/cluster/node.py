@@ -181,6 +181,29 @@ class ClusterNode:
         with contextlib.suppress(*REDIS_ERRORS):
             await self._call(self._release(keys=[self.lease_key(match_id)], args=[self.node_id]))
 
+    async def locate(self, match_id: str) -> str | None:
+        """The lease's owner, then its registry entry's URL: two Redis calls (a resume or a
+        spectate of a match not running here; never on an action's path)."""
+        if match_id in self.owned:
+            return None
+        try:
+            owner = await self._call(self.redis.get(self.lease_key(match_id)))
+            if owner is None or owner == self.node_id:
+                return None
+            url = await self._call(self.redis.hget(self.settings.key("node", str(owner)), "url"))
+        except REDIS_ERRORS:
+            return None
+        return str(url) if url else None
+
+    async def locate_player(self, account_id: str) -> str | None:
+        """The player's running match from PostgreSQL (the one truth), its owner from its lease."""
+        for match in await self._repo.unfinished_matches():
+            if match.id not in self.owned and any(s.account_id == account_id for s in match.seats):
+                url = await self.locate(match.id)
+                if url is not None:
+                    return url
+        return None
+
     # -- running -------------------------------------------------------------------------------------
 
     async def start(self, host: NodeHost) -> None:

@@ -24,6 +24,16 @@ class Placement(Protocol):
         """The table of ``match_id`` stopped running on this node (it ended, or was dropped)."""
         ...
 
+    async def locate(self, match_id: str) -> str | None:
+        """The websocket URL of the node running ``match_id`` if that is another node (None: this
+        one, or nowhere known). Asked on a resume or spectate of a match not running here."""
+        ...
+
+    async def locate_player(self, account_id: str) -> str | None:
+        """The websocket URL of the node running the live match of ``account_id`` if that is
+        another node (None otherwise). Asked once per ``hello``."""
+        ...
+
 
 class LocalPlacement:
     """A single process: every table runs here."""
@@ -32,4 +42,10 @@ class LocalPlacement:
         return True
 
     def released(self, match_id: str) -> None:
+        return None
+
+    async def locate(self, match_id: str) -> str | None:
+        return None
+
+    async def locate_player(self, account_id: str) -> str | None:
         return None

@@ -32,7 +32,7 @@ import logging
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
@@ -51,7 +51,7 @@ from server.hub.gcpolicy import GcPauses
 from server.hub.lobby import Lobby, LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
-from server.hub.placement import Placement
+from server.hub.placement import LocalPlacement, Placement
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
@@ -116,6 +116,7 @@ class Hub:
     ) -> None:
         self.settings = settings
         self._http_fallback = http_fallback
+        self._placement: Placement = placement or LocalPlacement()
         self.repo = repo
         self._clock = clock or SystemClock()
         self._auth = Authenticator(repo, session_ttl_s=settings.session_ttl_s, wall=wall)
@@ -204,6 +205,23 @@ class Hub:
 
     def connection_of(self, account_id: str) -> WebSocketConnection | None:
         return self._by_account.get(account_id)
+
+    async def route_player(self, account_id: str) -> str | None:
+        if self._lobby.live_seats(account_id):
+            return None
+        return await self._route(self._placement.locate_player(account_id))
+
+    async def route_match(self, match_id: str) -> str | None:
+        return await self._route(self._placement.locate(match_id))
+
+    async def _route(self, lookup: Awaitable[str | None]) -> str | None:
+        """A node's URL to relay to (cluster mode); a failing lookup relays nothing."""
+        try:
+            url = await lookup
+        except Exception:
+            log.exception("cluster lookup failed")
+            return None
+        return None if url is None else url.rstrip("/") + WS_PATH
 
     # -- serving -------------------------------------------------------------------------------------
 

@@ -1,0 +1,144 @@
+"""Three real ``jantaku serve`` nodes on one PostgreSQL database and one Redis, behind a round-robin
+TCP proxy that knows nothing about tables: a reconnect that lands on another node resumes the same
+match (relayed to its owner), a spectator on a third node watches it, and after ``kill -9`` of the
+owner the match is taken over, finished, exported and verified."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from client_protocol.client import ConnectionLostError
+from client_protocol.messages import GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
+from server.domain.records import MatchStatus
+from server.store.repository import SqlRepository
+from tests.cluster.procs import Cluster, fresh_pg_database, jantaku, running_cluster
+from tests.hub.helpers import ScannedClient
+from tests.hub.netkit import next_of, play
+
+
+@pytest_asyncio.fixture
+async def cluster(
+    postgres: str, redis_server: str, redis_prefix: str, tmp_path: Path
+) -> AsyncIterator[Cluster]:
+    async with (
+        fresh_pg_database(postgres) as database_url,
+        running_cluster(database_url, redis_server, redis_prefix, tmp_path) as running,
+    ):
+        yield running
+
+
+def _prompts(n: int) -> Any:
+    seen = 0
+
+    def stop(message: ServerMessage) -> bool:
+        nonlocal seen
+        if isinstance(message, Prompt):
+            seen += 1
+        return seen > n
+
+    return stop
+
+
+async def _owner(cluster: Cluster, match_id: str) -> str | None:
+    client: Redis = Redis.from_url(cluster.redis_url, decode_responses=True)
+    try:
+        owner = await client.get(f"{cluster.prefix}:table:{match_id}")
+        return None if owner is None else str(owner)
+    finally:
+        await client.aclose()
+
+
+async def _store(cluster: Cluster) -> SqlRepository:
+    return await SqlRepository.open(cluster.database_url, migrate=False)
+
+
+@pytest.mark.asyncio
+async def test_a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster: Cluster) -> None:
+    alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
+    await alice._open(alice.auth)  # the proxy's first connection: node n0
+    await alice.join_queue("tenhou+bots")
+    await play(alice, stop=_prompts(4))
+    match_id = alice.match_id
+    assert match_id is not None and await _owner(cluster, match_id) == "n0"
+    welcome = await alice.reconnect()  # the second connection lands on n1, which relays it to n0
+    assert [s.match_id for s in welcome.seats] == [match_id]
+    await play(alice, stop=_prompts(3))  # playing on, through n1
+    bob = ScannedClient(cluster.url, GuestAuth(name="bob"), timeout=15.0)
+    await bob._open(bob.auth)  # the third connection: n2
+    await bob.spectate(match_id)
+    seated = await next_of(bob, Seated)
+    assert seated.match_id == match_id and seated.seat is None
+    assert cluster.proxy is not None and len(set(cluster.proxy.chosen)) == 3  # three nodes served
+    await play(alice, stop=_prompts(2))
+    repo = await _store(cluster)
+    try:
+        assert await alice.verify(repo) > 20  # every event alice got, on any node, is the stored log
+    finally:
+        await repo.close()
+        await alice.close()
+        await bob.close()
+
+
+@pytest.mark.asyncio
+async def test_kill_9_of_the_owner_the_match_is_taken_over_and_finishes(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
+    await alice._open(alice.auth)
+    await alice.join_queue("tenhou+bots")
+    await play(alice, stop=_prompts(6))
+    match_id = alice.match_id
+    assert match_id is not None
+    owner_id = await _owner(cluster, match_id)
+    owner = next(n for n in cluster.nodes if n.node_id == owner_id)
+    cluster.kill(owner)  # mid-hand, without a word
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while True:
+        try:
+            welcome = await alice.reconnect()
+            if match_id in [s.match_id for s in welcome.seats]:
+                break
+        except (ConnectionLostError, OSError):
+            pass
+        assert loop.time() < deadline, "the match was not taken over within 30 s"
+        await asyncio.sleep(0.5)
+    new_owner = await _owner(cluster, match_id)
+    assert new_owner is not None and new_owner != owner.node_id
+    end = await play(alice)
+    assert isinstance(end, MatchEnd) and end.result is not None
+    repo = await _store(cluster)
+    try:
+        assert await alice.verify(repo) > 100
+        stored = await repo.get_match(match_id)
+        assert stored is not None and stored.status is MatchStatus.COMPLETED
+        steps = await repo.steps(match_id)
+        assert not [s for s in steps if s.source in ("timeout", "disconnected")]  # nothing played for her
+    finally:
+        await repo.close()
+        await alice.close()
+    taker = next(n for n in cluster.nodes if n.node_id == new_owner)
+    assert f"taking match {match_id} over" in taker.logged()
+    record = tmp_path / "match.json"
+    exported = jantaku(
+        "export",
+        "--format",
+        "tenhou6",
+        "--database-url",
+        cluster.database_url,
+        "--out",
+        str(record),
+        match_id,
+    )
+    assert exported.returncode == 0, exported.stderr
+    verified = jantaku("verify", "--json", str(record))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert json.loads(record.read_text())
