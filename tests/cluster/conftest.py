@@ -58,7 +58,11 @@ async def redis_prefix(redis_server: str) -> AsyncIterator[str]:
     """A key prefix of this test's own; its keys are deleted afterwards."""
     prefix = f"{RUN_ID}-{next(_numbers)}"
     yield prefix
-    client: Redis = Redis.from_url(redis_server, socket_timeout=2, socket_connect_timeout=2)
+    await drop_keys(redis_server, prefix)
+
+
+async def drop_keys(url: str, prefix: str) -> None:
+    client: Redis = Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
     try:
         keys = [k async for k in client.scan_iter(match=f"{prefix}:*", count=500)]
         if keys:

@@ -22,6 +22,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from server.store.repository import SqlRepository
+
 ROOT = Path(__file__).resolve().parents[2]
 NODE_OPTIONS = (
     "--http-port=-1",
@@ -64,8 +66,8 @@ async def fresh_pg_database(server_url: str) -> AsyncIterator[str]:
         async with admin.connect() as conn:
             await conn.execute(text(f'CREATE DATABASE "{name}"'))
         url = make_url(server_url).set(database=name).render_as_string(hide_password=False)
-        done = await asyncio.to_thread(jantaku, "db", "upgrade", "--database-url", url)
-        assert done.returncode == 0, done.stderr
+        repo = await SqlRepository.open(url)  # migrated here, before the nodes start (each checks it)
+        await repo.close()
         yield url
     finally:
         async with admin.connect() as conn:
@@ -136,9 +138,10 @@ class Cluster:
         node.process.send_signal(sig)
 
     def stop_all(self) -> None:
+        """The end of a test: nothing is kept, so no graceful shutdown to wait for."""
         for node in self.nodes:
             if node.process is not None and node.process.poll() is None:
-                node.process.send_signal(signal.SIGTERM)
+                node.process.send_signal(signal.SIGKILL)
         for node in self.nodes:
             if node.process is not None:
                 try:

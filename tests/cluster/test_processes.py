@@ -19,20 +19,29 @@ from client_protocol.client import ConnectionLostError
 from client_protocol.messages import GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
 from server.domain.records import MatchStatus
 from server.store.repository import SqlRepository
+from tests.cluster.conftest import RUN_ID, drop_keys
 from tests.cluster.procs import Cluster, fresh_pg_database, jantaku, running_cluster
 from tests.hub.helpers import ScannedClient
 from tests.hub.netkit import next_of, play
 
 
-@pytest_asyncio.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def cluster(
-    postgres: str, redis_server: str, redis_prefix: str, tmp_path: Path
+    postgres: str, redis_server: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Cluster]:
-    async with (
-        fresh_pg_database(postgres) as database_url,
-        running_cluster(database_url, redis_server, redis_prefix, tmp_path) as running,
-    ):
-        yield running
+    """One cluster for the module (starting three nodes is the slow part): the tests run in order,
+    the one that kills a node last."""
+    prefix = f"{RUN_ID}-procs"
+    try:
+        async with (
+            fresh_pg_database(postgres) as database_url,
+            running_cluster(
+                database_url, redis_server, prefix, tmp_path_factory.mktemp("cluster")
+            ) as running,
+        ):
+            yield running
+    finally:
+        await drop_keys(redis_server, prefix)
 
 
 def _prompts(n: int) -> Any:
@@ -60,7 +69,7 @@ async def _store(cluster: Cluster) -> SqlRepository:
     return await SqlRepository.open(cluster.database_url, migrate=False)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster: Cluster) -> None:
     alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
     await alice._open(alice.auth)  # the proxy's first connection: node n0
@@ -87,7 +96,7 @@ async def test_a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster:
         await bob.close()
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_kill_9_of_the_owner_the_match_is_taken_over_and_finishes(
     cluster: Cluster, tmp_path: Path
 ) -> None:
