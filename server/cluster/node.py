@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from redis.asyncio import Redis
@@ -67,6 +67,11 @@ class NodeHost(Protocol):
 
     @property
     def connection_count(self) -> int: ...
+
+    @property
+    def closing(self) -> bool:
+        """Shutting down: it takes nothing over any more."""
+        ...
 
     async def recover_orphans(self) -> None:
         """Rebuild the running matches this node may claim (``Lobby.recover``)."""
@@ -143,10 +148,14 @@ class ClusterNode:
         since = self.healthy_since
         return since is not None and self._now() - since >= self.settings.lease_ms / 1000
 
+    @property
+    def _closing(self) -> bool:
+        return self.draining or self.stopped or (self.host is not None and self.host.closing)
+
     # -- Placement -----------------------------------------------------------------------------------
 
     async def claim(self, match_id: str, *, new: bool) -> bool:
-        if not new and (match_id not in self.orphans or not self.may_take_over):
+        if not new and (match_id not in self.orphans or not self.may_take_over or self._closing):
             return False
         if new and self.draining:
             return False
@@ -203,6 +212,28 @@ class ClusterNode:
                 if url is not None:
                     return url
         return None
+
+    async def hand_over(self, match_ids: Sequence[str]) -> None:
+        """Drain: place nothing new, give the leases up (the tables stopped at a step boundary),
+        and wait until other nodes run every one of them (their takeover scan, within about a
+        second), at most ``handover_s``."""
+        self.draining = True
+        await self.heartbeat()  # the registry says draining: no new table comes here
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)  # the leases released
+        keys = [self.lease_key(m) for m in match_ids]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.handover_s
+        while loop.time() < deadline:
+            try:
+                owners = await self._call(self.redis.mget(keys))
+            except REDIS_ERRORS:
+                owners = []
+            if owners and all(o is not None and o != self.node_id for o in owners):
+                log.info("drain: %d tables handed over", len(keys))
+                return
+            await asyncio.sleep(0.1)
+        log.warning("drain: not every table was taken over within %s s", self.settings.handover_s)
 
     # -- running -------------------------------------------------------------------------------------
 
@@ -282,7 +313,7 @@ class ClusterNode:
 
     async def take_over(self) -> None:
         """Find the running matches whose lease is gone (their owner died) and rebuild them here."""
-        if self.host is None or self.draining or not self.may_take_over:
+        if self.host is None or self._closing or not self.may_take_over:
             return
         running = [m.id for m in await self._repo.unfinished_matches() if m.id not in self.owned]
         if not running:

@@ -49,6 +49,7 @@ class ClusterSettings:
     node_ttl_ms: int = 3000
     lease_ms: int = 5000
     takeover_every_s: float = 1.0
+    handover_s: float = 10.0  # a drain waits at most this long for other nodes to take its tables
 
     def __post_init__(self) -> None:
         if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):

@@ -9,6 +9,7 @@ ask.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 
@@ -34,6 +35,12 @@ class Placement(Protocol):
         another node (None otherwise). Asked once per ``hello``."""
         ...
 
+    async def hand_over(self, match_ids: Sequence[str]) -> None:
+        """The node is shutting down (a drain): the tables of ``match_ids`` stopped after their
+        last committed step and were released. Return once other nodes run them (bounded), so
+        that the clients, told to reconnect next, find them there."""
+        ...
+
 
 class LocalPlacement:
     """A single process: every table runs here."""
@@ -49,3 +56,6 @@ class LocalPlacement:
 
     async def locate_player(self, account_id: str) -> str | None:
         return None
+
+    async def hand_over(self, match_ids: Sequence[str]) -> None:
+        return None  # one process: its matches resume when it starts again (crash recovery)

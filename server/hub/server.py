@@ -411,7 +411,13 @@ class Hub:
             log.info("stats: %s", json.dumps(self.stats.summary()))
         if self._server is not None:
             self._server.close(close_connections=False)
+        running = [m for m, t in self._lobby.tables.items() if t.running and not t.finished]
         await self._lobby.shutdown()
+        if running:
+            try:  # cluster mode: other nodes take the tables before their clients come back
+                await self._placement.hand_over(running)
+            except Exception:
+                log.exception("handing the tables over failed")
         sessions = list(self._sessions)
         for session in sessions:
             session.close(CloseCode.SERVICE_RESTART, "server restarting")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -96,6 +98,52 @@ async def test_a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster:
         await bob.close()
 
 
+async def _back_in(alice: ScannedClient, match_id: str, within: float = 30.0) -> None:
+    """Reconnect (through the proxy) until the welcome lists the match again."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        try:
+            welcome = await alice.reconnect()
+            if match_id in [s.match_id for s in welcome.seats]:
+                return
+        except (ConnectionLostError, OSError):
+            pass
+        assert loop.time() < deadline, f"the match was not back within {within} s"
+        await asyncio.sleep(0.5)
+
+
+async def _nothing_played_for_players(cluster: Cluster, match_id: str) -> None:
+    repo = await _store(cluster)
+    try:
+        steps = await repo.steps(match_id)
+        assert len(steps) > 10
+        assert not [s for s in steps if s.source in ("timeout", "disconnected")]
+    finally:
+        await repo.close()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster: Cluster) -> None:
+    alice = ScannedClient(cluster.url, GuestAuth(name="carol"), timeout=15.0)
+    await alice._open(alice.auth)
+    await alice.join_queue("tenhou+bots")
+    await play(alice, stop=_prompts(4))
+    match_id = alice.match_id
+    assert match_id is not None
+    owner_id = await _owner(cluster, match_id)
+    owner = next(n for n in cluster.nodes if n.node_id == owner_id)
+    cluster.kill(owner, signal.SIGTERM)
+    await _back_in(alice, match_id)
+    new_owner = await _owner(cluster, match_id)
+    assert new_owner is not None and new_owner != owner_id
+    await play(alice, stop=_prompts(4))
+    assert owner.process is not None and await asyncio.to_thread(owner.process.wait, 20) == 0
+    assert re.search(r"drain: \d+ tables handed over", owner.logged()), owner.logged()[-2000:]
+    await _nothing_played_for_players(cluster, match_id)
+    await alice.close()
+
+
 @pytest.mark.asyncio(loop_scope="module")
 async def test_kill_9_of_the_owner_the_match_is_taken_over_and_finishes(
     cluster: Cluster, tmp_path: Path
@@ -109,17 +157,7 @@ async def test_kill_9_of_the_owner_the_match_is_taken_over_and_finishes(
     owner_id = await _owner(cluster, match_id)
     owner = next(n for n in cluster.nodes if n.node_id == owner_id)
     cluster.kill(owner)  # mid-hand, without a word
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 30
-    while True:
-        try:
-            welcome = await alice.reconnect()
-            if match_id in [s.match_id for s in welcome.seats]:
-                break
-        except (ConnectionLostError, OSError):
-            pass
-        assert loop.time() < deadline, "the match was not taken over within 30 s"
-        await asyncio.sleep(0.5)
+    await _back_in(alice, match_id)
     new_owner = await _owner(cluster, match_id)
     assert new_owner is not None and new_owner != owner.node_id
     end = await play(alice)
