@@ -204,6 +204,27 @@ class ClusterNode:
             return None
         return str(url) if url else None
 
+    async def invited(self, code: str, ttl_s: float) -> None:
+        """``PREFIX:invite:{code}`` = this node, for the invitation's life. Without Redis the
+        table can still be joined here."""
+        with contextlib.suppress(*REDIS_ERRORS):
+            key = self.settings.key("invite", code)
+            await self._call(self.redis.set(key, self.node_id, px=max(1, int(ttl_s * 1000))))
+
+    async def locate_invite(self, code: str) -> str | None:
+        try:
+            owner = await self._call(self.redis.get(self.settings.key("invite", code)))
+        except REDIS_ERRORS:
+            return None
+        return None if owner is None or owner == self.node_id else await self._url_of(str(owner))
+
+    async def _url_of(self, node_id: str) -> str | None:
+        try:
+            url = await self._call(self.redis.hget(self.settings.key("node", node_id), "url"))
+        except REDIS_ERRORS:
+            return None
+        return str(url) if url else None
+
     async def locate_player(self, account_id: str) -> str | None:
         """The player's running match from PostgreSQL (the one truth), its owner from its lease."""
         for match in await self._repo.unfinished_matches():

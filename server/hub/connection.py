@@ -83,6 +83,10 @@ class SessionHost(Protocol):
         node (None: here, or nowhere known)."""
         ...
 
+    async def route_invite(self, code: str) -> str | None:
+        """Cluster mode: the websocket URL of the node where private table ``code`` waits."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class _Close:
@@ -285,12 +289,18 @@ class WebSocketConnection:
                 await lobby.resume(core, match_id, since, rid)
 
     async def _relayed(self, request: LobbyRequest, frame: str | bytes) -> bool:
-        """Cluster mode: a resume or spectate of a match another node runs is relayed there (with
-        everything after it); True once the relay is over."""
-        if not isinstance(request, Resume | Spectate) or self._host.lobby.table(request.match_id):
+        """Cluster mode: a resume or spectate of a match another node runs, or a join of a private
+        table waiting on another node, is relayed there (with everything after it); True once the
+        relay is over."""
+        token, lobby = self._session_token, self._host.lobby
+        if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
+            owner = await self._host.route_invite(request.code)
+        elif (
+            isinstance(request, Resume | Spectate) and not lobby.table(request.match_id) and token is not None
+        ):
+            owner = await self._host.route_match(request.match_id)
+        else:
             return False
-        token = self._session_token
-        owner = await self._host.route_match(request.match_id) if token is not None else None
         if owner is None or token is None:
             return False
         return await self._relay(owner, token, first=frame, skip_welcome=True)

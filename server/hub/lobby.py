@@ -142,6 +142,9 @@ class Lobby:
     def live_seats(self, account_id: str) -> list[tuple[str, int]]:
         return sorted(self._seats.get(account_id, {}).items())
 
+    def has_invite(self, code: str) -> bool:
+        return code.strip().upper() in self._private
+
     def waiting(self, preset: str) -> int:
         return len(self._queues.get(preset, ()))
 
@@ -265,6 +268,7 @@ class Lobby:
             expires_at=self._clock.now() + self.settings.private_ttl_s,
         )
         self._private[code] = table
+        await self._placement.invited(code, self.settings.private_ttl_s)
         log.info("private table %s opened by %s (%s, %d bots)", code, creator.id, preset, bots)
         return table
 
@@ -418,10 +422,13 @@ class Lobby:
         match_id = table.match_id
         try:
             if not await self._placement.claim(match_id, new=True):
-                raise LobbyError(ErrorCode.BUSY_RETRY, "no table can be placed now")
+                raise LobbyError(ErrorCode.BUSY_RETRY, "the cluster cannot place a table now")
             await table.start(participants)
-        except Exception:
-            log.exception("could not start table %s", match_id, extra={"match_id": match_id})
+        except Exception as exc:
+            if isinstance(exc, LobbyError):
+                log.warning("table %s not started: %s", match_id, exc, extra={"match_id": match_id})
+            else:
+                log.exception("could not start table %s", match_id, extra={"match_id": match_id})
             self._table_ended(table)
             if self.tables.get(match_id) is table:
                 del self.tables[match_id]

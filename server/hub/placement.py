@@ -35,6 +35,14 @@ class Placement(Protocol):
         another node (None otherwise). Asked once per ``hello``."""
         ...
 
+    async def invited(self, code: str, ttl_s: float) -> None:
+        """A private table with invite ``code`` waits on this node (for ``ttl_s`` at most)."""
+        ...
+
+    async def locate_invite(self, code: str) -> str | None:
+        """The websocket URL of the node where the private table of ``code`` waits, if another."""
+        ...
+
     async def hand_over(self, match_ids: Sequence[str]) -> None:
         """The node is shutting down (a drain): the tables of ``match_ids`` stopped after their
         last committed step and were released. Return once other nodes run them (bounded), so
@@ -55,6 +63,12 @@ class LocalPlacement:
         return None
 
     async def locate_player(self, account_id: str) -> str | None:
+        return None
+
+    async def invited(self, code: str, ttl_s: float) -> None:
+        return None
+
+    async def locate_invite(self, code: str) -> str | None:
         return None
 
     async def hand_over(self, match_ids: Sequence[str]) -> None:

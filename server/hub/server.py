@@ -214,6 +214,9 @@ class Hub:
     async def route_match(self, match_id: str) -> str | None:
         return await self._route(self._placement.locate(match_id))
 
+    async def route_invite(self, code: str) -> str | None:
+        return await self._route(self._placement.locate_invite(code.strip().upper()))
+
     async def _route(self, lookup: Awaitable[str | None]) -> str | None:
         """A node's URL to relay to (cluster mode); a failing lookup relays nothing."""
         try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import secrets
 import signal
@@ -17,6 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
@@ -167,6 +169,22 @@ async def http_status(port: int, path: str) -> int | None:
         writer.close()
         with contextlib.suppress(OSError):
             await writer.wait_closed()
+
+
+async def http_json(port: int, path: str, bearer: str) -> tuple[int, Any]:
+    """GET ``path`` with ``Authorization: Bearer``; the status and the JSON body."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {bearer}\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        await writer.drain()
+        raw = await asyncio.wait_for(reader.read(), 10)
+    finally:
+        writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
 
 
 class RoundRobinProxy:

@@ -4,6 +4,7 @@ then keeps from writing: two hubs on one PostgreSQL schema and one Redis."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,6 +23,7 @@ from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.store.memory import InMemoryRepository
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import eventually
+from tests.cluster.procs import free_port
 from tests.hub.helpers import EAST, FakeParticipant, account
 from tests.hub.netkit import FAST_LIMITS
 from tests.store.conftest import Database, fresh_database
@@ -153,3 +155,70 @@ async def test_a_node_that_stops_renewing_loses_its_table_and_is_fenced(
 
 async def _steps_beyond(repo: SqlRepository, match_id: str, n: int) -> bool:
     return await repo.step_count(match_id) > n
+
+
+@asynccontextmanager
+async def own_redis(port: int) -> AsyncIterator[subprocess.Popen[bytes]]:
+    """A redis-server of this test's own (the machine's is shared), keeping nothing on disk."""
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        client: Redis = Redis.from_url(f"redis://127.0.0.1:{port}/0")
+        try:
+            await eventually(lambda: _pings(client), timeout=10)
+        finally:
+            await client.aclose()
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
+async def _pings(client: Redis) -> bool:
+    try:
+        return bool(await client.ping())
+    except Exception:
+        return False
+
+
+@pytest.mark.asyncio
+async def test_redis_loss_tables_play_on_new_ones_are_refused_and_the_directory_comes_back(
+    redis_server: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    async with (
+        fresh_database("postgresql", request, tmp_path) as database,
+        own_redis(port) as first,
+        node_on(database, url, "jt", "a") as (hub, node, repo),
+    ):
+        alice = FakeParticipant(account("alice"))
+        bob = FakeParticipant(account("bob"))
+        for p in (alice, bob):
+            await repo.create_account(p.account)
+        await hub.lobby.join_queue(alice, "tenhou+bots", 1)
+        (match_id,) = hub.lobby.tables
+        first.kill()  # Redis goes away (it kept nothing)
+        first.wait()
+        before = await repo.step_count(match_id)
+        await eventually(lambda: _steps_beyond(repo, match_id, before + 5), timeout=20)  # plays on
+        await eventually(lambda: not node.may_take_over)
+        await hub.lobby.join_queue(bob, "tenhou+bots", 2)  # a new placement: refused, typed
+        assert [e.code for e in bob.of(ErrorOut)] == [ErrorCode.BUSY_RETRY]
+        assert list(hub.lobby.tables) == [match_id]
+        async with own_redis(port):  # Redis is back, empty: the node re-registers, re-asserts its lease
+            await eventually(lambda: _lease_is(node, match_id, "a"), timeout=10)
+            assert await node.redis.exists(node.node_key)
+            await hub.lobby.join_queue(bob, "tenhou+bots", 3)  # placing works again
+            assert len(hub.lobby.tables) == 2
+
+
+async def _lease_is(node: ClusterNode, match_id: str, owner: str) -> bool:
+    try:
+        return bool(await node.redis.get(node.lease_key(match_id)) == owner)
+    except Exception:
+        return False

@@ -22,7 +22,7 @@ from client_protocol.messages import GuestAuth, MatchEnd, Prompt, Seated, Server
 from server.domain.records import MatchStatus
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys
-from tests.cluster.procs import Cluster, fresh_pg_database, jantaku, running_cluster
+from tests.cluster.procs import Cluster, fresh_pg_database, http_json, jantaku, running_cluster
 from tests.hub.helpers import ScannedClient
 from tests.hub.netkit import next_of, play
 
@@ -96,6 +96,23 @@ async def test_a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster:
         await repo.close()
         await alice.close()
         await bob.close()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_private_table_opened_on_one_node_is_joined_through_others(cluster: Cluster) -> None:
+    dave = ScannedClient(cluster.url, GuestAuth(name="dave"), timeout=15.0)
+    welcome = await dave._open(dave.auth)
+    status, invite = await http_json(cluster.proxy_port, "/private/new?bots=2", welcome.session_token)
+    assert status == 200, invite  # the invitation waits on the node that answered the HTTP request
+    erin = ScannedClient(cluster.url, GuestAuth(name="erin"), timeout=15.0)
+    await erin._open(erin.auth)
+    assert cluster.proxy is not None and len(set(cluster.proxy.chosen[-3:])) == 3  # three nodes
+    await dave.join_private(invite["code"])
+    await erin.join_private(invite["code"])
+    seated = [await next_of(dave, Seated), await next_of(erin, Seated)]
+    assert seated[0].match_id == seated[1].match_id and {s.seat for s in seated} != {None}
+    await dave.close()
+    await erin.close()
 
 
 async def _back_in(alice: ScannedClient, match_id: str, within: float = 30.0) -> None:
