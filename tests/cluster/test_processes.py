@@ -19,6 +19,7 @@ from redis.asyncio import Redis
 
 from client_protocol.client import ConnectionLostError
 from client_protocol.messages import GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
+from server.app.cli import main
 from server.domain.records import MatchStatus
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys
@@ -113,6 +114,22 @@ async def test_a_private_table_opened_on_one_node_is_joined_through_others(clust
     assert seated[0].match_id == seated[1].match_id and {s.seat for s in seated} != {None}
     await dave.close()
     await erin.close()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_admin_cluster_lists_the_nodes_and_who_owns_each_table(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["admin", "cluster", "--redis-url", cluster.redis_url, "--cluster-prefix", cluster.prefix]
+    base += ["--database-url", cluster.database_url]
+    code = await asyncio.to_thread(main, [*base, "--json"])
+    assert code == 0
+    status = json.loads(capsys.readouterr().out)
+    assert {n["node_id"] for n in status["nodes"] if n["live"] and not n["draining"]} == {"n0", "n1", "n2"}
+    assert status["running_matches"] >= 2 and not status["unowned"]
+    assert sum(n["leases"] for n in status["nodes"]) == status["running_matches"]
+    assert await asyncio.to_thread(main, base) == 0  # the text table
+    assert "running matches:" in capsys.readouterr().out
 
 
 async def _back_in(alice: ScannedClient, match_id: str, within: float = 30.0) -> None:
