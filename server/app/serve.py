@@ -303,6 +303,7 @@ async def serve_forever(
         settings, repo, review_port=review_port, review_required=review_required, placement=node
     ) as (hub, review):
         if node is not None:
+            hub.metrics.label_node(node.node_id)
             await node.start(hub)
         await _announce_and_wait(hub, review)
 

@@ -9,6 +9,7 @@ import pytest
 
 from server.app.cli import main
 from server.app.serve import cluster_settings
+from server.hub.metrics import HubMetrics
 from server.hub.settings import HubSettings
 from tests.ops.test_config import serve_args
 
@@ -50,3 +51,17 @@ def test_cluster_mode_refuses_what_it_cannot_run_on(
     assert expected in err
     if "store of one process" in err:
         assert "needs PostgreSQL" in err
+
+
+def test_a_cluster_node_labels_every_metric_with_its_node() -> None:
+    metrics = HubMetrics()
+    metrics.watch(tables=lambda: 3, connections=lambda: 5)
+    metrics.actions.labels("player").inc()
+    plain, _ = metrics.expose()
+    assert b"node=" not in plain
+    metrics.label_node("node-a")
+    body, _ = metrics.expose()
+    samples = [line for line in body.decode().splitlines() if line and not line.startswith("#")]
+    assert samples and all('node="node-a"' in line for line in samples)
+    assert 'jantaku_tables{node="node-a"} 3.0' in samples
+    assert 'jantaku_actions_total{node="node-a",source="player"} 1.0' in samples
