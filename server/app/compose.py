@@ -20,7 +20,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -131,6 +131,7 @@ async def running_server(
     review_port: int | None = None,
     review_required: bool = False,
     placement: Placement | None = None,
+    cluster_status: Callable[[], Awaitable[dict[str, Any]]] | None = None,
 ) -> AsyncIterator[tuple[Hub, ReviewServer]]:
     """The whole server on ``repo`` while the block runs: the hub (started: crash recovery, then
     listening), the admin review API beside it on ``review_port`` (``server.web.api``,
@@ -141,7 +142,9 @@ async def running_server(
     try:
         async with (
             gcpolicy.applied(settings.gc),
-            review_api(repo, settings.host, review_port, required=review_required) as review,
+            review_api(
+                repo, settings.host, review_port, required=review_required, cluster=cluster_status
+            ) as review,
         ):
             yield hub, review
     finally:

@@ -299,8 +299,18 @@ async def serve_forever(
 ) -> None:
     """Run the server on ``repo`` until SIGTERM or SIGINT, then shut it down (the caller closes
     ``repo``). With ``node``, as that node of a cluster (docs/scaling.md)."""
+    status = None
+    if node is not None:
+        from server.cluster.status import status_reader
+
+        status = status_reader(node.redis, node.settings, repo)
     async with running_server(
-        settings, repo, review_port=review_port, review_required=review_required, placement=node
+        settings,
+        repo,
+        review_port=review_port,
+        review_required=review_required,
+        placement=node,
+        cluster_status=status,
     ) as (hub, review):
         if node is not None:
             hub.metrics.label_node(node.node_id)

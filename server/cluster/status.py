@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from server.cluster.settings import ClusterSettings
 from server.domain.ports import Repository
@@ -68,6 +70,21 @@ async def cluster_status(
         )
     unowned = tuple(m for m, o in zip(running, owners, strict=True) if o is None)
     return ClusterStatus(tuple(nodes), len(running), unowned)
+
+
+def status_reader(
+    redis: Redis, settings: ClusterSettings, repo: Repository
+) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """``GET /api/cluster``'s document, as the web layer asks for it (a Redis failure is an
+    OSError for it: 503)."""
+
+    async def read() -> dict[str, Any]:
+        try:
+            return (await cluster_status(redis, settings, repo)).as_json()
+        except RedisError as exc:
+            raise ConnectionError(str(exc)) from exc
+
+    return read
 
 
 def render(status: ClusterStatus) -> str:

@@ -675,6 +675,7 @@ async def test_openapi_document(api: Api) -> None:
         "/api/admin/games/{game_id}/export",
         "/api/admin/games/{game_id}/viewer",
         "/api/admin/audit",
+        "/api/cluster",
     }
     assert doc["components"]["securitySchemes"]["token"] == {
         "type": "http",
