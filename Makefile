@@ -46,7 +46,7 @@ test: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 ## make serve: install what serving needs, then run the hub on ws://127.0.0.1:8765/ws (docs/hub.md)
 serve: $(SERVE_STAMP)

@@ -225,6 +225,10 @@ class Client:
                     ErrorCode.MALFORMED, f"expected welcome, got {reply.__struct_config__.tag!r}"
                 )
         self.welcome = reply
+        # Request ids are unique per seat and match, across reconnections: continue above the last
+        # one the server applied (a restarted client does not know which ids it used).
+        top = max((s.last_request_id or 0 for s in reply.seats), default=0)
+        self._request_ids = itertools.count(max(next(self._request_ids), top + 1))
         self._generation += 1
         self._ws = ws
         self._resync_pending = False

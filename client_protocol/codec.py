@@ -4,6 +4,16 @@ Decoding never raises anything but :class:`~client_protocol.errors.ProtocolError
 what was wrong (``too_large``, ``malformed``, ``unknown_type`` or ``bad_version``) and whose
 ``request_id`` is the offending message's, when it had a readable one.
 
+Every frame a client sends the server, on any endpoint (our protocol, mjai, the query parameters of
+``/private/new``), goes through the same two limits first: at most ``max_bytes``
+(:data:`MAX_CLIENT_MESSAGE_BYTES`) and at most :data:`MAX_JSON_DEPTH` nested arrays and objects.
+:func:`decode_json` is that check for untyped JSON; :func:`decode_client` for our messages.
+
+>>> decode_json("[" * 40 + "]" * 40)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+client_protocol.errors.ProtocolError: malformed: JSON nested deeper than 16 levels
+
 >>> from client_protocol.messages import Ping
 >>> encode(Ping(nonce=1))
 b'{"type":"ping","nonce":1}'
@@ -17,6 +27,7 @@ client_protocol.errors.ProtocolError: unknown_type: unknown message type 'dance'
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -40,15 +51,32 @@ _CLIENT_TAGS = frozenset(str(cls.__struct_config__.tag) for cls in CLIENT_MESSAG
 _SERVER_TAGS = frozenset(str(cls.__struct_config__.tag) for cls in SERVER_MESSAGE_TYPES)
 _MAX_REQUEST_ID = 2**53 - 1
 
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of arrays and objects a client frame may have (our deepest message has 3)."""
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
 
 def encode(message: ClientMessage | ServerMessage) -> bytes:
     """The UTF-8 JSON of one message (send it as a websocket *text* frame)."""
     return _ENCODER.encode(message)
 
 
+def decode_json(data: bytes | str, *, max_bytes: int = MAX_CLIENT_MESSAGE_BYTES) -> Any:
+    """Any JSON a client sends, within the size and depth limits of every entry point; raises
+    :class:`ProtocolError` (``too_large``, ``malformed``) and nothing else."""
+    _check_size(data, max_bytes)
+    _check_depth(data)
+    try:
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise ProtocolError(ErrorCode.MALFORMED, f"not valid JSON: {exc}") from None
+
+
 def decode_client(data: bytes | str, *, max_bytes: int = MAX_CLIENT_MESSAGE_BYTES) -> ClientMessage:
     """Parse one client-to-server frame; a ``hello`` must carry this :data:`PROTOCOL_VERSION`."""
     _check_size(data, max_bytes)
+    _check_depth(data)
     try:
         message = _CLIENT_DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
@@ -71,6 +99,18 @@ def _check_size(data: bytes | str, max_bytes: int) -> None:
     size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {size} bytes exceeds the cap of {max_bytes}")
+
+
+def _check_depth(data: bytes | str) -> None:
+    """Refuse JSON nested deeper than :data:`MAX_JSON_DEPTH` (before any recursive decoder sees it)."""
+    text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return  # the common case: too few brackets to nest that deep
+    depth = 0
+    for ch in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        depth = depth + 1 if ch in "[{" else depth - 1
+        if depth > MAX_JSON_DEPTH:
+            raise ProtocolError(ErrorCode.MALFORMED, f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
 
 
 def _classify(data: bytes | str, exc: Exception, known_tags: frozenset[str]) -> ProtocolError:

@@ -224,10 +224,14 @@ class Player(_ServerStruct, frozen=True):
 
 
 class SeatInfo(_ServerStruct, frozen=True):
-    """A live match in which the player holds a seat (resume it after a reconnection)."""
+    """A live match in which the player holds a seat (resume it after a reconnection).
+
+    ``last_request_id``: the highest ``request_id`` of this player's acts the server applied in this
+    match (null: none yet); a client that lost its state picks its next ids above it."""
 
     match_id: MatchId
     seat: Seat
+    last_request_id: RequestId | None = None
 
 
 class TablePlayer(_ServerStruct, frozen=True):

@@ -34,8 +34,9 @@ class RiverTile(_Value, frozen=True):
     """One discard, in the order discarded.
 
     ``riichi``: this discard declared riichi. ``sideways``: it is shown turned sideways, i.e. it is the
-    riichi declaration tile, or, when that tile was called away, the seat's next discard. ``called``:
-    another seat called it into a meld (it no longer lies in the river).
+    riichi declaration tile, or, when that tile was called away (it is then ``sideways`` false), the
+    seat's next discard. ``called``: another seat called it into a meld; it stays in this list, in its
+    place, but is drawn in the caller's meld, not in the river.
     """
 
     tile: Tile

@@ -114,7 +114,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--spectate-delay-steps",
         type=int,
         default=DEFAULTS.spectate.delay_steps,
-        help="spectators see an event once the table is this many steps past it",
+        help="spectators see an event once this many more events have been shown to the players",
     )
     p.add_argument(
         "--spectate-delay-s",
@@ -132,6 +132,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--rate", type=float, default=lim.rate_per_s, help="messages per second per connection")
     p.add_argument("--burst", type=int, default=lim.rate_burst, help="message burst per connection")
+    p.add_argument(
+        "--ip-connect-rate",
+        type=float,
+        default=lim.connect_per_ip_per_s,
+        help="new websocket connections per second per client address (beyond the burst: HTTP 429)",
+    )
+    p.add_argument(
+        "--ip-connect-burst", type=int, default=lim.connect_per_ip_burst, help="connection burst per address"
+    )
+    p.add_argument(
+        "--ip-guest-rate",
+        type=float,
+        default=lim.guest_per_ip_per_s,
+        help="guest hellos per second per client address (beyond the burst: rate_limited)",
+    )
+    p.add_argument(
+        "--ip-guest-burst", type=int, default=lim.guest_per_ip_burst, help="guest hello burst per address"
+    )
     gc_policy = DEFAULTS.gc
     p.add_argument(
         "--gc-freeze-every",
@@ -209,7 +227,14 @@ def run_serve(args: argparse.Namespace) -> int:
                 delay_s=args.spectate_delay_s,
                 allowed=not args.no_spectators,
             ),
-            limits=ConnectionLimits(rate_per_s=args.rate, rate_burst=args.burst),
+            limits=ConnectionLimits(
+                rate_per_s=args.rate,
+                rate_burst=args.burst,
+                connect_per_ip_per_s=args.ip_connect_rate,
+                connect_per_ip_burst=args.ip_connect_burst,
+                guest_per_ip_per_s=args.ip_guest_rate,
+                guest_per_ip_burst=args.ip_guest_burst,
+            ),
             bot_fill_after_s=args.bot_fill_after,
             fill_bot=args.fill_bot,
             allowed_origins=tuple(args.allow_origin),

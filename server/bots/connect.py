@@ -286,6 +286,10 @@ class Connector:
                 kind = message.get("type")
                 if kind in MJAI_EVENT_TYPES:
                     await self._on_event(message)
+                elif kind == "events":  # the game so far, after a resume: many mjai lines per frame
+                    for event in message.get("events", ()):
+                        if isinstance(event, dict) and event.get("type") in MJAI_EVENT_TYPES:
+                            await self._on_event(event)
                 elif kind == "request":
                     await self._on_request(ws, message)
                 elif kind == "welcome":

@@ -66,6 +66,10 @@ class TableInbox(Protocol):
     @property
     def players(self) -> tuple[TablePlayerInfo, ...]: ...
 
+    def last_request_id(self, seat: int) -> int | None:
+        """The highest request id of ``seat``'s acts applied in this match (None: none)."""
+        ...
+
     def submit(self, item: InboxItem) -> None: ...
 
 

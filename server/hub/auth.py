@@ -1,6 +1,8 @@
 """Accounts and authentication: guests, registered players, bots; API tokens and session tokens.
 
-* A **guest** says ``hello`` with ``{"type": "guest"}``: a guest account is made on the spot.
+* A **guest** says ``hello`` with ``{"type": "guest"}``: a guest account is made on the spot, in
+  memory; it is stored (account and session) only when the guest sits at a table
+  (:meth:`Authenticator.store_guest`), so a hello costs no database write.
 * A **registered player** or a **bot** is an account with a personal API token, made by
   ``jantaku admin create-player NAME`` / ``create-bot NAME`` (no passwords: the token is the
   credential). ``jantaku admin revoke NAME`` disables it.
@@ -26,6 +28,7 @@ import logging
 import re
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,6 +43,10 @@ log = logging.getLogger(__name__)
 SECRET_BYTES = 32  # 256 bits; the issue asks for at least 128
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,31}$")
 _ID_PREFIX = {AccountKind.GUEST: "g", AccountKind.PLAYER: "p", AccountKind.BOT: "b"}
+MAX_PENDING_GUESTS = 100_000  # guests kept in memory until they sit at a table (then stored)
+# A revoked account's credentials get the same answer as unknown ones (the log tells them apart).
+_UNKNOWN_TOKEN = "unknown or invalid token"
+_UNKNOWN_SESSION = "unknown session; say hello with your token or as a guest again"
 
 
 class AuthError(Exception):
@@ -92,6 +99,10 @@ class Authenticator:
         self._repo = repo
         self._session_ttl_s = session_ttl_s
         self._wall = wall
+        # Guests that have not sat at a table yet: account id -> (account, session), oldest first,
+        # and session id -> account id. Stored by store_guest; lost on restart (they played nothing).
+        self._pending: OrderedDict[str, tuple[Account, SessionRecord]] = OrderedDict()
+        self._pending_sessions: dict[str, str] = {}
 
     async def authenticate(self, auth: Auth) -> Authenticated:
         match auth:
@@ -99,6 +110,8 @@ class Authenticator:
                 account = await self._by_api_token(token)
                 return Authenticated(account, await self._new_session(account))
             case GuestAuth(name=name):
+                # No database write yet: the guest and its session are kept here until the guest
+                # sits at a table (store_guest); a hello costs a few hashes, not two commits.
                 account_id = f"g-{secrets.token_hex(8)}"
                 account = Account(
                     id=account_id,
@@ -107,8 +120,13 @@ class Authenticator:
                     scopes=DEFAULT_SCOPES[AccountKind.GUEST],
                     created_at=self._wall(),
                 )
-                await self._repo.create_account(account)
-                return Authenticated(account, await self._new_session(account))
+                token, session = self._session_record(account)
+                self._pending[account_id] = (account, session)
+                self._pending_sessions[session.id] = account_id
+                while len(self._pending) > MAX_PENDING_GUESTS:  # the oldest never sat: forgotten
+                    _, (_, old) = self._pending.popitem(last=False)
+                    self._pending_sessions.pop(old.id, None)
+                return Authenticated(account, token)
             case SessionAuth(session_token=token):
                 return Authenticated(await self._by_session_token(token), token)
 
@@ -129,38 +147,66 @@ class Authenticator:
             or not hmac.compare_digest(account.token_hash, hash_token(token))
         ):
             log.info("refused an API token (account id %r)", account_id)
-            raise AuthError("unknown or invalid token")
+            raise AuthError(_UNKNOWN_TOKEN)
         if not account.active:
+            # Told apart in the log only: the client gets the answer of an unknown token.
             log.info("refused the token of revoked account %s", account.id)
-            raise AuthError("this account's token was revoked")
+            raise AuthError(_UNKNOWN_TOKEN)
         return account
+
+    async def store_guest(self, account_id: str) -> None:
+        """A guest sits at a table: store its account and session now (nothing for anyone else, or
+        a guest stored already)."""
+        pending = self._pending.pop(account_id, None)
+        if pending is None:
+            return
+        account, session = pending
+        try:
+            await self._repo.create_account(account)
+            await self._repo.create_session(session)
+        except BaseException:
+            self._pending[account_id] = pending  # not stored: the next seat tries again
+            raise
+        self._pending_sessions.pop(session.id, None)
 
     async def _by_session_token(self, token: str) -> Account:
         session_id = public_id(token)
+        pending_id = self._pending_sessions.get(session_id) if session_id else None
+        if pending_id is not None:  # a guest that has not sat at a table yet
+            guest, record = self._pending[pending_id]
+            if not hmac.compare_digest(record.token_hash, hash_token(token)):
+                raise AuthError(_UNKNOWN_SESSION)
+            if record.expires_at <= self._wall():
+                raise AuthError("this session expired; say hello with your token or as a guest again")
+            return guest
         session = await self._repo.session_by_id(session_id) if session_id else None
         if session is None or not hmac.compare_digest(session.token_hash, hash_token(token)):
-            raise AuthError("unknown session; say hello with your token or as a guest again")
+            raise AuthError(_UNKNOWN_SESSION)
         if session.expires_at <= self._wall():
             raise AuthError("this session expired; say hello with your token or as a guest again")
         account = await self._repo.account_by_id(session.account_id)
         if account is None or not account.active:
-            raise AuthError("this session's account is no longer active")
+            log.info("refused a session of inactive account %s", session.account_id)
+            raise AuthError(_UNKNOWN_SESSION)  # a revoked account is not told apart from an unknown one
         return account
 
     async def _new_session(self, account: Account) -> str:
+        token, record = self._session_record(account)
+        await self._repo.create_session(record)
+        return token
+
+    def _session_record(self, account: Account) -> tuple[str, SessionRecord]:
         session_id = f"s-{secrets.token_hex(8)}"
         token = make_token(session_id)
         now = self._wall()
-        await self._repo.create_session(
-            SessionRecord(
-                id=session_id,
-                token_hash=hash_token(token),
-                account_id=account.id,
-                created_at=now,
-                expires_at=now + self._session_ttl_s,
-            )
+        record = SessionRecord(
+            id=session_id,
+            token_hash=hash_token(token),
+            account_id=account.id,
+            created_at=now,
+            expires_at=now + self._session_ttl_s,
         )
-        return token
+        return token, record
 
     # -- administration (``jantaku admin``) ---------------------------------------------------------
 

@@ -31,7 +31,8 @@ from websockets.frames import CloseCode
 
 from client_protocol import PROTOCOL_VERSION
 from client_protocol.codec import encode
-from client_protocol.messages import Hello, SessionAuth
+from client_protocol.errors import ErrorCode
+from client_protocol.messages import GuestAuth, Hello, SessionAuth
 from server.domain.records import Account
 from server.hub.adapter import (
     Authenticate,
@@ -85,6 +86,10 @@ class SessionHost(Protocol):
 
     async def route_invite(self, code: str) -> str | None:
         """Cluster mode: the websocket URL of the node where private table ``code`` waits."""
+        ...
+
+    def guest_allowed(self, connection: WebSocketConnection) -> bool:
+        """May this connection's address say one more guest hello now (per-address limit)?"""
         ...
 
 
@@ -203,6 +208,12 @@ class WebSocketConnection:
         """The authenticated account (only asked for after it registered with the hub)."""
         return self.core.account
 
+    @property
+    def address(self) -> str | None:
+        """The client's address (for per-address limits)."""
+        remote = self._ws.remote_address
+        return str(remote[0]) if remote else None
+
     async def run(self) -> None:
         """Serve the connection until it closes."""
         core = self.core
@@ -271,6 +282,10 @@ class WebSocketConnection:
         auth = self._host.auth
         match request:
             case Authenticate(auth=credentials):
+                if isinstance(credentials, GuestAuth) and not self._host.guest_allowed(self):
+                    raise AuthError(
+                        "too many guest hellos from your address; wait a little", ErrorCode.RATE_LIMITED
+                    )
                 authed = await auth.authenticate(credentials)
                 return authed.account, authed.session_token
             case AuthenticateBearer(token=token):
@@ -303,6 +318,8 @@ class WebSocketConnection:
             return False
         if owner is None or token is None:
             return False
+        # a guest's session must be in the shared database for the owner node to accept it
+        await self._host.auth.store_guest(self.core.account.id)
         return await self._relay(owner, token, first=frame, skip_welcome=True)
 
     async def _relay(self, url: str, token: str, *, first: str | bytes | None, skip_welcome: bool) -> bool:

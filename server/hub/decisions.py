@@ -12,6 +12,12 @@ reconnection) gets its ``ack`` (``duplicate``) and the move is never applied twi
 :meth:`Decisions.refusal` is the one check of whether a seated connection's act may be applied (the
 right step, a legal action); which connection holds which seat is the table's to say.
 
+**Decision numbers are public.** The engine counts every step, also the call windows everyone
+passes; a seat that saw that count would learn who could have called what. So what leaves the
+server (a prompt's and an ack's ``step``, the error texts) is the *event version* after which the
+decision opened: the number of events every viewer has, a function of public moves only. No text
+names the table's current position: a refusal speaks of the receiver's own decisions only.
+
 >>> from server.engine import new_match, pending_seats
 >>> from server.engine.rules import TENHOU
 >>> from server.hub.seating import Seating
@@ -20,14 +26,14 @@ right step, a legal action); which connection holds which seat is the table's to
 >>> t = new_match(TENHOU, b"doc")
 >>> seating = Seating(SpectatorFeed("doc", SpectatePolicy()))
 >>> d = Decisions(TableTimers(action_ms=5000, bank_ms=10000), seating, bots=frozenset())
->>> d.advance(t, actor=None, request_id=None, now=0.0) is None
+>>> d.advance(t, actor=None, request_id=None, now=0.0, version=len(t.events)) is None
 True
 >>> (dealer,) = pending_seats(t.state)
 >>> prompt = d.prompt(t.state, dealer, now=1.0)
 >>> prompt.step, prompt.sent_at, d.prompt(t.state, dealer, now=2.0) is None
-(0, 1.0, True)
->>> d.refusal(dealer, 3, next(iter(prompt.legal)), public_step=0)[1]
-"step 3 is not your pending decision's step 0"
+(3, 1.0, True)
+>>> d.refusal(dealer, 4, next(iter(prompt.legal)))[1]
+"step 4 is not your pending decision's step 3"
 """
 
 from __future__ import annotations
@@ -46,23 +52,41 @@ Refusal = tuple[ErrorCode, str]
 class Decisions:
     """Open decisions (step opened, prompt, time), and the request ids already applied."""
 
-    __slots__ = ("_answered", "_bots", "_opened_at", "_seating", "prompts", "time")
+    __slots__ = (
+        "_answered",
+        "_bots",
+        "_last_prompted",
+        "_last_request",
+        "_opened_at",
+        "_seating",
+        "prompts",
+        "time",
+    )
 
     def __init__(self, timers: TableTimers, seating: Seating, *, bots: frozenset[int]) -> None:
         self.time = TimeKeeper(timers)
         self._seating = seating  # a seat without a connection is played for after its grace
         self._bots = bots  # the seats of built-in bots: their "deadline" is when they answer
         self.prompts: dict[int, OpenPrompt] = {}  # seats prompted and not answered yet
-        self._opened_at: dict[int, int] = {}  # seat -> the step at which its latest decision opened
-        self._answered: dict[tuple[int, int], int] = {}  # (seat, request id) -> its decision's step
+        self._opened_at: dict[int, int] = {}  # seat -> the version after which its latest decision opened
+        self._last_prompted: dict[int, int] = {}  # seat -> the number of its latest prompt
+        self._answered: dict[tuple[int, int], int] = {}  # (seat, request id) -> its decision's number
+        self._last_request: dict[int, int] = {}  # seat -> the highest request id applied
 
     def answered(self, seat: int, request_id: int) -> int | None:
         """The step of the decision that ``seat``'s ``request_id`` answered, if it was applied."""
         return self._answered.get((seat, request_id))
 
-    def advance(self, t: Transition, *, actor: int | None, request_id: int | None, now: float) -> int | None:
-        """``t`` was committed (``actor``'s answer, or the deal): charge the actor's time, remember
-        its request id and follow the decisions the new state opens. Returns the step of the decision
+    def last_request_id(self, seat: int) -> int | None:
+        """The highest request id of ``seat`` applied so far (what ``welcome`` tells a client)."""
+        return self._last_request.get(seat)
+
+    def advance(
+        self, t: Transition, *, actor: int | None, request_id: int | None, now: float, version: int
+    ) -> int | None:
+        """``t`` was committed (``actor``'s answer, or the deal) and the match's stream holds
+        ``version`` events with it: charge the actor's time, remember its request id and follow the
+        decisions the new state opens (numbered ``version``). Returns the number of the decision
         the request answered (what its ``ack`` carries), None without a request id."""
         previous = self.prompts
         answered_step = None
@@ -71,13 +95,14 @@ class Decisions:
             if prompt is not None:
                 self.time.charge(actor, prompt, now)
             if request_id is not None:
-                answered_step = prompt.step if prompt is not None else t.step - 1
+                answered_step = prompt.step if prompt is not None else self._opened_at.get(actor, 0)
                 self._answered[(actor, request_id)] = answered_step
+                self._last_request[actor] = max(request_id, self._last_request.get(actor, request_id))
         pending = pending_seats(t.state)
         if t.events:
             self.prompts = {}
             for seat in pending:
-                self._opened_at[seat] = t.step
+                self._opened_at[seat] = version
         else:  # an answer in a call window: the other seats' prompts stay as they are
             self.prompts = {s: p for s, p in previous.items() if s in pending and s != actor}
         return answered_step
@@ -86,20 +111,21 @@ class Decisions:
         """Prompt ``seat`` for its open decision now; None if it already is."""
         if seat in self.prompts:
             return None
-        prompt = OpenPrompt(
-            step=self._opened_at.get(seat, state.step), legal=legal_actions(state, seat), sent_at=now
-        )
+        prompt = OpenPrompt(step=self._opened_at.get(seat, 0), legal=legal_actions(state, seat), sent_at=now)
         self.prompts[seat] = prompt
+        self._last_prompted[seat] = prompt.step
         return prompt
 
-    def refusal(self, seat: int, step: int, action: Action, *, public_step: int) -> Refusal | None:
-        """Why ``seat`` may not play ``action`` at ``step`` now (None: it may); ``public_step`` is
-        the engine step as the seats know it."""
+    def refusal(self, seat: int, step: int, action: Action) -> Refusal | None:
+        """Why ``seat`` may not play ``action`` at ``step`` now (None: it may). In this order:
+        without a pending decision, ``stale_step`` for the number of one of the seat's past prompts
+        (or below), else ``not_your_turn``; with one, ``stale_step`` for another number, then
+        ``illegal_action``. Each answer depends on the seat's own prompts only."""
         prompt = self.prompts.get(seat)
-        if prompt is None and step < public_step:
-            return ErrorCode.STALE_STEP, f"step {step} is over; the table is at step {public_step}"
+        if prompt is None and step <= self._last_prompted.get(seat, -1):
+            return ErrorCode.STALE_STEP, f"step {step} is over; you have no decision to make now"
         if prompt is None:
-            return ErrorCode.NOT_YOUR_TURN, f"seat {seat} has no decision to make at step {public_step}"
+            return ErrorCode.NOT_YOUR_TURN, "you have no decision to make now"
         if step != prompt.step:
             return ErrorCode.STALE_STEP, f"step {step} is not your pending decision's step {prompt.step}"
         if action not in prompt.legal:

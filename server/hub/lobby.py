@@ -116,9 +116,11 @@ class Lobby:
         metrics: HubMetrics | None = None,
         wall: Callable[[], float] = time.time,
         placement: Placement | None = None,
+        store_guest: Callable[[str], Coroutine[Any, Any, None]] | None = None,
     ) -> None:
         self._repo = repo
         self._placement: Placement = placement or LocalPlacement()
+        self._store_guest = store_guest  # a guest's account is stored when it first sits at a table
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
@@ -423,6 +425,10 @@ class Lobby:
         try:
             if not await self._placement.claim(match_id, new=True):
                 raise LobbyError(ErrorCode.BUSY_RETRY, "the cluster cannot place a table now")
+            if self._store_guest is not None:
+                for p in participants.values():
+                    if p.account.kind is AccountKind.GUEST:
+                        await self._store_guest(p.account.id)
             await table.start(participants)
         except Exception as exc:
             if isinstance(exc, LobbyError):

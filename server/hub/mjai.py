@@ -10,7 +10,8 @@ The conversation, one JSON object per text frame:
 * the bot says ``{"type": "hello", "token": TOKEN, "queue": "tenhou"}`` (or ``"private": CODE``);
   the server answers ``welcome``, then ``queued`` while it waits, then ``seated``. An account
   that holds a seat in a match still running is put back in it instead (``seated`` with
-  ``"resumed": true``) and gets the whole game again from ``start_game``;
+  ``"resumed": true``) and gets the whole game again from ``start_game``, many lines per frame
+  (``{"type": "events", "events": [...]}``) so that it fits the outbound queue at any point;
 * the server sends the game as mjai events, exactly the lines :mod:`server.records.export_mjai`
   writes for that seat (Mortal's schema and order, others' tiles ``"?"``; ``start_game`` carries
   the seat as ``id``), converted live by :class:`~server.records.export_mjai.MjaiStream`;
@@ -37,7 +38,6 @@ Like our own protocol's core (:mod:`server.hub.session`), :class:`MjaiSession` d
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +45,8 @@ from typing import Any
 import msgspec
 from websockets.frames import CloseCode
 
-from client_protocol.errors import ErrorCode
+from client_protocol.codec import decode_json
+from client_protocol.errors import ErrorCode, ProtocolError
 from server.engine.actions import (
     Action,
     Ankan,
@@ -92,6 +93,7 @@ MJAI_PATH = "/mjai"
 PROTOCOL = "jantaku-mjai/1"
 DEFAULT_QUEUE = "tenhou"
 BUSY_RESUBMIT_S = 1.0
+BATCH_LINES = 200  # mjai lines per ``events`` frame of a resume (a few KiB each: far below the frame cap)
 _encode = msgspec.json.Encoder().encode
 
 
@@ -153,12 +155,13 @@ class MjaiSession(SeatConnection):
             case CatchupOut(match_id=match_id, seat=seat, events=events):
                 if seat is None or match_id != self._match_id:
                     return
-                if self._stream is None:  # a resume: no ``seated`` came before
+                resumed = self._stream is None
+                if resumed:  # a resume: no ``seated`` came before
                     table = self._directory.table(match_id)
                     names = tuple(p.name for p in table.players) if table is not None else ("",) * 4
                     self._stream = MjaiStream(seat=seat, names=names)
                     self._send_seated(resumed=True)
-                self._events(1, events)
+                self._events(1, events, batched=resumed)
             case EventsOut(match_id=match_id, first_version=first, events=events):
                 if match_id == self._match_id:
                     self._events(first, events)
@@ -220,17 +223,26 @@ class MjaiSession(SeatConnection):
             }
         )
 
-    def _events(self, first: int, events: tuple[Any, ...]) -> None:
-        """Events ``first``, ``first + 1``, ... of our stream: convert and send what is new."""
+    def _events(self, first: int, events: tuple[Any, ...], *, batched: bool = False) -> None:
+        """Events ``first``, ``first + 1``, ... of our stream: convert and send what is new, one
+        frame per mjai line; ``batched`` (the whole game again after a resume): ``events`` frames of
+        up to :data:`BATCH_LINES` lines each, so that a resume late in a hanchan takes a few frames
+        of the outbound queue, not one per line."""
         skip = self._version + 1 - first
         if skip > 0:
             events = events[skip:]
         if not events or self._stream is None:
             return
         self._version = first + max(skip, 0) + len(events) - 1
-        for line in self._stream.feed(events):
+        lines = self._stream.feed(events)
+        for line in lines:
             self._note(line)
-            self._send(line)
+        if not batched:
+            for line in lines:
+                self._send(line)
+            return
+        for i in range(0, len(lines), BATCH_LINES):
+            self._send({"type": "events", "events": lines[i : i + BATCH_LINES]})
 
     def _note(self, line: dict[str, Any]) -> None:
         """Remember what possible_actions need: the last claimable tile, our draw, our pons."""
@@ -320,9 +332,9 @@ class MjaiSession(SeatConnection):
             problem = "binary frames are not part of the protocol; send JSON text"
         else:
             try:
-                data = json.loads(frame)
-            except ValueError:
-                problem = f"not JSON: {_quote(frame)}"
+                data = decode_json(frame)
+            except ProtocolError as exc:
+                problem = f"{exc.message}: {_quote(frame)}"
             else:
                 if not isinstance(data, dict) or not isinstance(data.get("type"), str):
                     problem = f"an answer is a JSON object with a 'type': {_quote(frame)}"
@@ -481,9 +493,11 @@ class MjaiSession(SeatConnection):
 
     def receive_hello(self, frame: str | bytes) -> HelloRequest | None:
         try:
-            hello = json.loads(frame)
-        except ValueError:
-            self.refuse(ErrorCode.MALFORMED, f"the first message must be hello; got {_quote(frame)}")
+            hello = decode_json(frame)  # the same size and depth limits as every entry point
+        except ProtocolError as exc:
+            self.refuse(
+                ErrorCode.MALFORMED, f"the first message must be hello ({exc.message}); got {_quote(frame)}"
+            )
             return None
         if not isinstance(hello, dict) or hello.get("type") != "hello":
             self.refuse(ErrorCode.UNAUTHENTICATED, 'say {"type": "hello", "token": ..., "queue": ...} first')

@@ -68,7 +68,7 @@ class Pacing:
         while a hold is on), starting a hold when the step calls for one."""
         stream = self.stream
         base = len(stream)
-        stream.append(t.events, t.step, now)
+        stream.append(t.events, now)
         if self.hold_until is not None:
             return stream.published
         cut = callable_cut(t.events) if self._min_call_s > 0 and not replaying else None

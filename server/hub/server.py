@@ -12,8 +12,9 @@ URLs (all on one port)::
     GET anything else            ``http_fallback`` (the browser client's files), else 404;
                                  without a fallback, ``/`` is a short text page with these URLs
 
-Browsers must come from an allowed ``Origin`` (same host as the ``Host`` header by default, plus
-``allowed_origins``); clients that send no ``Origin`` (bots, scripts) are accepted.
+Browsers must come from an allowed ``Origin``: this server's own (the scheme is ``http`` or
+``https``, host and port those of the ``Host`` header) or one of ``allowed_origins`` (scheme, host
+and port compared); clients that send no ``Origin`` (bots, scripts) are accepted.
 
 Start: the matches the store has as running are resumed first (crash recovery, ``Lobby.recover``).
 
@@ -41,9 +42,12 @@ from websockets.datastructures import Headers
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
+from client_protocol.codec import decode_json
+from client_protocol.errors import ProtocolError
 from server.domain.ports import Repository
 from server.engine.rules import Ruleset
 from server.hub.adapter import SeatConnection
+from server.hub.admission import AddressLimiter
 from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import WebSocketConnection
@@ -74,28 +78,76 @@ _TIMER_PARAMS = (
 )
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin_key(origin: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of a browser Origin (``http``/``https`` only, default ports made
+    explicit, host lower-cased); None when it is not one."""
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), parts.hostname
+    if (
+        scheme not in _DEFAULT_PORTS
+        or not host
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.username
+    ):
+        return None
+    return scheme, host.lower(), port if port is not None else _DEFAULT_PORTS[scheme]
+
+
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
-    """No Origin (not a browser) is fine; a browser must come from the same host or an allowed one.
+    """No Origin (not a browser) is fine; a browser must come from this server's own origin or an
+    allowed one, compared by scheme, host and port.
+
+    The server's own origin is the ``Host`` the browser connected to: the same host and port (the
+    default port of the Origin's scheme when ``Host`` names none), over ``http`` or ``https`` (TLS
+    may end at a proxy in front). Entries of ``allowed`` match exactly (``"*"``: any origin).
 
     >>> origin_allowed(None, "example.org", ())
     True
-    >>> origin_allowed("http://example.org:8000", "example.org:8765", ())
+    >>> origin_allowed("http://example.org:8765", "example.org:8765", ())
     True
+    >>> origin_allowed("http://example.org:8000", "example.org:8765", ())  # another port
+    False
+    >>> origin_allowed("ws://example.org:8765", "example.org:8765", ())  # not a web page's origin
+    False
     >>> origin_allowed("https://evil.test", "example.org:8765", ())
     False
     >>> origin_allowed("https://friend.test", "example.org", ("https://friend.test",))
     True
+    >>> origin_allowed("http://friend.test", "example.org", ("https://friend.test",))  # another scheme
+    False
+    >>> origin_allowed("https://friend.test:444", "example.org", ("https://friend.test",))
+    False
     """
     if origin is None:
         return True
-    if "*" in allowed or origin in allowed:
+    if "*" in allowed:
         return True
+    key = _origin_key(origin)
+    if key is None:
+        return False
+    if any(_origin_key(a) == key for a in allowed):
+        return True
+    if not host:
+        return False
     try:
-        origin_host = urlsplit(origin).hostname
-        request_host = urlsplit(f"//{host}").hostname if host else None
+        own = urlsplit(f"//{host}")
+        own_host, own_port = own.hostname, own.port
     except ValueError:
         return False
-    return origin_host is not None and origin_host == request_host
+    scheme, origin_host, origin_port = key
+    return (
+        own_host is not None
+        and origin_host == own_host.lower()
+        and origin_port == (own_port if own_port is not None else _DEFAULT_PORTS[scheme])
+    )
 
 
 class Hub:
@@ -120,6 +172,13 @@ class Hub:
         self.repo = repo
         self._clock = clock or SystemClock()
         self._auth = Authenticator(repo, session_ttl_s=settings.session_ttl_s, wall=wall)
+        limits = settings.limits
+        self._connects = AddressLimiter(
+            limits.connect_per_ip_per_s, limits.connect_per_ip_burst, self._clock.now
+        )
+        self._guest_hellos = AddressLimiter(
+            limits.guest_per_ip_per_s, limits.guest_per_ip_burst, self._clock.now
+        )
         # Prometheus series of this hub (GET /metrics), in a registry of its own.
         self.metrics = HubMetrics()
         self._lobby = Lobby(
@@ -132,6 +191,7 @@ class Hub:
             metrics=self.metrics,
             wall=wall,
             placement=placement,
+            store_guest=self._auth.store_guest,
         )
         self.metrics.watch(
             tables=lambda: sum(1 for t in self._lobby.tables.values() if t.running),
@@ -199,6 +259,9 @@ class Hub:
         if old is not None and old is not session:
             old.replaced()
 
+    def guest_allowed(self, session: WebSocketConnection) -> bool:
+        return self._guest_hellos.take(session.address)
+
     def unregister(self, session: WebSocketConnection) -> None:
         if self._by_account.get(session.account.id) is session:
             del self._by_account[session.account.id]
@@ -207,6 +270,11 @@ class Hub:
         return self._by_account.get(account_id)
 
     async def route_player(self, account_id: str) -> str | None:
+        if isinstance(self._placement, LocalPlacement):
+            return None
+        # Cluster mode: the player's next connection (or an HTTP request) may reach another node,
+        # which knows only what is in the shared database: a guest is stored at its hello.
+        await self._auth.store_guest(account_id)
         if self._lobby.live_seats(account_id):
             return None
         return await self._route(self._placement.locate_player(account_id))
@@ -330,6 +398,11 @@ class Hub:
                 self.gc_pauses.reset()
             return _json(connection, http.HTTPStatus.OK, summary)
         if path in self.adapters:
+            remote = connection.remote_address
+            if not self._connects.take(str(remote[0]) if remote else None):
+                return connection.respond(
+                    http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections; wait a little\n"
+                )
             origin = request.headers.get("Origin")
             if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
                 log.info("refused a websocket from origin %r", origin)
@@ -368,7 +441,7 @@ class Hub:
 
         try:
             rules_text = one("rules")
-            rules: Any = json.loads(rules_text) if rules_text else None
+            rules: Any = decode_json(rules_text) if rules_text else None
             if rules is not None and not isinstance(rules, dict):
                 raise ValueError("rules must be a JSON object")
             timers = {k: int(v) for k in _TIMER_PARAMS if (v := one(k)) is not None}
@@ -386,6 +459,8 @@ class Hub:
                 http.HTTPStatus.FORBIDDEN if exc.code.value == "forbidden" else http.HTTPStatus.BAD_REQUEST
             )
             return _json(connection, status, {"error": exc.message, "code": exc.code.value})
+        except ProtocolError as exc:
+            return _json(connection, http.HTTPStatus.BAD_REQUEST, {"error": f"rules: {exc.message}"})
         except ValueError as exc:
             return _json(connection, http.HTTPStatus.BAD_REQUEST, {"error": str(exc)})
         return _json(

@@ -192,7 +192,11 @@ class ProtocolSession(SeatConnection):
     def welcome(self, session_token: str | None) -> LobbyRequest | None:
         assert session_token is not None, "our hello always issues a session token"
         account = self.account
-        seats = tuple(SeatInfo(match_id=m, seat=s) for m, s in self._directory.live_seats(account.id))
+        seats = tuple(
+            SeatInfo(match_id=m, seat=s, last_request_id=None if table is None else table.last_request_id(s))
+            for m, s in self._directory.live_seats(account.id)
+            for table in (self._directory.table(m),)
+        )
         log.info(
             "%s: hello from %s (%s, %s)",
             self.session_id,

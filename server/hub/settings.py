@@ -62,8 +62,8 @@ hands at a table with people, about the pace of a table on Tenhou."""
 
 @dataclass(frozen=True, slots=True)
 class SpectatePolicy:
-    """Spectators see public information only, and each event only once the table has moved
-    ``delay_steps`` steps past it and ``delay_s`` seconds have passed since the seats saw it."""
+    """Spectators see public information only, and each event only once ``delay_steps`` more events
+    (public steps) have been shown to the seats and ``delay_s`` seconds have passed since they saw it."""
 
     delay_steps: int = 0
     delay_s: float = 5.0
@@ -91,6 +91,10 @@ class ConnectionLimits:
     rate_burst: int = 40  # ... and burst
     max_violations: int = 10  # rate-limited or malformed messages tolerated, then closed (1008)
     snapshot_after: int = 64  # a resume missing more events than this gets a snapshot instead
+    connect_per_ip_per_s: float = 20.0  # new websocket connections per client address: sustained ...
+    connect_per_ip_burst: int = 100  # ... and burst (beyond: HTTP 429 before the handshake)
+    guest_per_ip_per_s: float = 5.0  # guest hellos per client address: sustained ...
+    guest_per_ip_burst: int = 60  # ... and burst (beyond: rate_limited, closed 1008)
 
     def __post_init__(self) -> None:
         if self.outbound_queue < 2 * self.snapshot_after + 16:
@@ -100,6 +104,11 @@ class ConnectionLimits:
             )
         if self.rate_per_s <= 0 or self.rate_burst < 1 or self.max_violations < 1:
             raise SettingsError("rate_per_s, rate_burst and max_violations must be positive")
+        if (
+            min(self.connect_per_ip_per_s, self.guest_per_ip_per_s) <= 0
+            or min(self.connect_per_ip_burst, self.guest_per_ip_burst) < 1
+        ):
+            raise SettingsError("the per-address connection and guest limits must be positive")
 
 
 @dataclass(frozen=True, slots=True)

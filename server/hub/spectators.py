@@ -1,12 +1,14 @@
 """A match's event stream as the table publishes it, and the spectators who follow it late.
 
-:class:`EventStream` holds the omniscient events (version ``v`` is ``events[v - 1]``), the log step
-that produced each and when the seats saw it; ``published`` events have gone to the seats (the rest
-are held back by the minimum call window).
+:class:`EventStream` holds the omniscient events (version ``v`` is ``events[v - 1]``) and when the
+seats saw each; ``published`` events have gone to the seats (the rest are held back by the minimum
+call window).
 
-:class:`SpectatorFeed` releases published events to spectators once the table has moved
-``delay_steps`` steps past the step that produced them and ``delay_s`` seconds have passed since
-the seats saw them (``SpectatePolicy``), and everything when the match ends. Redaction is
+:class:`SpectatorFeed` releases published events to spectators once ``delay_steps`` more events
+have been published after them and ``delay_s`` seconds have passed since the seats saw them
+(``SpectatePolicy``), and everything when the match ends. The delay counts events, a public
+number: the engine's own steps also count the call windows everyone passed, and a feed paced by
+them would tell who could have called. Redaction is
 ``server.engine.views.redact(event, None)``, as for any viewer.
 """
 
@@ -23,10 +25,8 @@ from server.hub.settings import SpectatePolicy
 class EventStream:
     def __init__(self) -> None:
         self.events: list[Event] = []
-        self.steps: list[int] = []  # the log step that produced each event
         self.times: list[float] = []  # when each event was published to the seats
         self.published = 0  # events sent to the seats
-        self.public_step = 0  # the engine step as the seats know it
 
     def __len__(self) -> int:
         return len(self.events)
@@ -35,12 +35,11 @@ class EventStream:
     def all_published(self) -> bool:
         return self.published == len(self.events)
 
-    def append(self, events: Sequence[Event], step: int, now: float) -> None:
+    def append(self, events: Sequence[Event], now: float) -> None:
         self.events.extend(events)
-        self.steps.extend([step] * len(events))
         self.times.extend([now] * len(events))
 
-    def publish(self, upto: int, now: float, engine_step: int) -> tuple[Event, ...]:
+    def publish(self, upto: int, now: float) -> tuple[Event, ...]:
         """Mark events ``published + 1 .. upto`` as seen by the seats now; returns them."""
         first = self.published
         if upto <= first:
@@ -48,8 +47,6 @@ class EventStream:
         for i in range(first, upto):
             self.times[i] = now
         self.published = upto
-        if self.all_published:
-            self.public_step = engine_step
         return tuple(self.events[first:upto])
 
 
@@ -87,7 +84,7 @@ class SpectatorFeed:
     def next_release(self, stream: EventStream) -> float | None:
         """When the next event may go out (None: nothing to release, or waiting for steps)."""
         i = self.released
-        if i >= stream.published or stream.public_step - stream.steps[i] < self.policy.delay_steps:
+        if i >= stream.published or stream.published - (i + 1) < self.policy.delay_steps:
             return None
         return stream.times[i] + self.policy.delay_s
 
@@ -98,7 +95,7 @@ class SpectatorFeed:
             upto = stream.published
         else:
             while upto < stream.published:
-                if stream.public_step - stream.steps[upto] < self.policy.delay_steps:
+                if stream.published - (upto + 1) < self.policy.delay_steps:
                     break
                 if now - stream.times[upto] < self.policy.delay_s:
                     break

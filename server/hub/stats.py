@@ -22,6 +22,9 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
+from client_protocol.codec import decode_json
+from client_protocol.errors import ProtocolError
+
 ENV = "JANTAKU_HUB_STATS"
 MAX_SAMPLES = 2_000_000
 
@@ -89,8 +92,8 @@ class TimedConnection:
     def _seen(self, frame: str | bytes) -> None:
         if isinstance(frame, str) and '"act"' in frame and len(self._pending) < 64:
             try:
-                message = json.loads(frame)
-            except ValueError:
+                message = decode_json(frame)
+            except ProtocolError:
                 return
             if isinstance(message, dict) and message.get("type") == "act":
                 rid = message.get("request_id")

@@ -168,6 +168,10 @@ class TableActor:
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    def last_request_id(self, seat: int) -> int | None:
+        """The highest request id of ``seat``'s acts applied in this match (None: none)."""
+        return self._decisions.last_request_id(seat)
+
     def seat_of_account(self, account_id: str) -> int | None:
         for i, s in enumerate(self.seats):
             if s.account_id == account_id:
@@ -402,7 +406,7 @@ class TableActor:
             if answered is not None:
                 p.deliver(AckOut(rid, answered, True))
                 return
-        refusal = decisions.refusal(seat, req.step, req.action, public_step=self._pacing.stream.public_step)
+        refusal = decisions.refusal(seat, req.step, req.action)
         if refusal is not None:
             p.deliver(ErrorOut(refusal[0], refusal[1], rid))
             return
@@ -469,7 +473,8 @@ class TableActor:
         """``t`` is stored: make it the state, ack the request (to ``reply_to``), publish what
         pacing allows, prompt the seats that must decide."""
         now = self._clock.now()
-        answered = self._decisions.advance(t, actor=actor, request_id=request_id, now=now)
+        version = len(self._pacing.stream) + len(t.events)  # a public count: the decisions' numbers
+        answered = self._decisions.advance(t, actor=actor, request_id=request_id, now=now, version=version)
         self.state = t.state
         upto = self._pacing.committed(t, now, replaying=replaying)
         if reply_to is not None and request_id is not None and answered is not None:
@@ -491,7 +496,7 @@ class TableActor:
         assert self.state is not None
         stream = self._pacing.stream
         first = stream.published + 1
-        batch = stream.publish(upto, now, self.state.step)
+        batch = stream.publish(upto, now)
         if batch:
             self._seating.publish(self.match_id, first, batch)
 

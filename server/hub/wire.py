@@ -92,6 +92,11 @@ def action_from_wire(action: WireAction) -> Action:
     """Parse a client's action into the engine's; a field that does not fit its type raises
     :class:`ProtocolError` with code ``malformed`` (legality is the engine's question, not this one's)."""
     data: dict[str, Any] = {"type": action.type.value}
+    if action.type in (ActionType.DISCARD, ActionType.RIICHI) and action.tsumogiri is None:
+        # Fields are echoed from legal_actions: a discard without its tsumogiri flag is not a guess.
+        raise ProtocolError(
+            ErrorCode.MALFORMED, f"bad action: {action.type.value} needs 'tsumogiri' (echo a legal action)"
+        )
     if action.tile is not None:
         data["tile"] = action.tile
     if action.tsumogiri is not None:

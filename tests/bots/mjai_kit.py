@@ -117,6 +117,12 @@ class MjaiClient:
         if kind in MJAI_EVENT_TYPES:
             assert self.seat is not None, f"{kind} before seated"
             self.events.append(message)
+        elif kind == "events":  # the game so far after a resume: many lines in one frame
+            assert self.seat is not None, "events before seated"
+            for line in message["events"]:
+                scan(line, self.seat)
+                assert line["type"] in MJAI_EVENT_TYPES, line
+                self.events.append(line)
         elif kind == "error":
             self.errors.append(message)
         return message

@@ -28,12 +28,11 @@ from tests.hub.helpers import ScannedClient
 from tests.hub.netkit import next_of, play
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture
 async def cluster(
     postgres: str, redis_server: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Cluster]:
-    """One cluster for the module (starting three nodes is the slow part): the tests run in order,
-    the one that kills a node last."""
+    """One cluster for the one test below (starting three nodes is the slow part)."""
     prefix = f"{RUN_ID}-procs"
     try:
         async with (
@@ -72,8 +71,7 @@ async def _store(cluster: Cluster) -> SqlRepository:
     return await SqlRepository.open(cluster.database_url, migrate=False)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster: Cluster) -> None:
+async def a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster: Cluster) -> None:
     alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
     await alice._open(alice.auth)  # the proxy's first connection: node n0
     await alice.join_queue("tenhou+bots")
@@ -99,8 +97,7 @@ async def test_a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster:
         await bob.close()
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_private_table_opened_on_one_node_is_joined_through_others(cluster: Cluster) -> None:
+async def a_private_table_opened_on_one_node_is_joined_through_others(cluster: Cluster) -> None:
     dave = ScannedClient(cluster.url, GuestAuth(name="dave"), timeout=15.0)
     welcome = await dave._open(dave.auth)
     status, invite = await http_json(cluster.proxy_port, "/private/new?bots=2", welcome.session_token)
@@ -116,10 +113,10 @@ async def test_a_private_table_opened_on_one_node_is_joined_through_others(clust
     await erin.close()
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_admin_cluster_lists_the_nodes_and_who_owns_each_table(
+async def admin_cluster_lists_the_nodes_and_who_owns_each_table(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    capsys.readouterr()
     base = ["admin", "cluster", "--redis-url", cluster.redis_url, "--cluster-prefix", cluster.prefix]
     base += ["--database-url", cluster.database_url]
     code = await asyncio.to_thread(main, [*base, "--json"])
@@ -157,8 +154,7 @@ async def _nothing_played_for_players(cluster: Cluster, match_id: str) -> None:
         await repo.close()
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster: Cluster) -> None:
+async def sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster: Cluster) -> None:
     alice = ScannedClient(cluster.url, GuestAuth(name="carol"), timeout=15.0)
     await alice._open(alice.auth)
     await alice.join_queue("tenhou+bots")
@@ -178,10 +174,7 @@ async def test_sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster
     await alice.close()
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_kill_9_of_the_owner_the_match_is_taken_over_and_finishes(
-    cluster: Cluster, tmp_path: Path
-) -> None:
+async def kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster: Cluster, tmp_path: Path) -> None:
     alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
     await alice._open(alice.auth)
     await alice.join_queue("tenhou+bots")
@@ -223,3 +216,16 @@ async def test_kill_9_of_the_owner_the_match_is_taken_over_and_finishes(
     verified = jantaku("verify", "--json", str(record))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert json.loads(record.read_text())
+
+
+@pytest.mark.asyncio
+async def test_three_nodes_behind_one_address(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The scenarios in order on one cluster (one test, so that a parallel run keeps them on one
+    worker): the ones that take a node down come last."""
+    await a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster)
+    await a_private_table_opened_on_one_node_is_joined_through_others(cluster)
+    await admin_cluster_lists_the_nodes_and_who_owns_each_table(cluster, capsys)
+    await sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster)
+    await kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster, tmp_path)

@@ -57,6 +57,9 @@ class Table:
     def submit(self, item: InboxItem) -> None:
         self.items.append(item)
 
+    def last_request_id(self, seat: int) -> int | None:
+        return None
+
 
 @dataclass
 class Directory:

@@ -51,10 +51,17 @@ async def test_bot_tokens_are_random_hashed_and_revocable() -> None:
             await auth.authenticate(TokenAuth(token=bad))
         assert err.value.code is ErrorCode.UNAUTHENTICATED
     await auth.revoke("robo")
-    with pytest.raises(AuthError):
+    with pytest.raises(AuthError) as revoked:
         await auth.authenticate(TokenAuth(token=token))
-    with pytest.raises(AuthError):  # its sessions die with it
+    with pytest.raises(AuthError) as unknown:
+        await auth.authenticate(TokenAuth(token="b-none.secret"))
+    # A revoked account is answered exactly as an unknown one (on /ws, /mjai and the HTTP API).
+    assert (revoked.value.code, revoked.value.message) == (unknown.value.code, unknown.value.message)
+    with pytest.raises(AuthError) as revoked:  # its sessions die with it
         await auth.authenticate(SessionAuth(session_token=authed.session_token))
+    with pytest.raises(AuthError) as unknown:
+        await auth.authenticate(SessionAuth(session_token="s-none.secret"))
+    assert (revoked.value.code, revoked.value.message) == (unknown.value.code, unknown.value.message)
     with pytest.raises(NotFoundError):
         await auth.revoke("nobody")
 

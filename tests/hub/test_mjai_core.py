@@ -6,13 +6,15 @@ The network tests (``test_mjai.py``, ``tests/bots``) run the same core behind th
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from websockets.frames import CloseCode
 
 from client_protocol.errors import ErrorCode
-from client_protocol.messages import MatchEndReason
-from server.engine import legal_actions, new_match, redact_all
+from client_protocol.messages import MAX_SERVER_MESSAGE_BYTES, MatchEndReason
+from server.engine import apply, default_action, legal_actions, new_match, pending_seats, redact_all
 from server.engine.actions import Discard
+from server.engine.rules import TENHOU
 from server.hub.adapter import AuthenticateBearer, JoinPrivate, JoinQueue, Resume
 from server.hub.clock import ManualClock
 from server.hub.inbox import ActRequest
@@ -27,6 +29,7 @@ from server.hub.outputs import (
     SeatedOut,
 )
 from server.hub.settings import ConnectionLimits
+from server.records.export_mjai import MjaiStream
 from tests.hub.corekit import Directory, Sink, Table
 from tests.hub.helpers import EAST, account
 
@@ -137,7 +140,71 @@ def test_a_resume_sends_seated_from_the_catch_up() -> None:
     mjai.deliver(CatchupOut("m-1", 2, 0, redact_all(t.events, 2)))
     lines = sink.json()
     assert lines[0]["type"] == "seated" and lines[0]["resumed"] and lines[0]["seat"] == 2
-    assert lines[1]["type"] == "start_game" and lines[1]["id"] == 2
+    assert lines[1]["type"] == "events" and lines[1]["events"][0]["type"] == "start_game"
+    assert lines[1]["events"][0]["id"] == 2
+
+
+class BoundedSink(Sink):
+    """A sink that drops the connection when more than ``capacity`` frames wait (the outbound queue)."""
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+
+    def put(self, frame: bytes) -> bool:
+        if self.open and len(self.frames) >= self.capacity:
+            self.drop("outbound queue full (the client is not reading)")
+        return super().put(frame)
+
+
+def whole_hanchan() -> list[Any]:
+    """Every event of an east-south match played by default actions (tsumogiri, pass)."""
+    t = new_match(TENHOU, b"mjai-late-resume")
+    events = list(t.events)
+    state = t.state
+    while not state.finished:
+        seat = pending_seats(state)[0]
+        t = apply(state, seat, default_action(state, seat))
+        events.extend(t.events)
+        state = t.state
+    return events
+
+
+def test_a_resume_late_in_a_hanchan_fits_the_outbound_queue() -> None:
+    events = whole_hanchan()
+    assert len(events) > 600  # one frame per mjai line would overflow a 512-frame queue
+    queue = ConnectionLimits().outbound_queue
+    for upto in (len(events) // 2, len(events) - 1):
+        sink = BoundedSink(queue)
+        mjai = MjaiSession(sink, Directory(tables={"m-1": Table()}), ManualClock(), LIMITS)
+        mjai.authenticated(account("bot"))
+        assert mjai.attached("m-1", 1)
+        mjai.deliver(CatchupOut("m-1", 1, 0, redact_all(tuple(events[:upto]), 1)))
+        assert sink.open, sink.dropped
+        frames = sink.json()
+        assert len(frames) <= 16
+        seated, *batches = frames
+        assert seated["type"] == "seated" and seated["resumed"]
+        lines = [line for batch in batches for line in batch["events"]]
+        assert {batch["type"] for batch in batches} == {"events"}
+        expected = MjaiStream(seat=1, names=("p0", "p1", "p2", "p3")).feed(
+            redact_all(tuple(events[:upto]), 1)
+        )
+        assert lines == json.loads(json.dumps(expected))
+        assert all(len(f) < MAX_SERVER_MESSAGE_BYTES for f in (json.dumps(b) for b in batches))
+
+
+def test_deeply_nested_json_is_refused_cleanly_before_and_after_the_hello() -> None:
+    deep = "[" * 1500 + "]" * 1500
+    mjai, sink, _, _ = core()
+    assert mjai.receive_hello('{"type": "hello", "token": ' + deep + "}") is None
+    (error,) = sink.json()
+    assert error["code"] == "malformed" and sink.closed == (CloseCode.POLICY_VIOLATION, "hello refused")
+    mjai, sink, _, _ = seated(Table())
+    sink.json()
+    mjai.receive('{"type": "dahai", "pai": ' + deep + "}")
+    error = sink.json()[0]
+    assert error["type"] == "error" and "nested" in error["message"]
 
 
 def test_the_match_end_closes_the_connection_and_the_table_releases_it() -> None:

@@ -11,6 +11,7 @@ import asyncio
 import json
 import random
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 import pytest
 from websockets.asyncio.client import connect
@@ -157,9 +158,13 @@ async def test_reconnect_in_the_middle_of_a_hand_resumes_exactly() -> None:
         assert isinstance(prompt, Prompt) and client.match_id is not None and client.seat is not None
         table = _table(hub, client.match_id)
         before = client.tracker.view()  # type: ignore[union-attr]
-        # The connection drops; a new one authenticates with the session token and resumes.
+        last_applied = max(rid for (seat, rid) in table._decisions._answered if seat == client.seat)
+        # The connection drops; a new one authenticates with the session token and resumes. The
+        # welcome names the last request id applied, for a client that lost its own count.
         welcome = await client.reconnect()
-        assert [(s.match_id, s.seat) for s in welcome.seats] == [(client.match_id, client.seat)]
+        assert [(s.match_id, s.seat, s.last_request_id) for s in welcome.seats] == [
+            (client.match_id, client.seat, last_applied)
+        ]
         again = await next_of(client, Prompt)
         assert again.step == prompt.step and again.legal_actions == prompt.legal_actions
         assert client.tracker is not None and client.tracker.view() == before
@@ -279,7 +284,7 @@ async def test_duplicate_stale_out_of_turn_illegal_and_malformed_acts() -> None:
         client = await connect_client(hub)
         await client.join_queue("tenhou+bots")
         prompt = await next_of(client, Prompt)
-        assert prompt.seat == 0 and prompt.step == 0  # the dealer
+        assert prompt.seat == 0 and prompt.step == 3  # the dealer, after the 3 events of the deal
         legal = set(prompt.legal_actions)
         illegal = next(
             Action(type=ActionType.DISCARD, tile=t, tsumogiri=False)
@@ -287,21 +292,21 @@ async def test_duplicate_stale_out_of_turn_illegal_and_malformed_acts() -> None:
             if Action(type=ActionType.DISCARD, tile=t, tsumogiri=False) not in legal
         )
         codes = []
-        for action, step in ((illegal, 0), (prompt.legal_actions[0], 5)):
+        for action, step in ((illegal, 3), (prompt.legal_actions[0], 5)):
             with pytest.raises(RequestRejectedError) as err:
                 await client.act(action, step=step)
             codes.append(err.value.code)
         assert codes == [ErrorCode.ILLEGAL_ACTION, ErrorCode.STALE_STEP]
-        ack = await client.act(prompt.legal_actions[0], step=0, request_id=4242)
-        dup = await client.act(prompt.legal_actions[0], step=0, request_id=4242)
-        assert (ack.duplicate, dup.duplicate, dup.step) == (False, True, 0)
+        ack = await client.act(prompt.legal_actions[0], step=3, request_id=4242)
+        dup = await client.act(prompt.legal_actions[0], step=3, request_id=4242)
+        assert (ack.duplicate, dup.duplicate, dup.step) == (False, True, 3)
         # Now a bot is thinking over its turn (a bot that could call the discard passed at once).
         assert client.match_id is not None
         table = hub.lobby.tables[client.match_id]
         await table.settle()
         assert table.state is not None
         now = table.state.step
-        for step, code in ((0, ErrorCode.STALE_STEP), (now, ErrorCode.NOT_YOUR_TURN)):
+        for step, code in ((3, ErrorCode.STALE_STEP), (table.version + 1, ErrorCode.NOT_YOUR_TURN)):
             with pytest.raises(RequestRejectedError) as err:
                 await client.act(prompt.legal_actions[0], step=step)
             assert err.value.code is code
@@ -355,10 +360,23 @@ async def test_hello_errors() -> None:
 @pytest.mark.asyncio
 async def test_browser_origins_are_checked() -> None:
     async with serving(allowed_origins=("https://friend.test",)) as hub:
-        with pytest.raises(InvalidStatus) as err:
-            await connect(hub.url, origin="https://evil.test")  # type: ignore[arg-type]
-        assert err.value.response.status_code == 403
-        for origin in ("http://127.0.0.1:3000", "https://friend.test", None):
+        port = urlsplit(hub.url).port
+        # Scheme, host and port are compared: another port or scheme of the same host is another
+        # web app (any page served on this machine could otherwise open browser connections).
+        for evil in (
+            "https://evil.test",
+            "http://127.0.0.1:1",
+            "http://127.0.0.1:3000",
+            "ws://127.0.0.1",
+            f"ws://127.0.0.1:{port}",
+            "http://friend.test",
+            "https://friend.test:8443",
+            "null",
+        ):
+            with pytest.raises(InvalidStatus) as err:
+                await connect(hub.url, origin=evil)  # type: ignore[arg-type]
+            assert err.value.response.status_code == 403, evil
+        for origin in (f"http://127.0.0.1:{port}", "https://friend.test", "https://friend.test:443", None):
             ws = await connect(hub.url, origin=origin)  # type: ignore[arg-type]
             await ws.close()
 

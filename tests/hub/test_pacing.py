@@ -37,7 +37,7 @@ def until_the_next_hand(t: Transition) -> list[Transition]:
 
 
 def publish(pacing: Pacing, upto: int, now: float, t: Transition) -> None:
-    pacing.stream.publish(upto, now, t.state.step)
+    pacing.stream.publish(upto, now)
 
 
 def test_without_pacing_everything_is_shown_at_once() -> None:

@@ -18,8 +18,16 @@ import pytest
 import pytest_asyncio
 from sqlalchemy import text
 
-from client_protocol.errors import ErrorCode
-from client_protocol.messages import ErrorMessage, GuestAuth, MatchEnd, Prompt, ServerMessage, SessionAuth
+from client_protocol.errors import ErrorCode, RequestRejectedError
+from client_protocol.messages import (
+    ErrorMessage,
+    GuestAuth,
+    MatchEnd,
+    Prompt,
+    Seated,
+    ServerMessage,
+    SessionAuth,
+)
 from server.domain.records import DIVERGED_PREFIX, MatchStatus
 from server.hub.clock import ManualClock
 from server.hub.server import Hub
@@ -112,12 +120,22 @@ async def test_a_session_token_survives_a_restart(database: Database) -> None:
     async with hub_on(database) as (hub, _):
         client = ScannedClient(hub.url, GuestAuth(name="bob"), timeout=10.0)
         first = await client._open(client.auth)
+        await client.join_queue("tenhou+bots")  # a guest is stored once it sits at a table
+        await next_of(client, Seated)
         await client.close()
+        idle = ScannedClient(hub.url, GuestAuth(name="idle"), timeout=10.0)
+        never_seated = await idle._open(idle.auth)
+        await idle.close()
     async with hub_on(database) as (hub, _):
         again = ScannedClient(hub.url, SessionAuth(session_token=first.session_token), timeout=10.0)
         welcome = await again._open(again.auth)
         assert welcome.player == first.player
         await again.close()
+        # A guest that never sat cost no database write: after a restart it says hello again.
+        gone = ScannedClient(hub.url, SessionAuth(session_token=never_seated.session_token), timeout=10.0)
+        with pytest.raises(RequestRejectedError) as err:
+            await gone._open(gone.auth)
+        assert err.value.code is ErrorCode.UNAUTHENTICATED
 
 
 async def _tamper(database: Database, match_id: str) -> int:

@@ -69,7 +69,7 @@ def test_the_hello_asks_for_authentication_and_the_welcome_lists_live_seats() ->
     core.authenticated(player)
     core.welcome("tok")
     (welcome,) = sink.json()
-    assert welcome["seats"] == [{"match_id": "m-1", "seat": 2}]
+    assert welcome["seats"] == [{"match_id": "m-1", "seat": 2, "last_request_id": None}]
     assert welcome["player"]["id"] == player.id and welcome["session_id"] == core.session_id
 
 

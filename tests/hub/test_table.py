@@ -54,7 +54,7 @@ async def test_start_seats_the_players_and_prompts_the_dealer() -> None:
     assert isinstance(seated, SeatedOut) and seated.seat == 0 and len(seated.players) == 4
     assert isinstance(catchup, CatchupOut) and catchup.since_version == 0 and len(catchup.events) == 3
     assert isinstance(prompt, PromptOut)
-    assert prompt.step == 0 and prompt.version == 3 and prompt.deadline_ms == 5000 and prompt.bank_ms == 10000
+    assert prompt.step == 3 and prompt.version == 3 and prompt.deadline_ms == 5000 and prompt.bank_ms == 10000
     assert kit.table.state is not None
     assert prompt.legal == legal_actions(kit.table.state, 0)
     assert await kit.repo.step_count("m-test") == 1  # the deal is stored before anything is sent
@@ -87,7 +87,7 @@ async def test_timeout_applies_the_default_action_after_action_time_and_bank() -
     steps = await kit.repo.steps("m-test")
     assert steps[1].seat == 0 and steps[1].action == action_to_dict(expected) and steps[1].request_id is None
     # The bank is spent: the next prompt has action time only.
-    while kit.humans[0].last_prompt() is None or kit.humans[0].last_prompt().step == 0:  # type: ignore[union-attr]
+    while kit.humans[0].last_prompt() is None or kit.humans[0].last_prompt().step == 3:  # type: ignore[union-attr]
         await kit.advance(0)
     prompt = kit.humans[0].last_prompt()
     assert prompt is not None and prompt.deadline_ms == 5000 and prompt.bank_ms == 0
@@ -220,7 +220,7 @@ async def test_duplicate_request_is_acknowledged_and_applied_once() -> None:
     count = await kit.repo.step_count("m-test")
     await kit.act(0, action, step=prompt.step, request_id=7)
     acks = p.acks()
-    assert [(a.request_id, a.step, a.duplicate) for a in acks] == [(7, 0, False), (7, 0, True)]
+    assert [(a.request_id, a.step, a.duplicate) for a in acks] == [(7, 3, False), (7, 3, True)]
     assert await kit.repo.step_count("m-test") == count
 
 
@@ -321,17 +321,17 @@ async def test_every_step_is_committed_before_anything_is_sent() -> None:
                 await kit.act(seat, sorted(prompt.legal, key=repr)[-1], step=prompt.step)
         await kit.advance(5.0)
     committed_events = 0
-    committed_steps = 0
+    committed_requests: set[int | None] = set()
     sends = 0
     for kind, item in log:
         if kind == "commit":
             committed_events += len(item.events)  # type: ignore[attr-defined]
-            committed_steps += 1
+            committed_requests.add(item.request_id)  # type: ignore[attr-defined]
         elif isinstance(item, EventsOut):
             sends += 1
             assert item.first_version - 1 + len(item.events) <= committed_events
         elif isinstance(item, AckOut):
-            assert item.step < committed_steps
+            assert item.request_id in committed_requests and item.step <= committed_events
     assert sends > 50 and kit.table.outcome is not None
 
 
@@ -404,8 +404,8 @@ async def test_spectators_see_public_information_late() -> None:
     await kit.table.settle()
     assert watcher.of(SeatedOut)[0].seat is None and watcher.of(CatchupOut)[0].events == ()
     await kit.act(0, Discard(kit.table.state.hand.players[0].hand[0]))  # type: ignore[union-attr]
-    await kit.advance(60.0)  # seat 1 (a slow bot) discards: step 2
-    assert _events_seen(watcher) == 3  # the deal (step 0) is 2 steps old; step 1 is not yet
+    await kit.advance(60.0)  # seat 1 (a slow bot) discards, seat 2 draws: 7 events
+    assert _events_seen(watcher) == 5  # all but the last 2 events (the delay counts events)
     await kit.advance(60.0)
     assert _events_seen(watcher) > 3
     for item in watcher.of(EventsOut):
@@ -435,7 +435,7 @@ async def test_resume_sends_the_stream_then_the_pending_prompt() -> None:
     await kit.table.settle()
     catchup, prompt = again.items
     assert isinstance(catchup, CatchupOut) and catchup.since_version == 2 and len(catchup.events) == 3
-    assert isinstance(prompt, PromptOut) and prompt.step == 0
+    assert isinstance(prompt, PromptOut) and prompt.step == 3
 
 
 @pytest.mark.asyncio

@@ -264,8 +264,15 @@ def test_every_action_type_is_covered() -> None:
     assert {type(a) for a, _ in ACTIONS} == set(ACTION_TYPES.values())
 
 
-def test_discard_without_tsumogiri_defaults_to_false() -> None:
-    assert action_from_wire(WireAction(type=ActionType.DISCARD, tile="3m")) == Discard(T("3m"), False)
+def test_a_discard_or_riichi_without_tsumogiri_is_malformed() -> None:
+    # Actions are echoed from legal_actions (docs/protocol.md): the flag is never guessed.
+    for kind in (ActionType.DISCARD, ActionType.RIICHI):
+        with pytest.raises(ProtocolError) as err:
+            action_from_wire(WireAction(type=kind, tile="3m"))
+        assert err.value.code is ErrorCode.MALFORMED and "tsumogiri" in err.value.message
+    assert action_from_wire(WireAction(type=ActionType.DISCARD, tile="3m", tsumogiri=False)) == Discard(
+        T("3m"), False
+    )
 
 
 @pytest.mark.parametrize(

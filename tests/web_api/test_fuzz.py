@@ -1,12 +1,12 @@
 """Schema-driven fuzzing of the review API with schemathesis, in-process (ASGI), against the
 seeded database: every operation of /api/openapi.json, with valid and invalid inputs, as an admin,
 as a player and anonymously. No answer may be a 5xx, and every answer must conform to the document
-(status code, content type, JSON schema). Bounded: a fixed number of examples per operation and a
-time budget for the whole run (about 10 s on SQLite and 20 s on PostgreSQL here)."""
+(status code, content type, JSON schema). Bounded: a fixed number of examples per operation, derandomized,
+so the same cases run on every machine however loaded (no time budget: a budget made the count of
+cases, and so the assertions, depend on the machine's speed)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,8 +21,7 @@ from starlette.types import Receive, Scope, Send
 from server.web.api import ApiSettings, create_app
 from tests.web_api.conftest import AnyStore, SeededDb
 
-EXAMPLES = 40  # per operation, as an admin (admin routes) or a player (/api/me routes)
-BUDGET_S = 25.0  # the whole run, per backend: examples left when it is spent are skipped
+EXAMPLES = 20  # per operation, as an admin (admin routes) or a player (/api/me routes)
 KNOWN_GAMES = ("m-mixed", "m-live", "m-aborted", "m-humans")
 
 
@@ -73,7 +72,7 @@ def _strategies(operation: Any) -> Any:
     return st.one_of(out)
 
 
-def _fuzz(strategy: Any, token: str | None, examples: int, deadline: float, statuses: dict[int, int]) -> None:
+def _fuzz(strategy: Any, token: str | None, examples: int, statuses: dict[int, int]) -> None:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
 
     @given(case=strategy)
@@ -85,8 +84,6 @@ def _fuzz(strategy: Any, token: str | None, examples: int, deadline: float, stat
         suppress_health_check=list(HealthCheck),
     )
     def run(case: Any) -> None:
-        if time.monotonic() > deadline:
-            return
         response = case.call_and_validate(headers=headers)
         statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
         assert response.status_code < 500, response.text
@@ -96,7 +93,6 @@ def _fuzz(strategy: Any, token: str | None, examples: int, deadline: float, stat
 
 def test_fuzz_the_openapi_document(schema: Any, seeded_db: SeededDb) -> None:
     tokens = seeded_db.data.tokens
-    deadline = time.monotonic() + BUDGET_S
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) == 13  # with GET /api/cluster (404 off a cluster node)
     statuses: dict[int, int] = {}
@@ -108,7 +104,6 @@ def test_fuzz_the_openapi_document(schema: Any, seeded_db: SeededDb) -> None:
                 strategy,
                 tokens[who] if who else None,
                 EXAMPLES if who in ("admin", "alice") else 5,
-                deadline,
                 statuses,
             )
     assert sum(statuses.values()) > 200, statuses
