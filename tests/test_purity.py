@@ -53,6 +53,7 @@ ENGINE_FORBIDDEN: tuple[str, ...] = (
     "alembic",
     "aiosqlite",
     "asyncpg",
+    "redis",
     "websockets",
     "msgspec",
     "pydantic",
@@ -63,6 +64,7 @@ ENGINE_FORBIDDEN: tuple[str, ...] = (
     "server.web",
     "server.records",
     "server.bots",
+    "server.cluster",
     "server.app",
 )
 
@@ -100,8 +102,11 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.hub",
         }
     ),
+    # cluster mode: registry, leases, takeover; the hub never imports it (docs/scaling.md)
+    "server.cluster": frozenset({"server.engine", "server.domain", "server.hub"}),
     "server.app": frozenset(
         {
+            "server.cluster",
             "server.engine",
             "server.ranking",
             "server.domain",

@@ -1,7 +1,7 @@
 """Ranked play: players' passwords, standings per board and game length, rated matches, rating changes.
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-11-25
 
 * ``credentials``: the argon2id hash of a registered player's password (accounts made by an

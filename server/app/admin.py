@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import json
 import os
 import sys
 import time
@@ -124,6 +125,13 @@ def register(sub: SubParsers) -> None:
     audit.add_argument("--json", action="store_true")
     add_database_options(audit)
     audit.set_defaults(handler=run_audit)
+
+    cl = asub.add_parser("cluster", help="cluster mode: the nodes, their health and load, the tables' owners")
+    add_database_options(cl)
+    cl.add_argument("--redis-url", required=True, help="the cluster's Redis (redis://HOST:6379/0)")
+    cl.add_argument("--cluster-prefix", default="jantaku", help="the prefix of its Redis keys")
+    cl.add_argument("--json", action="store_true", help="one JSON document")
+    cl.set_defaults(handler=run_cluster)
 
     ex = sub.add_parser("export", help="write a finished game as tenhou.net/6 JSON or mjai JSON lines")
     ex.add_argument("game_id", metavar="ID")
@@ -436,3 +444,31 @@ def run_export(args: argparse.Namespace) -> int:
         return 0
 
     return _run(args, go)
+
+
+def run_cluster(args: argparse.Namespace) -> int:
+    """``jantaku admin cluster``: the registry and the leases (Redis), the running matches (the
+    database); what ``GET /api/cluster`` answers."""
+    from server.cluster.node import REDIS_ERRORS, redis_client  # loads redis: cluster mode only
+    from server.cluster.settings import ClusterSettings, ClusterSettingsError
+    from server.cluster.status import cluster_status, render
+
+    try:
+        settings = ClusterSettings(redis_url=args.redis_url, node_id="admin", key_prefix=args.cluster_prefix)
+    except ClusterSettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    async def show(repo: Repository) -> int:
+        redis = redis_client(settings)
+        try:
+            status = await cluster_status(redis, settings, repo)
+        except REDIS_ERRORS as exc:
+            print(f"error: redis {args.redis_url}: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            await redis.aclose()
+        print(json.dumps(status.as_json(), indent=2) if args.json else render(status))
+        return 0
+
+    return run_with_repo(args, show)

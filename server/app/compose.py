@@ -20,7 +20,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -28,6 +28,7 @@ from server.app.review_api import ReviewServer, review_api
 from server.domain.errors import ConflictError
 from server.domain.ports import Repository, Store
 from server.hub import gcpolicy
+from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
 from server.store.db import resolve_url
@@ -57,16 +58,21 @@ def repository_url(data_dir: Path | str, database_url: str | None) -> str:
 
 @contextlib.asynccontextmanager
 async def open_repository(
-    data_dir: Path | str, database_url: str | None, *, commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S
+    data_dir: Path | str,
+    database_url: str | None,
+    *,
+    commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
+    owner: str | None = None,
 ) -> AsyncIterator[Store]:
     """The repository of these options, opened on the running loop (migrating the database to the
     latest schema; a fresh data directory gets its SQLite file) and closed at the end (committing
-    what is queued). Imports a leftover ``DATA_DIR/accounts.json`` once."""
+    what is queued). Imports a leftover ``DATA_DIR/accounts.json`` once. ``owner``: cluster mode's
+    node id (the matches it creates are fenced from the start, docs/scaling.md)."""
     url = repository_url(data_dir, database_url)
     if url == MEMORY_URL:
         yield InMemoryRepository()
         return
-    repo = await SqlRepository.open(url, commit_timeout_s=commit_timeout_s)
+    repo = await SqlRepository.open(url, commit_timeout_s=commit_timeout_s, owner=owner)
     try:
         await import_accounts_file(repo, Path(data_dir) / ACCOUNTS_FILE)
         yield repo
@@ -115,11 +121,12 @@ def run_with_repo(args: argparse.Namespace, fn: Callable[[Store], Awaitable[T]])
         return 1
 
 
-def build_hub(settings: HubSettings, repo: Store) -> Hub:
+def build_hub(settings: HubSettings, repo: Store, placement: Placement | None = None) -> Hub:
     """The hub of ``settings`` on ``repo``, serving the browser client's files, the players' game
-    pages (``/games/``), the players' part of the review API (``/api/me...``) and ranked play."""
+    pages (``/games/``), the players' part of the review API (``/api/me...``) and ranked play;
+    ``placement`` places tables across a cluster's nodes (None: this process alone)."""
     api = player_api(create_app(repo)) if isinstance(repo, SqlRepository | InMemoryRepository) else None
-    return Hub(settings, repo, http_fallback=web_files, http_api=api, ratings=repo)
+    return Hub(settings, repo, http_fallback=web_files, http_api=api, ratings=repo, placement=placement)
 
 
 def web_files(path: str) -> tuple[int, list[tuple[str, str]], bytes] | None:
@@ -129,18 +136,26 @@ def web_files(path: str) -> tuple[int, list[tuple[str, str]], bytes] | None:
 
 @contextlib.asynccontextmanager
 async def running_server(
-    settings: HubSettings, repo: Store, *, review_port: int | None = None, review_required: bool = False
+    settings: HubSettings,
+    repo: Store,
+    *,
+    review_port: int | None = None,
+    review_required: bool = False,
+    placement: Placement | None = None,
+    cluster_status: Callable[[], Awaitable[dict[str, Any]]] | None = None,
 ) -> AsyncIterator[tuple[Hub, ReviewServer]]:
     """The whole server on ``repo`` while the block runs: the hub (started: crash recovery, then
     listening), the admin review API beside it on ``review_port`` (``server.web.api``,
     docs/admin.md), and the process's garbage-collector policy (``settings.gc``,
     server/hub/gcpolicy.py). The hub is shut down at the end; the caller closes ``repo``."""
-    hub = build_hub(settings, repo)
+    hub = build_hub(settings, repo, placement)
     await hub.start()
     try:
         async with (
             gcpolicy.applied(settings.gc),
-            review_api(repo, settings.host, review_port, required=review_required) as review,
+            review_api(
+                repo, settings.host, review_port, required=review_required, cluster=cluster_status
+            ) as review,
         ):
             yield hub, review
     finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +47,12 @@ def review_port(hub_port: int, http_port: int | None) -> int | None:
 
 @contextlib.asynccontextmanager
 async def review_api(
-    repo: Repository, host: str, port: int | None, *, required: bool = False
+    repo: Repository,
+    host: str,
+    port: int | None,
+    *,
+    required: bool = False,
+    cluster: Callable[[], Awaitable[dict[str, Any]]] | None = None,
 ) -> AsyncIterator[ReviewServer]:
     """Serve the review API and admin pages on ``host:port`` while the block runs.
 
@@ -66,7 +71,7 @@ async def review_api(
         if not ready.done():
             ready.set_result(url)
 
-    app = create_app(repo, ApiSettings(host=host, port=port))
+    app = create_app(repo, ApiSettings(host=host, port=port, cluster=cluster))
     task = asyncio.create_task(serve_http(app, host, port, stop, on_ready=on_ready), name="review API")
     waiting: list[asyncio.Future[Any]] = [task, ready]
     await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)

@@ -16,6 +16,7 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -25,6 +26,12 @@ from server.app.loops import LOOP_CHOICES, LoopUnavailableError, choose_loop
 from server.app.review_api import ReviewServer
 from server.app.review_api import review_port as review_port_option
 from server.bots import BOTS
+from server.cluster.settings import (
+    ClusterSettings,
+    ClusterSettingsError,
+    cluster_store_error,
+    default_node_id,
+)
 from server.domain.ports import Store
 from server.hub import config, logs
 from server.hub.server import Hub
@@ -39,6 +46,9 @@ from server.hub.settings import (
 from server.store.cli import add_database_options
 from server.store.db import display_url
 from server.store.errors import StoreConfigError
+
+if TYPE_CHECKING:
+    from server.cluster.node import ClusterNode
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +168,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=gc_policy.full_every_s,
         help="seconds between full garbage collections (each pauses the hub; 0: never)",
     )
+    c = p.add_argument_group("cluster mode (docs/scaling.md)")
+    c.add_argument(
+        "--redis-url",
+        default=None,
+        metavar="URL",
+        help="run as a node of a cluster coordinated by this Redis (redis://HOST:6379/0); needs "
+        "PostgreSQL (--database-url)",
+    )
+    c.add_argument("--node-id", default=None, help="this node's name in the cluster (default: HOSTNAME-PID)")
+    c.add_argument(
+        "--advertise-url",
+        default=None,
+        metavar="URL",
+        help="how the other nodes reach this node's game port (default ws://HOST:PORT)",
+    )
+    c.add_argument("--cluster-secret", default=None, help="the secret the nodes share for their node link")
+    c.add_argument(
+        "--cluster-prefix",
+        default="jantaku",
+        help="the prefix of every Redis key (several clusters on one Redis)",
+    )
     p.add_argument(
         "--drain-s",
         type=float,
@@ -232,7 +263,8 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     try:
         url = repository_url(settings.data_dir, settings.database_url)
-    except StoreConfigError as exc:
+        cluster = cluster_settings(args, settings, url)
+    except (StoreConfigError, ClusterSettingsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
@@ -243,7 +275,9 @@ def run_serve(args: argparse.Namespace) -> int:
     log.info("event loop: %s (--loop %s)", loop_name, args.loop)
     try:
         with asyncio.Runner(loop_factory=loop_factory) as runner:
-            runner.run(_serve(settings, review_port=review, review_required=args.http_port is not None))
+            runner.run(
+                _serve(settings, review_port=review, review_required=args.http_port is not None, cluster=cluster)
+            )
     except StoreConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -256,27 +290,81 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cluster_settings(args: argparse.Namespace, settings: HubSettings, url: str) -> ClusterSettings | None:
+    """Cluster mode's settings (None without ``--redis-url``). Raises ClusterSettingsError for a
+    store other than PostgreSQL or a bad setting."""
+    if not args.redis_url:
+        return None
+    why = cluster_store_error(url)
+    if why is not None:
+        raise ClusterSettingsError(why)
+    host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
+    return ClusterSettings(
+        redis_url=args.redis_url,
+        node_id=args.node_id or default_node_id(),
+        advertise_url=args.advertise_url or f"ws://{host}:{settings.port}",
+        secret=args.cluster_secret,
+        key_prefix=args.cluster_prefix,
+    )
+
+
 async def _serve(
-    settings: HubSettings, *, review_port: int | None = None, review_required: bool = False
+    settings: HubSettings,
+    *,
+    review_port: int | None = None,
+    review_required: bool = False,
+    cluster: ClusterSettings | None = None,
 ) -> None:
     async with open_repository(
-        settings.data_dir, settings.database_url, commit_timeout_s=settings.commit_timeout_s
+        settings.data_dir,
+        settings.database_url,
+        commit_timeout_s=settings.commit_timeout_s,
+        owner=cluster.node_id if cluster else None,
     ) as repo:
         url = repository_url(settings.data_dir, settings.database_url)
         log.info("jantaku %s, %s", __version__, buildinfo.describe())
         log.info("store: %s", display_url(url) if url != MEMORY_URL else "in memory (nothing is kept)")
-        await serve_forever(settings, repo, review_port=review_port, review_required=review_required)
+        if cluster is None:
+            await serve_forever(settings, repo, review_port=review_port, review_required=review_required)
+            return
+        from server.cluster.node import ClusterNode  # loads redis: cluster mode only
+
+        node = ClusterNode(cluster, repo)
+        log.info("cluster node %s (redis %s)", cluster.node_id, display_url(cluster.redis_url))
+        try:
+            await serve_forever(
+                settings, repo, review_port=review_port, review_required=review_required, node=node
+            )
+        finally:
+            await node.stop()
 
 
 async def serve_forever(
-    settings: HubSettings, repo: Store, *, review_port: int | None = None, review_required: bool = False
+    settings: HubSettings,
+    repo: Store,
+    *,
+    review_port: int | None = None,
+    review_required: bool = False,
+    node: ClusterNode | None = None,
 ) -> None:
     """Run the server on ``repo`` until SIGTERM or SIGINT, then shut it down (the caller closes
-    ``repo``)."""
-    async with running_server(settings, repo, review_port=review_port, review_required=review_required) as (
-        hub,
-        review,
-    ):
+    ``repo``). With ``node``, as that node of a cluster (docs/scaling.md)."""
+    status = None
+    if node is not None:
+        from server.cluster.status import status_reader
+
+        status = status_reader(node.redis, node.settings, repo)
+    async with running_server(
+        settings,
+        repo,
+        review_port=review_port,
+        review_required=review_required,
+        placement=node,
+        cluster_status=status,
+    ) as (hub, review):
+        if node is not None:
+            hub.metrics.label_node(node.node_id)
+            await node.start(hub)
         await _announce_and_wait(hub, review)
 
 

@@ -102,6 +102,16 @@ class Repository(Protocol):
 
     async def get_result(self, match_id: str) -> ResultRecord | None: ...
 
+    # cluster mode (docs/scaling.md): the owner's fencing token
+    async def acquire_match(self, match_id: str) -> int:
+        """Make this repository's owner (its node) the owner of the running match ``match_id``:
+        bump the match's fencing token and return it. From then on every ``append_step`` and
+        ``finish_match`` of this repository for the match is checked against that token in the
+        same transaction and refused with FencedError once another node acquired it since. A
+        repository opened with an owner fences the matches it creates from the start (token 1);
+        one without (a single process) checks nothing until it acquires. NotFoundError if unknown."""
+        ...
+
 
 class ReadModel(Protocol):
     """The read side of a store: what the admin review reads (see :mod:`server.domain.reads`)."""

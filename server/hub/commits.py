@@ -13,6 +13,9 @@ anything else it asks the store how many steps it holds (:meth:`Commits.reconcil
 
 A decision the table makes itself (a bot, a timeout) whose write fails is retried after
 ``retry_s`` (:meth:`Commits.stall`); a player's act is answered ``busy_retry`` instead.
+
+In cluster mode a refused fencing token (:class:`~server.domain.errors.FencedError`: another node
+took the match over) is certain, not uncertain: it propagates and the table drops itself.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from server.domain.errors import FencedError
 from server.domain.ports import Repository
 from server.domain.records import StepRecord
 from server.engine.actions import Action
@@ -93,8 +97,8 @@ class Commits:
         started = time.perf_counter()
         try:
             await self.call(self._repo.append_step(record))
-        except asyncio.CancelledError:
-            raise
+        except (asyncio.CancelledError, FencedError):
+            raise  # fenced: nothing was written, and this node must never write for the match again
         except Exception as exc:
             self.uncertain = (record, action)
             raise CommitError(f"storing step {record.step} failed: {type(exc).__name__}: {exc}") from exc

@@ -29,13 +29,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.frames import CloseCode
 from websockets.protocol import State
 
+from client_protocol import PROTOCOL_VERSION
+from client_protocol.codec import encode
 from client_protocol.errors import ErrorCode
-from client_protocol.messages import GuestAuth
+from client_protocol.messages import GuestAuth, Hello, SessionAuth
 from server.domain.records import Account
 from server.hub.adapter import (
     Authenticate,
@@ -81,6 +84,20 @@ class SessionHost(Protocol):
         ...
 
     def unregister(self, connection: WebSocketConnection) -> None: ...
+
+    async def route_player(self, account_id: str) -> str | None:
+        """Cluster mode: the websocket URL of the node running this player's live match when that
+        is another node (None: here, or none)."""
+        ...
+
+    async def route_match(self, match_id: str) -> str | None:
+        """Cluster mode: the websocket URL of the node running ``match_id`` when that is another
+        node (None: here, or nowhere known)."""
+        ...
+
+    async def route_invite(self, code: str) -> str | None:
+        """Cluster mode: the websocket URL of the node where private table ``code`` waits."""
+        ...
 
     def guest_allowed(self, connection: WebSocketConnection) -> bool:
         """May this connection's address say one more guest hello now (per-address limit)?"""
@@ -268,6 +285,8 @@ class WebSocketConnection:
         self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
         self.core = core(self._outbox, host.lobby, host.clock, self._limits, session_id=self.session_id)
         self._replaced = False
+        self._relay_to: tuple[str, str] | None = None  # cluster mode: (owner node's URL, session token)
+        self._session_token: str | None = None
 
     @property
     def account(self) -> Account:
@@ -290,10 +309,14 @@ class WebSocketConnection:
                         break
                     request = core.receive(frame)
                     if request is not None:
+                        if await self._relayed(request, frame):
+                            break
                         try:
                             await self._perform(request)
                         except Exception:
                             core.request_failed(request)
+            elif self._relay_to is not None:
+                await self._relay(*self._relay_to, first=None, skip_welcome=False)
         except ConnectionClosed:
             pass
         except Exception:
@@ -328,6 +351,11 @@ class WebSocketConnection:
             except AuthError as exc:
                 core.refuse(exc.code, exc.message)
                 return False
+            self._session_token = token
+            owner = await self._host.route_player(account.id) if token is not None else None
+            if owner is not None and token is not None:
+                self._relay_to = (owner, token)  # its table runs on another node: relay it all
+                return False
             core.authenticated(account)
             self._host.register(self)
             follow_up = core.welcome(token)
@@ -359,6 +387,68 @@ class WebSocketConnection:
                 await lobby.spectate(core, match_id, rid)
             case Resume(match_id=match_id, since_version=since, request_id=rid):
                 await lobby.resume(core, match_id, since, rid)
+
+    async def _relayed(self, request: LobbyRequest, frame: str | bytes) -> bool:
+        """Cluster mode: a resume or spectate of a match another node runs, or a join of a private
+        table waiting on another node, is relayed there (with everything after it); True once the
+        relay is over."""
+        token, lobby = self._session_token, self._host.lobby
+        if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
+            owner = await self._host.route_invite(request.code)
+        elif (
+            isinstance(request, Resume | Spectate) and not lobby.table(request.match_id) and token is not None
+        ):
+            owner = await self._host.route_match(request.match_id)
+        else:
+            return False
+        if owner is None or token is None:
+            return False
+        # a guest's session must be in the shared database for the owner node to accept it
+        await self._host.auth.store_guest(self.core.account.id)
+        return await self._relay(owner, token, first=frame, skip_welcome=True)
+
+    async def _relay(self, url: str, token: str, *, first: str | bytes | None, skip_welcome: bool) -> bool:
+        """Relay this client's frames to the node at ``url`` and back, as that node's client: it
+        says hello with the player's session token (the sessions are in the shared database), then
+        everything is passed on untouched, so resume, acks, errors and redaction all happen on the
+        node that runs the table. When that node closes (it drains, or died), the client is told
+        to reconnect (1012). False when it cannot be reached (nothing was relayed)."""
+        try:
+            upstream = await connect(
+                url, open_timeout=self._limits.open_timeout_s, compression=None, max_size=None
+            )
+        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
+            log.warning("%s: cannot reach the node at %s: %s", self.session_id, url, exc)
+            return False
+        try:
+            await upstream.send(encode(Hello(protocol=PROTOCOL_VERSION, auth=SessionAuth(token))).decode())
+            if skip_welcome:
+                await upstream.recv()  # the client has its welcome already
+            if first is not None:
+                await upstream.send(first)
+            down = asyncio.create_task(self._downstream(upstream), name=f"relay-{self.session_id}")
+            try:
+                async for frame in self._ws:
+                    if down.done():
+                        break
+                    await upstream.send(frame)
+            finally:
+                down.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await down
+        except ConnectionClosed:
+            pass
+        finally:
+            await upstream.close()
+        self._outbox.close(CloseCode.SERVICE_RESTART, "the table's server node went away; reconnect")
+        return True
+
+    async def _downstream(self, upstream: ClientConnection) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in upstream:
+                if not self._outbox.put(frame.encode() if isinstance(frame, str) else frame):
+                    return
+        self._outbox.close(CloseCode.SERVICE_RESTART, "the table's server node closed; reconnect")
 
     def close(self, code: int, reason: str) -> None:
         """Close after what is already queued (shutdown: 1012)."""

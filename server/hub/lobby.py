@@ -42,6 +42,7 @@ from server.hub.clock import Cancellable, Clock
 from server.hub.inbox import Attach, SeatSpec
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
+from server.hub.placement import LocalPlacement, Placement
 from server.hub.recovery import RecoveredMatch, ReplayDivergedError, UnrecoverableError, rebuild
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
@@ -115,10 +116,12 @@ class Lobby:
         rng: random.Random | None = None,
         metrics: HubMetrics | None = None,
         wall: Callable[[], float] = time.time,
+        placement: Placement | None = None,
         store_guest: Callable[[str], Coroutine[Any, Any, None]] | None = None,
         ratings: Ratings | None = None,
     ) -> None:
         self._repo = repo
+        self._placement: Placement = placement or LocalPlacement()
         self._store_guest = store_guest  # a guest's account is stored when it first sits at a table
         self._ratings = ratings  # ranked rooms' entry requirements (server.hub.ranked)
         self.metrics = metrics
@@ -143,6 +146,9 @@ class Lobby:
 
     def live_seats(self, account_id: str) -> list[tuple[str, int]]:
         return sorted(self._seats.get(account_id, {}).items())
+
+    def has_invite(self, code: str) -> bool:
+        return code.strip().upper() in self._private
 
     def waiting(self, preset: str) -> int:
         return len(self._queues.get(preset, ()))
@@ -293,6 +299,7 @@ class Lobby:
             expires_at=self._clock.now() + self.settings.private_ttl_s,
         )
         self._private[code] = table
+        await self._placement.invited(code, self.settings.private_ttl_s)
         log.info("private table %s opened by %s (%s, %d bots)", code, creator.id, preset, bots)
         return table
 
@@ -445,13 +452,18 @@ class Lobby:
         table, participants = reserved
         match_id = table.match_id
         try:
+            if not await self._placement.claim(match_id, new=True):
+                raise LobbyError(ErrorCode.BUSY_RETRY, "the cluster cannot place a table now")
             if self._store_guest is not None:
                 for p in participants.values():
                     if p.account.kind is AccountKind.GUEST:
                         await self._store_guest(p.account.id)
             await table.start(participants)
-        except Exception:
-            log.exception("could not start table %s", match_id, extra={"match_id": match_id})
+        except Exception as exc:
+            if isinstance(exc, LobbyError):
+                log.warning("table %s not started: %s", match_id, exc, extra={"match_id": match_id})
+            else:
+                log.exception("could not start table %s", match_id, extra={"match_id": match_id})
             self._table_ended(table)
             if self.tables.get(match_id) is table:
                 del self.tables[match_id]
@@ -512,8 +524,8 @@ class Lobby:
         """
         report = RecoveryReport()
         for match in await self._repo.unfinished_matches():
-            if match.id in self.tables:
-                continue
+            if match.id in self.tables or not await self._placement.claim(match.id, new=False):
+                continue  # cluster mode: another node owns it
             try:
                 recovery = await self._repo.recovery_record(match.id)
                 steps = await self._repo.steps(match.id)
@@ -557,6 +569,7 @@ class Lobby:
 
     async def _give_up(self, match: MatchRecord, reason: str) -> None:
         await self._repo.finish_match(match.id, MatchStatus.ABORTED, self._wall(), None, reason)
+        self._placement.released(match.id)
 
     async def _resume(self, recovered: RecoveredMatch) -> None:
         match = recovered.match
@@ -605,6 +618,7 @@ class Lobby:
         self._table_ended(table)
         if self.tables.get(table.match_id) is table:
             del self.tables[table.match_id]
+            self._placement.released(table.match_id)
 
     def _check_open(self) -> None:
         if self.closing:

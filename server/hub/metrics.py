@@ -11,7 +11,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -21,6 +21,8 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 ACTION_SOURCES = ("player", "bot", "timeout", "disconnected")
 """Who chose an applied action: a connected player, a built-in bot, the default of a connected seat
@@ -48,6 +50,7 @@ class HubMetrics:
 
     def __init__(self) -> None:
         self._hooks: list[Callable[[], None]] = []
+        self._exposed: CollectorRegistry | None = None  # cluster mode: the series with a node label
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.tables = Gauge("jantaku_tables", "Tables whose match is running", registry=r)
         self.connections = Gauge("jantaku_connections", "Open websocket connections", registry=r)
@@ -109,8 +112,27 @@ class HubMetrics:
         """Run ``hook`` before every scrape (series fed in batches, such as the GC pauses)."""
         self._hooks.append(hook)
 
+    def label_node(self, node_id: str) -> None:
+        """Cluster mode: every series gains the label ``node="<node_id>"`` (docs/scaling.md)."""
+        self._exposed = CollectorRegistry(auto_describe=False)
+        self._exposed.register(_NodeLabelled(self.registry, node_id))
+
     def expose(self) -> tuple[bytes, str]:
         """The text exposition format and its content type."""
         for hook in self._hooks:
             hook()
-        return generate_latest(self.registry), CONTENT_TYPE_LATEST
+        return generate_latest(self._exposed or self.registry), CONTENT_TYPE_LATEST
+
+
+class _NodeLabelled(Collector):
+    """The series of a registry, each with a ``node`` label added."""
+
+    def __init__(self, registry: CollectorRegistry, node_id: str) -> None:
+        self._registry = registry
+        self._node = node_id
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self._registry.collect():
+            labelled = Metric(family.name, family.documentation, family.type, family.unit)
+            labelled.samples = [s._replace(labels={**s.labels, "node": self._node}) for s in family.samples]
+            yield labelled

@@ -62,6 +62,7 @@ from server.hub.livetables import LiveTables
 from server.hub.lobby import Lobby, LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
+from server.hub.placement import LocalPlacement, Placement
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
@@ -175,11 +176,13 @@ class Hub:
         http_fallback: HttpFallback | None = None,
         http_api: HttpApi | None = None,
         ratings: Ratings | None = None,
+        placement: Placement | None = None,
     ) -> None:
         self.settings = settings
         self.ratings = ratings  # ranked rooms (server.hub.ranked); None: no ranked play
         self._http_fallback = http_fallback
         self._http_api = http_api
+        self._placement: Placement = placement or LocalPlacement()
         self.repo = repo
         self._clock = clock or SystemClock()
         self._auth = Authenticator(repo, session_ttl_s=settings.session_ttl_s, wall=wall)
@@ -201,6 +204,7 @@ class Hub:
             rng=rng,
             metrics=self.metrics,
             wall=wall,
+            placement=placement,
             store_guest=self._auth.store_guest,
             ratings=ratings,
         )
@@ -231,6 +235,24 @@ class Hub:
         """What ``GET /readyz`` answers: started (so the repository is open), not draining and not
         shutting down."""
         return self._ready and not self.closing and not self.draining
+
+    # -- what a cluster node reads and asks (server.cluster.node.NodeHost) ---------------------------
+
+    @property
+    def table_count(self) -> int:
+        return sum(1 for t in self._lobby.tables.values() if t.running)
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._sessions)
+
+    async def recover_orphans(self) -> None:
+        """Rebuild the running matches the placement lets this node claim (cluster mode: those
+        whose owner died), exactly as crash recovery does at start."""
+        found = await self._lobby.recover()
+        self.recovery.resumed += found.resumed
+        self.recovery.diverged += found.diverged
+        self.recovery.unrecoverable += found.unrecoverable
 
     # -- SessionHost ---------------------------------------------------------------------------------
 
@@ -265,6 +287,31 @@ class Hub:
 
     def connection_of(self, account_id: str) -> WebSocketConnection | None:
         return self._by_account.get(account_id)
+
+    async def route_player(self, account_id: str) -> str | None:
+        if isinstance(self._placement, LocalPlacement):
+            return None
+        # Cluster mode: the player's next connection (or an HTTP request) may reach another node,
+        # which knows only what is in the shared database: a guest is stored at its hello.
+        await self._auth.store_guest(account_id)
+        if self._lobby.live_seats(account_id):
+            return None
+        return await self._route(self._placement.locate_player(account_id))
+
+    async def route_match(self, match_id: str) -> str | None:
+        return await self._route(self._placement.locate(match_id))
+
+    async def route_invite(self, code: str) -> str | None:
+        return await self._route(self._placement.locate_invite(code.strip().upper()))
+
+    async def _route(self, lookup: Awaitable[str | None]) -> str | None:
+        """A node's URL to relay to (cluster mode); a failing lookup relays nothing."""
+        try:
+            url = await lookup
+        except Exception:
+            log.exception("cluster lookup failed")
+            return None
+        return None if url is None else url.rstrip("/") + WS_PATH
 
     # -- serving -------------------------------------------------------------------------------------
 
@@ -488,7 +535,13 @@ class Hub:
             log.info("stats: %s", json.dumps(self.stats.summary()))
         if self._server is not None:
             self._server.close(close_connections=False)
+        running = [m for m, t in self._lobby.tables.items() if t.running and not t.finished]
         await self._lobby.shutdown()
+        if running:
+            try:  # cluster mode: other nodes take the tables before their clients come back
+                await self._placement.hand_over(running)
+            except Exception:
+                log.exception("handing the tables over failed")
         sessions = list(self._sessions)
         for session in sessions:
             session.close(CloseCode.SERVICE_RESTART, "server restarting")

@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEndReason
+from server.domain.errors import FencedError
 from server.domain.ports import Repository
 from server.domain.records import AccountKind, MatchStatus, RecoveryRecord, ResultRecord, StepRecord
 from server.engine import MatchState, Transition, new_match, pending_seats, redact_all
@@ -279,6 +280,8 @@ class TableActor:
                 self._alarm.set(None if self._stopped else when)
         except asyncio.CancelledError:
             raise
+        except FencedError as exc:
+            self._fenced(exc)
         except Exception as exc:
             self._log.exception("table %s failed; the match is aborted", self.match_id)
             await self._crash(exc)
@@ -610,6 +613,15 @@ class TableActor:
         self.ended.set()
         if self._on_end is not None:
             self._on_end(self)
+
+    def _fenced(self, exc: FencedError) -> None:
+        """Cluster mode: another node owns the match now (docs/scaling.md). Stop at once, writing
+        nothing (not even an abort); the seats are told to resume, which reaches the new owner."""
+        self._stopped = True
+        self._log.warning("table %s dropped: %s", self.match_id, exc)
+        moved = f"match {self.match_id} moved to another server node; resume it"
+        self._seating.broadcast(ErrorOut(ErrorCode.BUSY_RETRY, moved))
+        self._seating.release_all(self.match_id)
 
     async def _crash(self, exc: Exception) -> None:
         """The actor failed: tell everyone, record the abort, stop."""

@@ -186,6 +186,7 @@ class InMemoryRepository(MemoryRatings):
         self._recovery: dict[str, RecoveryRecord] = {}
         self._audit: list[AuditEntry] = []
         self._init_ratings()
+        self._fences: dict[str, int] = {}
         self._refresh()
 
     async def close(self) -> None:
@@ -336,6 +337,14 @@ class InMemoryRepository(MemoryRatings):
 
     async def get_result(self, match_id: str) -> ResultRecord | None:
         return self._results.get(match_id)
+
+    async def acquire_match(self, match_id: str) -> int:
+        """Bump the match's fencing token. One process holds this store, so no other owner can
+        exist to be fenced off (cluster mode refuses ``memory:``); the token is kept for the port."""
+        if match_id not in self._matches:
+            raise NotFoundError(f"no match {match_id!r}")
+        self._fences[match_id] = self._fences.get(match_id, 0) + 1
+        return self._fences[match_id]
 
     # -- the read side -------------------------------------------------------------------------------
 

@@ -130,6 +130,10 @@ class MatchRow(Base):
     ended_at: Mapped[optional_timestamp]
     # Why it ended when that is not obvious ("diverged: ...", "unrecoverable: ...", "table failed").
     status_reason: Mapped[str | None] = mapped_column(Text)
+    # Cluster mode (migration 0007, docs/scaling.md): the node that owns the running match and the
+    # fencing token it acquired; every append of that node is checked against it.
+    owner_node: Mapped[str | None] = mapped_column(String(64))
+    fence: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
 
     seats: Mapped[list[SeatRow]] = relationship(
         back_populates="match", order_by="SeatRow.seat", lazy="raise", passive_deletes=True

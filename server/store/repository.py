@@ -32,7 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.domain.clock import Clock
-from server.domain.errors import ConflictError, NotFoundError
+from server.domain.errors import ConflictError, FencedError, NotFoundError
 from server.domain.records import (
     Account,
     AccountKind,
@@ -136,10 +136,13 @@ class SqlRepository(SqlReads, SqlRatings):
         max_batch: int = DEFAULT_MAX_BATCH,
         max_pending: int = DEFAULT_MAX_PENDING,
         clock: Clock | None = None,
+        owner: str | None = None,
     ) -> None:
         self.engine = engine
         self._own_engine = own_engine
         self._gate = write_gate(engine)
+        # Cluster mode: this node's id; the matches it creates are fenced from the start.
+        self.owner = owner
         self.writer = GroupCommitWriter(
             engine,
             max_batch=max_batch,
@@ -160,6 +163,7 @@ class SqlRepository(SqlReads, SqlRatings):
         max_batch: int = DEFAULT_MAX_BATCH,
         max_pending: int = DEFAULT_MAX_PENDING,
         clock: Clock | None = None,
+        owner: str | None = None,
     ) -> Self:
         """Connect to ``url``, verify it (SQLite pragmas), bring the schema to the latest revision
         (or, with ``migrate=False``, require it to be there already) and return the repository.
@@ -181,6 +185,7 @@ class SqlRepository(SqlReads, SqlRatings):
             max_batch=max_batch,
             max_pending=max_pending,
             clock=clock,
+            owner=owner,
         )
 
     async def close(self) -> None:
@@ -289,6 +294,8 @@ class SqlRepository(SqlReads, SqlRatings):
             "created_at": from_unix(match.created_at),
             "ended_at": from_unix_opt(match.ended_at),
             "status_reason": match.status_reason,
+            "owner_node": self.owner,
+            "fence": 0 if self.owner is None else 1,
         }
         seats = [
             {
@@ -316,6 +323,27 @@ class SqlRepository(SqlReads, SqlRatings):
                     )
         except IntegrityError as exc:
             raise ConflictError(f"match {match.id!r}: {exc.orig}") from exc
+        if self.owner is not None:
+            self.writer.fences[match.id] = 1
+
+    async def acquire_match(self, match_id: str) -> int:
+        """Bump the match's fencing token for this repository's owner and check every later append
+        against it (``docs/scaling.md``). The UPDATE waits for the row lock a commit in flight
+        holds, so a step the previous owner is committing either lands before (and is in the log
+        the new owner replays) or is refused."""
+        async with write_connection(self.engine, self._gate) as conn:
+            fence = (
+                await conn.execute(
+                    update(MatchRow)
+                    .where(MatchRow.id == match_id)
+                    .values(fence=MatchRow.fence + 1, owner_node=self.owner)
+                    .returning(MatchRow.fence)
+                )
+            ).scalar_one_or_none()
+        if fence is None:
+            raise NotFoundError(f"no match {match_id!r}")
+        self.writer.acquired(match_id, int(fence))
+        return int(fence)
 
     async def get_match(self, match_id: str) -> MatchRecord | None:
         matches = await self._matches(select(MatchRow).where(MatchRow.id == match_id))
@@ -329,10 +357,14 @@ class SqlRepository(SqlReads, SqlRatings):
         seed_hex: str | None,
         reason: str | None = None,
     ) -> None:
+        fence = self.writer.fences.get(match_id)
+        target = MatchRow.id == match_id
+        if fence is not None:
+            target = target & (MatchRow.fence == fence)
         async with write_connection(self.engine, self._gate) as conn:
             result = await conn.execute(
                 update(MatchRow)
-                .where(MatchRow.id == match_id)
+                .where(target)
                 .values(
                     status=status.value,
                     ended_at=from_unix(ended_at),
@@ -341,7 +373,15 @@ class SqlRepository(SqlReads, SqlRatings):
                 )
             )
             if result.rowcount == 0:
-                raise NotFoundError(f"no match {match_id!r}")
+                current = (
+                    await conn.execute(select(MatchRow.fence).where(MatchRow.id == match_id))
+                ).scalar_one_or_none()
+                if current is None:
+                    raise NotFoundError(f"no match {match_id!r}")
+                assert fence is not None
+                raise FencedError(match_id, fence, current)
+        if status is not MatchStatus.RUNNING:
+            self.writer.fences.pop(match_id, None)
 
     async def append_step(self, step: StepRecord) -> None:
         """Group-committed (see :mod:`server.store.writer`): returns once the step is durable.

@@ -49,7 +49,7 @@ from sqlalchemy.exc import (
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.domain.clock import Clock, SystemClock, with_deadline
-from server.domain.errors import NotFoundError, RepositoryError
+from server.domain.errors import FencedError, NotFoundError, RepositoryError
 from server.domain.records import StepRecord
 from server.store.db import write_connection
 from server.store.errors import (
@@ -166,7 +166,16 @@ class GroupCommitWriter:
         # The next step each match's log expects, as of this writer's last commit (it is the only
         # writer of steps): saves a query per commit. Forgotten on any failed commit; bounded.
         self._next_step: dict[str, int] = {}
+        # Cluster mode: the fencing token this node holds, per match it owns (docs/scaling.md).
+        # A batch with such matches locks their rows and checks the tokens before inserting.
+        self.fences: dict[str, int] = {}
         self.stats = WriterStats()
+
+    def acquired(self, match_id: str, fence: int) -> None:
+        """This node now owns ``match_id`` with ``fence``; another node may have written its log
+        since this writer last did, so its next step is asked again."""
+        self.fences[match_id] = fence
+        self._next_step.pop(match_id, None)
 
     @property
     def pending(self) -> int:
@@ -325,6 +334,7 @@ class GroupCommitWriter:
     ) -> tuple[list[BaseException | None], dict[str, int]]:
         outcomes: list[BaseException | None] = [None] * len(records)
         async with write_connection(self._engine, self._gate) as conn:
+            stale = await self._check_fences(conn, match_ids)
             expected = {m: self._next_step[m] for m in match_ids if m in self._next_step}
             if len(expected) < len(match_ids):
                 expected.update(await _next_steps(conn, match_ids - expected.keys()))
@@ -333,7 +343,9 @@ class GroupCommitWriter:
             duplicates = 0
             for i, r in enumerate(records):
                 nxt = expected.get(r.match_id)
-                if nxt is None:
+                if r.match_id in stale:
+                    outcomes[i] = stale[r.match_id]
+                elif nxt is None:
                     outcomes[i] = NotFoundError(f"no match {r.match_id!r}")
                 elif r.step == nxt:
                     expected[r.match_id] = nxt + 1
@@ -364,6 +376,22 @@ class GroupCommitWriter:
         self.stats.rejected += sum(1 for o in outcomes if o is not None)
         return outcomes, expected
 
+    async def _check_fences(self, conn: AsyncConnection, match_ids: set[str]) -> dict[str, FencedError]:
+        """Lock the rows of the fenced matches of a batch (PostgreSQL: ``FOR UPDATE``, so a takeover
+        waits for this commit; SQLite: the write transaction is already exclusive) and return the
+        error of each whose token moved."""
+        held = {m: self.fences[m] for m in match_ids if m in self.fences}
+        if not held:
+            return {}
+        rows = await conn.execute(_FENCES, {"ids": sorted(held)})
+        current = {match_id: int(fence) for match_id, fence in rows}
+        stale = {m: FencedError(m, f, current.get(m)) for m, f in held.items() if current.get(m) != f}
+        for match_id in stale:
+            self._next_step.pop(match_id, None)
+        if stale:
+            log.warning("fenced: %s", "; ".join(str(e) for e in stale.values()))
+        return stale
+
 
 # The statements of every commit are built once: SQLAlchemy memoizes a statement's cache key on the
 # object, so reusing it skips rebuilding that key (a good part of the per-commit CPU) every time.
@@ -376,6 +404,11 @@ _LAST_STEP = (
     .scalar_subquery()
 )
 _NEXT_STEPS = select(MatchRow.id, _LAST_STEP).where(MatchRow.id.in_(bindparam("ids", expanding=True)))
+_FENCES = (
+    select(MatchRow.id, MatchRow.fence)
+    .where(MatchRow.id.in_(bindparam("ids", expanding=True)))
+    .with_for_update()
+)
 
 
 async def _next_steps(conn: AsyncConnection, match_ids: set[str]) -> dict[str, int]:

@@ -28,7 +28,27 @@ def compose() -> dict[str, Any]:
 
 
 def test_compose_has_postgres_migrate_and_server(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"postgres", "migrate", "server"}
+    default = {name for name, service in compose["services"].items() if "profiles" not in service}
+    assert default == {"postgres", "migrate", "server"}
+
+
+def test_the_cluster_profile_runs_redis_nodes_and_a_round_robin_balancer(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    cluster = {name for name, service in services.items() if service.get("profiles") == ["cluster"]}
+    assert cluster == {"redis", "node", "lb"}
+    assert "--save" in services["redis"]["command"]  # and nothing on disk
+    node = services["node"]
+    assert node["deploy"]["replicas"] >= 2
+    assert node["environment"]["DATABASE_URL"] == compose["x-database-url"]
+    assert node["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert node["depends_on"]["redis"]["condition"] == "service_healthy"
+    line, _, advertised = node["command"][-1].partition(" --advertise-url ")
+    assert line.split()[:3] == ["exec", "jantaku", "serve"] and advertised.startswith('"ws://$$(hostname')
+    args = build_parser().parse_args(line.split()[2:])
+    assert args.redis_url == "redis://redis:6379/0" and getattr(args, "handler", None) is not None
+    haproxy = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    assert "balance roundrobin" in haproxy and "mode tcp" in haproxy and "GET /readyz" in haproxy
+    assert "./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in services["lb"]["volumes"]
 
 
 def test_migrations_wait_for_a_healthy_postgres_and_the_server_for_the_migrations(

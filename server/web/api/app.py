@@ -355,6 +355,23 @@ async def admin_audit(
     return await _review(request).audit_log(match_id=game_id, actor_id=actor_id, limit=limit)
 
 
+@router.get(
+    "/cluster",
+    summary="Cluster mode: the nodes, their health and load, and who owns each running match",
+    tags=["admin"],
+    responses=error_docs(401, 403, 404, 503),
+)
+async def admin_cluster(request: Request, account: AdminAccount) -> m.ClusterStatus:
+    status = request.app.state.settings.cluster
+    if status is None:
+        raise ApiError(m.ErrorCode.NOT_FOUND, "this server is not a cluster node (see docs/scaling.md)")
+    try:
+        document = await status()
+    except (OSError, TimeoutError, ConnectionError) as exc:  # the cluster's Redis: retry later
+        raise ApiError(m.ErrorCode.UNAVAILABLE, f"the cluster's state cannot be read now: {exc}") from exc
+    return m.ClusterStatus.model_validate(document)
+
+
 # -- routes: one's own games -----------------------------------------------------------------------------
 
 

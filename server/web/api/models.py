@@ -286,3 +286,24 @@ class AuditEntry(BaseModel):
 
 class AuditList(BaseModel):
     entries: list[AuditEntry]
+
+
+class ClusterNode(BaseModel):
+    """One node of the cluster's registry (docs/scaling.md)."""
+
+    node_id: str
+    live: bool = Field(description="its registry entry has not expired")
+    url: str = ""
+    draining: bool = False
+    tables: int = Field(0, description="tables running there, as it last reported")
+    connections: int = 0
+    leases: int = Field(0, description="running matches whose lease it holds")
+    up_s: float = 0.0
+
+
+class ClusterStatus(BaseModel):
+    """The nodes of a cluster, their health and load, and the running matches without an owner."""
+
+    nodes: list[ClusterNode]
+    running_matches: int
+    unowned: list[str] = Field(default_factory=list, description="running, no lease: taken over soon")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from server.web.api.review import TENHOU6_VIEWER
 
@@ -19,6 +20,9 @@ class ApiSettings:
     clock: Callable[[], float] = field(default=time.time)  # audit timestamps, session expiry
     audit_listings: bool = True  # also write an audit entry for each admin listing / search
     session_ttl_s: float = 24 * 3600.0  # a session made by signing in (docs/ranking.md) lasts this long
+    # Cluster mode: the status document of GET /api/cluster (server/cluster/status.py, wired by the
+    # composition root; the web layer never imports the cluster). None: not a cluster node.
+    cluster: Callable[[], Awaitable[dict[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

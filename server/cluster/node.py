@@ -1,0 +1,351 @@
+"""One node of the cluster: its registry entry, the leases of its tables, and the takeover of the
+tables of dead nodes (``docs/scaling.md``).
+
+Redis keys (``PREFIX`` is ``jantaku`` unless ``--cluster-prefix`` says otherwise)::
+
+    PREFIX:node:{id}     hash {url, tables, connections, draining, started}; expires after
+                         node_ttl_ms unless refreshed (every heartbeat): a node is live iff it exists
+    PREFIX:nodes         set of node ids ever registered (readers drop the ones not live)
+    PREFIX:table:{match} the lease: the owner's node id, expiring after lease_ms unless renewed
+                         (every heartbeat, one Lua call for all of a node's tables)
+    PREFIX:seen:{id}     a marker without expiry: when it is gone, Redis lost its data (restarted)
+
+PostgreSQL holds what matters (``matches.fence``): a node takes a match over by taking its lease
+(``SET NX``), then bumping its fencing token (:meth:`Repository.acquire_match`), then rebuilding it
+from its log with the same replay and check as crash recovery (:meth:`Lobby.recover`). No Redis call
+is on the path of a player's action. Every Redis call waits at most ``redis_timeout_s``; while Redis
+cannot be reached the node keeps its tables (they write to PostgreSQL; nobody can take them over
+without Redis either), places no new table (``busy_retry``) and takes nothing over; when Redis
+returns it re-registers and re-asserts its leases at its next heartbeat. After Redis was
+unreachable or lost its data, a node waits ``lease_ms`` before taking anything over, so that every
+live owner has re-asserted its leases first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from server.cluster.settings import ClusterSettings
+from server.domain.ports import Repository
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+REDIS_ERRORS = (RedisError, OSError, TimeoutError)
+
+# Renew (or re-assert, after Redis lost them) the leases that are ours or nobody's; returns how many.
+_RENEW = """
+local n = 0
+for _, key in ipairs(KEYS) do
+  local v = redis.call('GET', key)
+  if v == false or v == ARGV[1] then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    n = n + 1
+  end
+end
+return n
+"""
+# Give a lease up only if it is still ours (a node that took the match over holds it now otherwise).
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class NodeHost(Protocol):
+    """What the node reads from the hub it runs beside (its load) and asks of it (recovery)."""
+
+    @property
+    def table_count(self) -> int: ...
+
+    @property
+    def connection_count(self) -> int: ...
+
+    @property
+    def closing(self) -> bool:
+        """Shutting down: it takes nothing over any more."""
+        ...
+
+    async def recover_orphans(self) -> None:
+        """Rebuild the running matches this node may claim (``Lobby.recover``)."""
+        ...
+
+
+def redis_client(settings: ClusterSettings) -> Redis:
+    """A client whose every call gives up after ``redis_timeout_s`` (connecting included)."""
+    timeout = settings.redis_timeout_s
+    client: Redis = Redis.from_url(
+        settings.redis_url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        decode_responses=True,
+        retry_on_timeout=False,
+    )
+    return client
+
+
+class ClusterNode:
+    """This node (implements :class:`server.hub.placement.Placement` for the lobby)."""
+
+    def __init__(
+        self,
+        settings: ClusterSettings,
+        repo: Repository,
+        *,
+        redis: Redis | None = None,
+        wall: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        self.node_id = settings.node_id
+        self._repo = repo
+        self.redis = redis or redis_client(settings)
+        self._wall = wall
+        self._now = monotonic
+        self.started_at = wall()
+        self.owned: set[str] = set()  # the matches whose lease this node holds
+        self.orphans: set[str] = set()  # running matches whose lease was missing at the last scan
+        self.healthy_since: float | None = None  # Redis answered (without losing data) since then
+        self.draining = False
+        self.stopped = False
+        self.host: NodeHost | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loops: list[asyncio.Task[None]] = []
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
+
+    # -- keys ----------------------------------------------------------------------------------------
+
+    def lease_key(self, match_id: str) -> str:
+        return self.settings.key("table", match_id)
+
+    @property
+    def node_key(self) -> str:
+        return self.settings.key("node", self.node_id)
+
+    # -- Redis calls, each with its timeout ----------------------------------------------------------
+
+    async def _call(self, awaitable: Awaitable[T]) -> T:
+        try:
+            async with asyncio.timeout(self.settings.redis_timeout_s):
+                return await awaitable
+        except REDIS_ERRORS:
+            if self.healthy_since is not None:
+                log.warning("redis unreachable: keeping this node's tables, placing no new ones")
+            self.healthy_since = None
+            raise
+
+    @property
+    def may_take_over(self) -> bool:
+        """Redis has answered, without losing its data, for at least a lease's life."""
+        since = self.healthy_since
+        return since is not None and self._now() - since >= self.settings.lease_ms / 1000
+
+    @property
+    def _closing(self) -> bool:
+        return self.draining or self.stopped or (self.host is not None and self.host.closing)
+
+    # -- Placement -----------------------------------------------------------------------------------
+
+    async def claim(self, match_id: str, *, new: bool) -> bool:
+        if not new and (match_id not in self.orphans or not self.may_take_over or self._closing):
+            return False
+        if new and self.draining:
+            return False
+        try:
+            got = await self._call(
+                self.redis.set(self.lease_key(match_id), self.node_id, nx=True, px=self.settings.lease_ms)
+            )
+        except REDIS_ERRORS as exc:
+            log.info("cannot place %s: redis: %s", match_id, exc)
+            return False
+        if not got:
+            return False
+        self.owned.add(match_id)
+        if new:
+            return True
+        try:
+            fence = await self._repo.acquire_match(match_id)
+        except Exception:
+            log.exception("taking %s over: its fencing token could not be acquired", match_id)
+            self.released(match_id)
+            return False
+        self.orphans.discard(match_id)
+        log.info("taking match %s over (fencing token %d)", match_id, fence, extra={"match_id": match_id})
+        return True
+
+    def released(self, match_id: str) -> None:
+        if match_id in self.owned and not self.stopped:
+            self.owned.discard(match_id)
+            self._spawn(self._give_up_lease(match_id))
+
+    async def _give_up_lease(self, match_id: str) -> None:
+        with contextlib.suppress(*REDIS_ERRORS):
+            await self._call(self._release(keys=[self.lease_key(match_id)], args=[self.node_id]))
+
+    async def locate(self, match_id: str) -> str | None:
+        """The lease's owner, then its registry entry's URL: two Redis calls (a resume or a
+        spectate of a match not running here; never on an action's path)."""
+        if match_id in self.owned:
+            return None
+        try:
+            owner = await self._call(self.redis.get(self.lease_key(match_id)))
+            if owner is None or owner == self.node_id:
+                return None
+            url = await self._call(self.redis.hget(self.settings.key("node", str(owner)), "url"))
+        except REDIS_ERRORS:
+            return None
+        return str(url) if url else None
+
+    async def invited(self, code: str, ttl_s: float) -> None:
+        """``PREFIX:invite:{code}`` = this node, for the invitation's life. Without Redis the
+        table can still be joined here."""
+        with contextlib.suppress(*REDIS_ERRORS):
+            key = self.settings.key("invite", code)
+            await self._call(self.redis.set(key, self.node_id, px=max(1, int(ttl_s * 1000))))
+
+    async def locate_invite(self, code: str) -> str | None:
+        try:
+            owner = await self._call(self.redis.get(self.settings.key("invite", code)))
+        except REDIS_ERRORS:
+            return None
+        return None if owner is None or owner == self.node_id else await self._url_of(str(owner))
+
+    async def _url_of(self, node_id: str) -> str | None:
+        try:
+            url = await self._call(self.redis.hget(self.settings.key("node", node_id), "url"))
+        except REDIS_ERRORS:
+            return None
+        return str(url) if url else None
+
+    async def locate_player(self, account_id: str) -> str | None:
+        """The player's running match from PostgreSQL (the one truth), its owner from its lease."""
+        for match in await self._repo.unfinished_matches():
+            if match.id not in self.owned and any(s.account_id == account_id for s in match.seats):
+                url = await self.locate(match.id)
+                if url is not None:
+                    return url
+        return None
+
+    async def hand_over(self, match_ids: Sequence[str]) -> None:
+        """Drain: place nothing new, give the leases up (the tables stopped at a step boundary),
+        and wait until other nodes run every one of them (their takeover scan, within about a
+        second), at most ``handover_s``."""
+        self.draining = True
+        await self.heartbeat()  # the registry says draining: no new table comes here
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)  # the leases released
+        keys = [self.lease_key(m) for m in match_ids]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.handover_s
+        while loop.time() < deadline:
+            try:
+                owners = await self._call(self.redis.mget(keys))
+            except REDIS_ERRORS:
+                owners = []
+            if owners and all(o is not None and o != self.node_id for o in owners):
+                log.info("drain: %d tables handed over", len(keys))
+                return
+            await asyncio.sleep(0.1)
+        log.warning("drain: not every table was taken over within %s s", self.settings.handover_s)
+
+    # -- running -------------------------------------------------------------------------------------
+
+    async def start(self, host: NodeHost) -> None:
+        """Register (if Redis answers; the node serves anyway) and start the heartbeat and the
+        takeover scan."""
+        self.host = host
+        await self.heartbeat()
+        self._loops = [
+            asyncio.create_task(self._every(self.settings.heartbeat_s, self.heartbeat), name="cluster-beat"),
+            asyncio.create_task(
+                self._every(self.settings.takeover_every_s, self.take_over), name="cluster-scan"
+            ),
+        ]
+
+    async def stop(self) -> None:
+        """Stop the loops and leave the registry (the leases of tables still here expire)."""
+        self.stopped = True
+        for task in self._loops:
+            task.cancel()
+        for task in self._loops:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._loops = []
+        with contextlib.suppress(*REDIS_ERRORS):
+            await self._call(self.redis.delete(self.node_key, self.settings.key("seen", self.node_id)))
+            await self._call(self.redis.srem(self.settings.key("nodes"), self.node_id))
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        with contextlib.suppress(*REDIS_ERRORS):
+            await self.redis.aclose()
+
+    async def _every(self, period: float, step: Callable[[], Awaitable[None]]) -> None:
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await step()
+            except asyncio.CancelledError:
+                raise
+            except REDIS_ERRORS:
+                pass  # logged once by _call; the next round tries again
+            except Exception:
+                log.exception("cluster: %s failed", getattr(step, "__name__", step))
+
+    async def heartbeat(self) -> None:
+        """Refresh this node's registry entry and renew (or re-assert) its leases: three calls."""
+        host, s = self.host, self.settings
+        entry: dict[Any, Any] = {
+            "url": s.advertise_url or "",
+            "tables": str(host.table_count if host else 0),
+            "connections": str(host.connection_count if host else 0),
+            "draining": "1" if self.draining else "0",
+            "started": f"{self.started_at:.3f}",
+        }
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hset(self.node_key, mapping=entry)
+            pipe.pexpire(self.node_key, s.node_ttl_ms)
+            pipe.sadd(s.key("nodes"), self.node_id)
+            pipe.set(s.key("seen", self.node_id), "1", nx=True)
+            replies = await self._call(pipe.execute())
+            owned = sorted(self.owned)
+            if owned:
+                await self._call(
+                    self._renew(keys=[self.lease_key(m) for m in owned], args=[self.node_id, s.lease_ms])
+                )
+        except REDIS_ERRORS:
+            return
+        if replies[3] or self.healthy_since is None:
+            if replies[3] and self.healthy_since is not None:
+                log.warning(
+                    "redis lost its data (restarted?): leases re-asserted; no takeover for a lease's life"
+                )
+            elif self.healthy_since is None:
+                log.info("redis reachable: registered as %s", self.node_id)
+            self.healthy_since = self._now()
+
+    async def take_over(self) -> None:
+        """Find the running matches whose lease is gone (their owner died) and rebuild them here."""
+        if self.host is None or self._closing or not self.may_take_over:
+            return
+        running = [m.id for m in await self._repo.unfinished_matches() if m.id not in self.owned]
+        if not running:
+            self.orphans = set()
+            return
+        leases = await self._call(self.redis.mget([self.lease_key(m) for m in running]))
+        self.orphans = {m for m, owner in zip(running, leases, strict=True) if owner is None}
+        if self.orphans:
+            await self.host.recover_orphans()
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -1,0 +1,75 @@
+"""Where a table may run: the port through which cluster mode (``server.cluster``,
+``docs/scaling.md``) decides it, so the hub never imports the cluster.
+
+The lobby asks :meth:`Placement.claim` before a table runs on this node (a new match, or one
+rebuilt from its stored log: crash recovery, a takeover) and tells :meth:`Placement.released` once
+it stopped running here. One process (:class:`LocalPlacement`) runs every table and has no one to
+ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class Placement(Protocol):
+    async def claim(self, match_id: str, *, new: bool) -> bool:
+        """May this node run the table of ``match_id`` (``new``: a match not stored yet)? True once
+        it owns it (cluster mode: its lease taken and, for a stored match, its fencing token
+        acquired); False when another node owns it or ownership cannot be decided now (the
+        cluster's coordination is unreachable): then the lobby does not run it."""
+        ...
+
+    def released(self, match_id: str) -> None:
+        """The table of ``match_id`` stopped running on this node (it ended, or was dropped)."""
+        ...
+
+    async def locate(self, match_id: str) -> str | None:
+        """The websocket URL of the node running ``match_id`` if that is another node (None: this
+        one, or nowhere known). Asked on a resume or spectate of a match not running here."""
+        ...
+
+    async def locate_player(self, account_id: str) -> str | None:
+        """The websocket URL of the node running the live match of ``account_id`` if that is
+        another node (None otherwise). Asked once per ``hello``."""
+        ...
+
+    async def invited(self, code: str, ttl_s: float) -> None:
+        """A private table with invite ``code`` waits on this node (for ``ttl_s`` at most)."""
+        ...
+
+    async def locate_invite(self, code: str) -> str | None:
+        """The websocket URL of the node where the private table of ``code`` waits, if another."""
+        ...
+
+    async def hand_over(self, match_ids: Sequence[str]) -> None:
+        """The node is shutting down (a drain): the tables of ``match_ids`` stopped after their
+        last committed step and were released. Return once other nodes run them (bounded), so
+        that the clients, told to reconnect next, find them there."""
+        ...
+
+
+class LocalPlacement:
+    """A single process: every table runs here."""
+
+    async def claim(self, match_id: str, *, new: bool) -> bool:
+        return True
+
+    def released(self, match_id: str) -> None:
+        return None
+
+    async def locate(self, match_id: str) -> str | None:
+        return None
+
+    async def locate_player(self, account_id: str) -> str | None:
+        return None
+
+    async def invited(self, code: str, ttl_s: float) -> None:
+        return None
+
+    async def locate_invite(self, code: str) -> str | None:
+        return None
+
+    async def hand_over(self, match_ids: Sequence[str]) -> None:
+        return None  # one process: its matches resume when it starts again (crash recovery)

@@ -1,0 +1,231 @@
+"""Three real ``jantaku serve`` nodes on one PostgreSQL database and one Redis, behind a round-robin
+TCP proxy that knows nothing about tables: a reconnect that lands on another node resumes the same
+match (relayed to its owner), a spectator on a third node watches it, and after ``kill -9`` of the
+owner the match is taken over, finished, exported and verified."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from client_protocol.client import ConnectionLostError
+from client_protocol.messages import GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
+from server.app.cli import main
+from server.domain.records import MatchStatus
+from server.store.repository import SqlRepository
+from tests.cluster.conftest import RUN_ID, drop_keys
+from tests.cluster.procs import Cluster, fresh_pg_database, http_json, jantaku, running_cluster
+from tests.hub.helpers import ScannedClient
+from tests.hub.netkit import next_of, play
+
+
+@pytest_asyncio.fixture
+async def cluster(
+    postgres: str, redis_server: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Cluster]:
+    """One cluster for the one test below (starting three nodes is the slow part)."""
+    prefix = f"{RUN_ID}-procs"
+    try:
+        async with (
+            fresh_pg_database(postgres) as database_url,
+            running_cluster(
+                database_url, redis_server, prefix, tmp_path_factory.mktemp("cluster")
+            ) as running,
+        ):
+            yield running
+    finally:
+        await drop_keys(redis_server, prefix)
+
+
+def _prompts(n: int) -> Any:
+    seen = 0
+
+    def stop(message: ServerMessage) -> bool:
+        nonlocal seen
+        if isinstance(message, Prompt):
+            seen += 1
+        return seen > n
+
+    return stop
+
+
+async def _owner(cluster: Cluster, match_id: str) -> str | None:
+    client: Redis = Redis.from_url(cluster.redis_url, decode_responses=True)
+    try:
+        owner = await client.get(f"{cluster.prefix}:table:{match_id}")
+        return None if owner is None else str(owner)
+    finally:
+        await client.aclose()
+
+
+async def _store(cluster: Cluster) -> SqlRepository:
+    return await SqlRepository.open(cluster.database_url, migrate=False)
+
+
+async def a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster: Cluster) -> None:
+    alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
+    await alice._open(alice.auth)  # the proxy's first connection: node n0
+    await alice.join_queue("tenhou+bots")
+    await play(alice, stop=_prompts(4))
+    match_id = alice.match_id
+    assert match_id is not None and await _owner(cluster, match_id) == "n0"
+    welcome = await alice.reconnect()  # the second connection lands on n1, which relays it to n0
+    assert [s.match_id for s in welcome.seats] == [match_id]
+    await play(alice, stop=_prompts(3))  # playing on, through n1
+    bob = ScannedClient(cluster.url, GuestAuth(name="bob"), timeout=15.0)
+    await bob._open(bob.auth)  # the third connection: n2
+    await bob.spectate(match_id)
+    seated = await next_of(bob, Seated)
+    assert seated.match_id == match_id and seated.seat is None
+    assert cluster.proxy is not None and len(set(cluster.proxy.chosen)) == 3  # three nodes served
+    await play(alice, stop=_prompts(2))
+    repo = await _store(cluster)
+    try:
+        assert await alice.verify(repo) > 20  # every event alice got, on any node, is the stored log
+    finally:
+        await repo.close()
+        await alice.close()
+        await bob.close()
+
+
+async def a_private_table_opened_on_one_node_is_joined_through_others(cluster: Cluster) -> None:
+    dave = ScannedClient(cluster.url, GuestAuth(name="dave"), timeout=15.0)
+    welcome = await dave._open(dave.auth)
+    status, invite = await http_json(cluster.proxy_port, "/private/new?bots=2", welcome.session_token)
+    assert status == 200, invite  # the invitation waits on the node that answered the HTTP request
+    erin = ScannedClient(cluster.url, GuestAuth(name="erin"), timeout=15.0)
+    await erin._open(erin.auth)
+    assert cluster.proxy is not None and len(set(cluster.proxy.chosen[-3:])) == 3  # three nodes
+    await dave.join_private(invite["code"])
+    await erin.join_private(invite["code"])
+    seated = [await next_of(dave, Seated), await next_of(erin, Seated)]
+    assert seated[0].match_id == seated[1].match_id and {s.seat for s in seated} != {None}
+    await dave.close()
+    await erin.close()
+
+
+async def admin_cluster_lists_the_nodes_and_who_owns_each_table(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    base = ["admin", "cluster", "--redis-url", cluster.redis_url, "--cluster-prefix", cluster.prefix]
+    base += ["--database-url", cluster.database_url]
+    code = await asyncio.to_thread(main, [*base, "--json"])
+    assert code == 0
+    status = json.loads(capsys.readouterr().out)
+    assert {n["node_id"] for n in status["nodes"] if n["live"] and not n["draining"]} == {"n0", "n1", "n2"}
+    assert status["running_matches"] >= 2 and not status["unowned"]
+    assert sum(n["leases"] for n in status["nodes"]) == status["running_matches"]
+    assert await asyncio.to_thread(main, base) == 0  # the text table
+    assert "running matches:" in capsys.readouterr().out
+
+
+async def _back_in(alice: ScannedClient, match_id: str, within: float = 30.0) -> None:
+    """Reconnect (through the proxy) until the welcome lists the match again."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        try:
+            welcome = await alice.reconnect()
+            if match_id in [s.match_id for s in welcome.seats]:
+                return
+        except (ConnectionLostError, OSError):
+            pass
+        assert loop.time() < deadline, f"the match was not back within {within} s"
+        await asyncio.sleep(0.5)
+
+
+async def _nothing_played_for_players(cluster: Cluster, match_id: str) -> None:
+    repo = await _store(cluster)
+    try:
+        steps = await repo.steps(match_id)
+        assert len(steps) > 10
+        assert not [s for s in steps if s.source in ("timeout", "disconnected")]
+    finally:
+        await repo.close()
+
+
+async def sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster: Cluster) -> None:
+    alice = ScannedClient(cluster.url, GuestAuth(name="carol"), timeout=15.0)
+    await alice._open(alice.auth)
+    await alice.join_queue("tenhou+bots")
+    await play(alice, stop=_prompts(4))
+    match_id = alice.match_id
+    assert match_id is not None
+    owner_id = await _owner(cluster, match_id)
+    owner = next(n for n in cluster.nodes if n.node_id == owner_id)
+    cluster.kill(owner, signal.SIGTERM)
+    await _back_in(alice, match_id)
+    new_owner = await _owner(cluster, match_id)
+    assert new_owner is not None and new_owner != owner_id
+    await play(alice, stop=_prompts(4))
+    assert owner.process is not None and await asyncio.to_thread(owner.process.wait, 20) == 0
+    assert re.search(r"drain: \d+ tables handed over", owner.logged()), owner.logged()[-2000:]
+    await _nothing_played_for_players(cluster, match_id)
+    await alice.close()
+
+
+async def kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster: Cluster, tmp_path: Path) -> None:
+    alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
+    await alice._open(alice.auth)
+    await alice.join_queue("tenhou+bots")
+    await play(alice, stop=_prompts(6))
+    match_id = alice.match_id
+    assert match_id is not None
+    owner_id = await _owner(cluster, match_id)
+    owner = next(n for n in cluster.nodes if n.node_id == owner_id)
+    cluster.kill(owner)  # mid-hand, without a word
+    await _back_in(alice, match_id)
+    new_owner = await _owner(cluster, match_id)
+    assert new_owner is not None and new_owner != owner.node_id
+    end = await play(alice)
+    assert isinstance(end, MatchEnd) and end.result is not None
+    repo = await _store(cluster)
+    try:
+        assert await alice.verify(repo) > 100
+        stored = await repo.get_match(match_id)
+        assert stored is not None and stored.status is MatchStatus.COMPLETED
+        steps = await repo.steps(match_id)
+        assert not [s for s in steps if s.source in ("timeout", "disconnected")]  # nothing played for her
+    finally:
+        await repo.close()
+        await alice.close()
+    taker = next(n for n in cluster.nodes if n.node_id == new_owner)
+    assert f"taking match {match_id} over" in taker.logged()
+    record = tmp_path / "match.json"
+    exported = jantaku(
+        "export",
+        "--format",
+        "tenhou6",
+        "--database-url",
+        cluster.database_url,
+        "--out",
+        str(record),
+        match_id,
+    )
+    assert exported.returncode == 0, exported.stderr
+    verified = jantaku("verify", "--json", str(record))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert json.loads(record.read_text())
+
+
+@pytest.mark.asyncio
+async def test_three_nodes_behind_one_address(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The scenarios in order on one cluster (one test, so that a parallel run keeps them on one
+    worker): the ones that take a node down come last."""
+    await a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster)
+    await a_private_table_opened_on_one_node_is_joined_through_others(cluster)
+    await admin_cluster_lists_the_nodes_and_who_owns_each_table(cluster, capsys)
+    await sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster)
+    await kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster, tmp_path)
