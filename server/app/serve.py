@@ -276,7 +276,9 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         with asyncio.Runner(loop_factory=loop_factory) as runner:
             runner.run(
-                _serve(settings, review_port=review, review_required=args.http_port is not None, cluster=cluster)
+                _serve(
+                    settings, review_port=review, review_required=args.http_port is not None, cluster=cluster
+                )
             )
     except StoreConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -331,6 +331,10 @@ class InMemoryRepository(MemoryRatings):
     async def step_count(self, match_id: str) -> int:
         return len(self._steps.get(match_id, ()))
 
+    def _last_step(self, match_id: str) -> StepRecord | None:
+        stored = self._steps.get(match_id)
+        return stored[-1].record() if stored else None
+
     async def record_result(self, result: ResultRecord) -> None:
         self._results[result.match_id] = result
         self._rate(result.match_id, time.time())  # a ranked room's match: rated once, with its result

@@ -45,7 +45,10 @@ class MemoryRatings:
     _sessions: dict[str, SessionRecord]
     _matches: dict[str, MatchRecord]
     _results: dict[str, ResultRecord]
-    _steps: dict[str, list[StepRecord]]
+
+    def _last_step(self, match_id: str) -> StepRecord | None:
+        """The last stored step of ``match_id`` (None: none); the repository provides it."""
+        raise NotImplementedError
 
     def _init_ratings(self) -> None:
         self._passwords: dict[str, str] = {}
@@ -146,8 +149,8 @@ class MemoryRatings:
 
     async def rate_pending(self, at: float) -> int:
         for m in self._matches.values():  # a completed match whose result's write failed: its log has it
-            if m.status is MatchStatus.COMPLETED and m.id not in self._results and self._steps.get(m.id):
-                last = self._steps[m.id][-1]
+            last = self._last_step(m.id) if m.status is MatchStatus.COMPLETED else None
+            if last is not None and m.id not in self._results:
                 for end in decode_kinds(last.events, last.format_version, (EventKind.MATCH_ENDED,)):
                     assert isinstance(end, ev.MatchEnded)
                     self._results[m.id] = ResultRecord(m.id, end.scores, end.ranks, end.final_points)
