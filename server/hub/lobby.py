@@ -28,7 +28,6 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from client_protocol.errors import ErrorCode
@@ -40,6 +39,7 @@ from server.engine.rules import PRESETS, Ruleset
 from server.hub import ranked
 from server.hub.clock import Cancellable, Clock
 from server.hub.inbox import Attach, SeatSpec
+from server.hub.lobbytypes import LobbyError, PrivateTable, RecoveryReport, _Waiting, new_invite_code, require
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
 from server.hub.placement import LocalPlacement, Placement
@@ -52,54 +52,6 @@ log = logging.getLogger(__name__)
 Reserved = tuple[TableActor, dict[int, Participant]]  # a table with its seats taken, not started
 
 BOTS_SUFFIX = "+bots"  # "tenhou+bots": play now, against three built-in bots
-_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
-
-
-class LobbyError(Exception):
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(eq=False, slots=True)
-class _Waiting:
-    participant: Participant
-    since: float
-
-
-@dataclass(eq=False, slots=True)
-class PrivateTable:
-    """An invitation: the table starts once ``4 - bots`` players have joined with ``code``."""
-
-    code: str
-    creator_id: str
-    preset: str
-    ruleset: Ruleset
-    bots: int
-    bot: str
-    timers: TableTimers
-    spectate: SpectatePolicy
-    expires_at: float
-    waiting: list[_Waiting] = field(default_factory=list)
-
-    @property
-    def humans(self) -> int:
-        return 4 - self.bots
-
-
-@dataclass(slots=True)
-class RecoveryReport:
-    """What :meth:`Lobby.recover` did with each match the store had as running."""
-
-    resumed: list[str] = field(default_factory=list)
-    diverged: list[str] = field(default_factory=list)  # flagged: replaying the log gave other events
-    unrecoverable: list[str] = field(default_factory=list)  # aborted: nothing to replay from
-
-
-def new_invite_code() -> str:
-    raw = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(8))
-    return f"{raw[:4]}-{raw[4:]}"
 
 
 class Lobby:
@@ -170,7 +122,7 @@ class Lobby:
                     f"no queue {preset!r}; presets: {', '.join(sorted(self.rulesets))} "
                     f"(add {BOTS_SUFFIX!r} to play at once against bots)",
                 )
-            _require(p.account, Scope.PLAY)
+            require(p.account, Scope.PLAY)
         except LobbyError as exc:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))
             return
@@ -194,7 +146,7 @@ class Lobby:
         """A ranked room's queue: entry checked, never filled with bots (server.hub.ranked)."""
         try:
             self._check_open()
-            _require(p.account, Scope.PLAY)
+            require(p.account, Scope.PLAY)
             q = ranked.ranked_queue(
                 name, self.rulesets.get(ranked.BASE_PRESET) or PRESETS[ranked.BASE_PRESET]
             )
@@ -257,7 +209,7 @@ class Lobby:
     ) -> PrivateTable:
         """Open a private table and return its invitation (raises LobbyError)."""
         self._check_open()
-        _require(creator, Scope.CREATE_PRIVATE)
+        require(creator, Scope.CREATE_PRIVATE)
         self._purge_private()
         mine = sum(1 for t in self._private.values() if t.creator_id == creator.id)
         if mine >= self.settings.max_private_per_account:
@@ -310,7 +262,7 @@ class Lobby:
             self._check_open()
             if invite is None:
                 raise LobbyError(ErrorCode.NOT_FOUND, f"no open private table with code {code!r}")
-            _require(p.account, Scope.PLAY)
+            require(p.account, Scope.PLAY)
         except LobbyError as exc:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))
             return
@@ -347,7 +299,7 @@ class Lobby:
         try:
             if table is None:
                 raise LobbyError(ErrorCode.NOT_FOUND, f"no live match {match_id!r}")
-            _require(p.account, Scope.SPECTATE)
+            require(p.account, Scope.SPECTATE)
             if not table.spectate.allowed:
                 raise LobbyError(ErrorCode.FORBIDDEN, f"match {match_id} does not allow spectators")
             if table.seat_of_account(p.account.id) is not None:
@@ -645,8 +597,3 @@ class Lobby:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*(t.stop() for t in list(self.tables.values())), return_exceptions=True)
-
-
-def _require(account: Account, scope: Scope) -> None:
-    if scope not in account.scopes:
-        raise LobbyError(ErrorCode.FORBIDDEN, f"this account may not {scope.value.replace('_', ' ')}")

@@ -59,7 +59,8 @@ from server.hub.clock import Clock, SystemClock
 from server.hub.connection import WebSocketConnection
 from server.hub.gcpolicy import GcPauses
 from server.hub.livetables import LiveTables
-from server.hub.lobby import Lobby, LobbyError, RecoveryReport
+from server.hub.lobby import Lobby
+from server.hub.lobbytypes import LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
 from server.hub.placement import LocalPlacement, Placement

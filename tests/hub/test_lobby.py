@@ -12,7 +12,8 @@ import pytest
 from client_protocol.errors import ErrorCode
 from server.domain.records import AccountKind, MatchRecord, RecoveryRecord, Scope
 from server.hub.clock import ManualClock
-from server.hub.lobby import Lobby, LobbyError
+from server.hub.lobby import Lobby
+from server.hub.lobbytypes import LobbyError
 from server.hub.outputs import CatchupOut, ErrorOut, LeftOut, QueuedOut, SeatedOut
 from server.hub.settings import HubSettings, TableTimers
 from server.store.memory import InMemoryRepository

@@ -1,0 +1,67 @@
+"""The lobby's small records: its error, a queued player, a private table's invitation, the report
+of crash recovery, invite codes and the scope check (split from :mod:`server.hub.lobby`)."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+
+from client_protocol.errors import ErrorCode
+from server.domain.records import Account, Scope
+from server.engine.rules import Ruleset
+from server.hub.outputs import Participant
+from server.hub.settings import SpectatePolicy, TableTimers
+
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
+
+
+class LobbyError(Exception):
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(eq=False, slots=True)
+class _Waiting:
+    participant: Participant
+    since: float
+
+
+@dataclass(eq=False, slots=True)
+class PrivateTable:
+    """An invitation: the table starts once ``4 - bots`` players have joined with ``code``."""
+
+    code: str
+    creator_id: str
+    preset: str
+    ruleset: Ruleset
+    bots: int
+    bot: str
+    timers: TableTimers
+    spectate: SpectatePolicy
+    expires_at: float
+    waiting: list[_Waiting] = field(default_factory=list)
+
+    @property
+    def humans(self) -> int:
+        return 4 - self.bots
+
+
+@dataclass(slots=True)
+class RecoveryReport:
+    """What :meth:`Lobby.recover` did with each match the store had as running."""
+
+    resumed: list[str] = field(default_factory=list)
+    diverged: list[str] = field(default_factory=list)  # flagged: replaying the log gave other events
+    unrecoverable: list[str] = field(default_factory=list)  # aborted: nothing to replay from
+
+
+def new_invite_code() -> str:
+    raw = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(8))
+    return f"{raw[:4]}-{raw[4:]}"
+
+
+def require(account: Account, scope: Scope) -> None:
+    if scope not in account.scopes:
+        raise LobbyError(ErrorCode.FORBIDDEN, f"this account may not {scope.value.replace('_', ' ')}")
