@@ -18,7 +18,8 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from client_protocol.client import ConnectionLostError
-from client_protocol.messages import GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
+from client_protocol.events import RoundEnded
+from client_protocol.messages import EventMessage, GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
 from server.app.cli import main
 from server.domain.records import MatchStatus
 from server.store.repository import SqlRepository
@@ -113,6 +114,30 @@ async def a_private_table_opened_on_one_node_is_joined_through_others(cluster: C
     await erin.close()
 
 
+def _round_ended(message: ServerMessage) -> bool:
+    return isinstance(message, EventMessage) and isinstance(message.event, RoundEnded)
+
+
+async def four_players_on_three_nodes_meet_at_one_quick_match_table(cluster: Cluster) -> None:
+    """Quick match across nodes: the four land on all three nodes (round robin), queue, and are
+    seated at one table (no bots: the nodes fill after 60 s), which plays to the end of a hand."""
+    players = [ScannedClient(cluster.url, GuestAuth(name=f"quick{i}"), timeout=15.0) for i in range(4)]
+    for p in players:
+        await p._open(p.auth)
+    assert cluster.proxy is not None and len(set(cluster.proxy.chosen[-4:])) == 3
+    for p in players:
+        await p.join_queue("tenhou")
+    seated = [await next_of(p, Seated) for p in players]
+    assert len({s.match_id for s in seated}) == 1
+    assert sorted(s.seat for s in seated if s.seat is not None) == [0, 1, 2, 3]  # four humans, no bot
+    match_id = seated[0].match_id
+    ends = await asyncio.gather(*(play(p, stop=_round_ended) for p in players))
+    assert all(_round_ended(e) or isinstance(e, MatchEnd) for e in ends)
+    await _nothing_played_for_players(cluster, match_id)
+    for p in players:
+        await p.close()
+
+
 async def admin_cluster_lists_the_nodes_and_who_owns_each_table(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -144,6 +169,15 @@ async def _back_in(alice: ScannedClient, match_id: str, within: float = 30.0) ->
         await asyncio.sleep(0.5)
 
 
+async def _moved(cluster: Cluster, match_id: str, old_owner: str | None, within: float = 20.0) -> None:
+    """Wait until another node holds the lease of ``match_id`` (a drain hands its tables over)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while await _owner(cluster, match_id) in (None, old_owner):
+        assert loop.time() < deadline, f"{match_id} did not move within {within} s"
+        await asyncio.sleep(0.2)
+
+
 async def _nothing_played_for_players(cluster: Cluster, match_id: str) -> None:
     repo = await _store(cluster)
     try:
@@ -164,6 +198,7 @@ async def sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster: Clu
     owner_id = await _owner(cluster, match_id)
     owner = next(n for n in cluster.nodes if n.node_id == owner_id)
     cluster.kill(owner, signal.SIGTERM)
+    await _moved(cluster, match_id, owner_id)  # a reconnect before that may reach the draining owner
     await _back_in(alice, match_id)
     new_owner = await _owner(cluster, match_id)
     assert new_owner is not None and new_owner != owner_id
@@ -226,6 +261,7 @@ async def test_three_nodes_behind_one_address(
     worker): the ones that take a node down come last."""
     await a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster)
     await a_private_table_opened_on_one_node_is_joined_through_others(cluster)
+    await four_players_on_three_nodes_meet_at_one_quick_match_table(cluster)
     await admin_cluster_lists_the_nodes_and_who_owns_each_table(cluster, capsys)
     await sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster)
     await kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster, tmp_path)
