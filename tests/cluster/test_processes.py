@@ -6,6 +6,7 @@ owner the match is taken over, finished, exported and verified."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import signal
@@ -18,6 +19,7 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from client_protocol.client import ConnectionLostError
+from client_protocol.errors import ErrorCode, RequestRejectedError
 from client_protocol.events import RoundEnded
 from client_protocol.messages import EventMessage, GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
 from server.app.cli import main
@@ -188,23 +190,64 @@ async def _nothing_played_for_players(cluster: Cluster, match_id: str) -> None:
         await repo.close()
 
 
-async def sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster: Cluster) -> None:
+async def _play_on(alice: ScannedClient, match_id: str, prompts: int, pace: float = 0.0) -> None:
+    """Answer ``prompts`` prompts, reconnecting through the proxy (as a client does) whenever a
+    drained node closes the connection (1012) or says the match moved (``busy_retry``)."""
+    seen = 0
+    while seen <= prompts:
+        try:
+            async for message in alice:
+                if isinstance(message, Prompt):
+                    seen += 1
+                    if seen > prompts:
+                        return
+                    await asyncio.sleep(pace)  # a human's pace: the match outlasts the restarts
+                    try:
+                        await alice.act(message.legal_actions[0], step=message.step)
+                    except RequestRejectedError as exc:
+                        if exc.code is ErrorCode.BUSY_RETRY:
+                            raise ConnectionLostError(str(exc), code=1012) from exc
+                        assert exc.code is ErrorCode.STALE_STEP, exc
+                elif isinstance(message, MatchEnd):
+                    return
+            raise ConnectionLostError("the connection ended")
+        except (ConnectionLostError, OSError):
+            await _back_in(alice, match_id)
+
+
+async def a_rolling_restart_drains_every_node_with_nothing_played(cluster: Cluster) -> None:
+    """SIGTERM each node in turn and start it again: the table moves off its owner when that one
+    drains, the player reconnects whenever the node relaying her goes, and nothing is played for
+    her."""
     alice = ScannedClient(cluster.url, GuestAuth(name="carol"), timeout=15.0)
     await alice._open(alice.auth)
     await alice.join_queue("tenhou+bots")
-    await play(alice, stop=_prompts(4))
+    fifth = await play(alice, stop=_prompts(4))
+    assert isinstance(fifth, Prompt)
+    await alice.act(fifth.legal_actions[0], step=fifth.step)  # the prompt the stop took
     match_id = alice.match_id
     assert match_id is not None
-    owner_id = await _owner(cluster, match_id)
-    owner = next(n for n in cluster.nodes if n.node_id == owner_id)
-    cluster.kill(owner, signal.SIGTERM)
-    await _moved(cluster, match_id, owner_id)  # a reconnect before that may reach the draining owner
-    await _back_in(alice, match_id)
-    new_owner = await _owner(cluster, match_id)
-    assert new_owner is not None and new_owner != owner_id
-    await play(alice, stop=_prompts(4))
-    assert owner.process is not None and await asyncio.to_thread(owner.process.wait, 20) == 0
-    assert re.search(r"drain: \d+ tables handed over", owner.logged()), owner.logged()[-2000:]
+    player = asyncio.create_task(_play_on(alice, match_id, 100_000, pace=0.4))  # she plays all along
+    moves = 0
+    for node in cluster.nodes:
+        owned = await _owner(cluster, match_id) == node.node_id
+        cluster.kill(node, signal.SIGTERM)
+        if owned:
+            await _moved(cluster, match_id, node.node_id)
+            moves += 1
+        assert node.process is not None and await asyncio.to_thread(node.process.wait, 20) == 0
+        if owned:
+            assert re.search(r"drain: [1-9]\d* tables handed over", node.logged()), node.logged()[-2000:]
+        cluster.start_node(node)
+        await cluster.wait_ready(node)
+        assert not player.done() or player.exception() is None
+    await asyncio.sleep(2)  # a few more moves on the last owner
+    if player.done():
+        player.result()  # it may have reached the end of the match
+    player.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await player
+    assert moves >= 1  # its owner was drained at least once: the table moved
     await _nothing_played_for_players(cluster, match_id)
     await alice.close()
 
@@ -263,5 +306,5 @@ async def test_three_nodes_behind_one_address(
     await a_private_table_opened_on_one_node_is_joined_through_others(cluster)
     await four_players_on_three_nodes_meet_at_one_quick_match_table(cluster)
     await admin_cluster_lists_the_nodes_and_who_owns_each_table(cluster, capsys)
-    await sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster)
+    await a_rolling_restart_drains_every_node_with_nothing_played(cluster)
     await kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster, tmp_path)
