@@ -9,6 +9,9 @@ Redis keys (``PREFIX`` is ``jantaku`` unless ``--cluster-prefix`` says otherwise
     PREFIX:table:{match} the lease: the owner's node id, expiring after lease_ms unless renewed
                          (every heartbeat, one Lua call for all of a node's tables)
     PREFIX:seen:{id}     a marker without expiry: when it is gone, Redis lost its data (restarted)
+    PREFIX:queue:{name}  the node where quick-match queue ``name`` pairs players (its matcher);
+                         expires after node_ttl_ms unless renewed (every heartbeat while players
+                         wait there), then the next player elects the least-loaded live node
 
 PostgreSQL holds what matters (``matches.fence``): a node takes a match over by taking its lease
 (``SET NX``), then bumping its fencing token (:meth:`Repository.acquire_match`), then rebuilding it
@@ -59,6 +62,20 @@ return 0
 """
 
 
+# Elect the quick-match queue's matcher: keep the current one while it is live and not draining
+# (ARGV[3..] are those nodes), else make it ARGV[1] (the least-loaded); returns the matcher.
+_ELECT = """
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  for i = 3, #ARGV do
+    if ARGV[i] == cur then return cur end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ARGV[1]
+"""
+
+
 class NodeHost(Protocol):
     """What the node reads from the hub it runs beside (its load) and asks of it (recovery)."""
 
@@ -71,6 +88,10 @@ class NodeHost(Protocol):
     @property
     def closing(self) -> bool:
         """Shutting down: it takes nothing over any more."""
+        ...
+
+    def queue_waiting(self, queue: str) -> int:
+        """How many players wait in quick-match ``queue`` on this node."""
         ...
 
     async def recover_orphans(self) -> None:
@@ -120,6 +141,8 @@ class ClusterNode:
         self._loops: list[asyncio.Task[None]] = []
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
+        self._elect = self.redis.register_script(_ELECT)
+        self.queues: set[str] = set()  # the quick-match queues this node is the matcher of
 
     # -- keys ----------------------------------------------------------------------------------------
 
@@ -234,6 +257,46 @@ class ClusterNode:
                     return url
         return None
 
+    async def locate_queue(self, queue: str) -> str | None:
+        """The matcher of quick-match ``queue``: the node named by ``PREFIX:queue:{queue}`` while it
+        is live and not draining, else (elected in one Lua call) the least-loaded live node that is
+        not draining (fewest tables, then fewest connections). Its URL if another node; None if
+        this one, or if Redis cannot be asked (the player then queues on this node)."""
+        if self._closing:
+            return None
+        try:
+            live = await self._live_nodes()
+            if not live:
+                return None
+            chosen = min(live, key=lambda n: (live[n][0], live[n][1], n))
+            key = self.settings.key("queue", queue)
+            args: list[str | int] = [chosen, self.settings.node_ttl_ms, *sorted(live)]
+            matcher = str(await self._call(self._elect(keys=[key], args=args)))
+        except REDIS_ERRORS:
+            return None
+        if matcher == self.node_id:
+            self.queues.add(queue)
+            return None
+        url = live.get(matcher, (0, 0, ""))[2]
+        return url or None
+
+    async def _live_nodes(self) -> dict[str, tuple[int, int, str]]:
+        """The live nodes that are not draining and can be reached (an advertised URL, or this
+        node): node id -> (tables, connections, url). Two Redis calls."""
+        ids = sorted(await self._call(self.redis.smembers(self.settings.key("nodes"))))
+        pipe = self.redis.pipeline(transaction=False)
+        for node_id in ids:
+            pipe.hgetall(self.settings.key("node", str(node_id)))
+        entries = await self._call(pipe.execute())
+        live: dict[str, tuple[int, int, str]] = {}
+        for node_id, entry in zip(ids, entries, strict=True):
+            if not entry or entry.get("draining") == "1":
+                continue
+            url = str(entry.get("url") or "")
+            if url or node_id == self.node_id:
+                live[str(node_id)] = (int(entry.get("tables") or 0), int(entry.get("connections") or 0), url)
+        return live
+
     async def hand_over(self, match_ids: Sequence[str]) -> None:
         """Drain: place nothing new, give the leases up (the tables stopped at a step boundary),
         and wait until other nodes run every one of them (their takeover scan, within about a
@@ -321,6 +384,7 @@ class ClusterNode:
                 await self._call(
                     self._renew(keys=[self.lease_key(m) for m in owned], args=[self.node_id, s.lease_ms])
                 )
+            await self._renew_queues()
         except REDIS_ERRORS:
             return
         if replies[3] or self.healthy_since is None:
@@ -331,6 +395,18 @@ class ClusterNode:
             elif self.healthy_since is None:
                 log.info("redis reachable: registered as %s", self.node_id)
             self.healthy_since = self._now()
+
+    async def _renew_queues(self) -> None:
+        """Stay the matcher of the queues where players wait here; let the others expire (the
+        next player then elects the least-loaded node), and all of them while draining."""
+        host = self.host
+        waiting: set[str] = set()
+        if host is not None and not self.draining:
+            waiting = {q for q in self.queues if host.queue_waiting(q)}
+        self.queues = waiting
+        if waiting:
+            keys = [self.settings.key("queue", q) for q in sorted(waiting)]
+            await self._call(self._renew(keys=keys, args=[self.node_id, self.settings.node_ttl_ms]))
 
     async def take_over(self) -> None:
         """Find the running matches whose lease is gone (their owner died) and rebuild them here."""

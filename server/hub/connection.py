@@ -99,6 +99,11 @@ class SessionHost(Protocol):
         """Cluster mode: the websocket URL of the node where private table ``code`` waits."""
         ...
 
+    async def route_queue(self, queue: str) -> str | None:
+        """Cluster mode: the websocket URL of the node where quick-match ``queue`` pairs players
+        when that is another node (None: here, or the cluster cannot say: queue here)."""
+        ...
+
     def guest_allowed(self, connection: WebSocketConnection) -> bool:
         """May this connection's address say one more guest hello now (per-address limit)?"""
         ...
@@ -389,11 +394,16 @@ class WebSocketConnection:
                 await lobby.resume(core, match_id, since, rid)
 
     async def _relayed(self, request: LobbyRequest, frame: str | bytes) -> bool:
-        """Cluster mode: a resume or spectate of a match another node runs, or a join of a private
-        table waiting on another node, is relayed there (with everything after it); True once the
-        relay is over."""
+        """Cluster mode: a resume or spectate of a match another node runs, a join of a private
+        table waiting on another node, or a quick-match join whose queue pairs players on another
+        node (docs/scaling.md), is relayed there (with everything after it); True once the relay
+        is over."""
         token, lobby = self._session_token, self._host.lobby
-        if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
+        if isinstance(request, JoinQueue) and request.preset in lobby.rulesets and token is not None:
+            owner = await self._host.route_queue(request.preset)  # not "+bots", not ranked: local
+            if owner is not None:
+                lobby.leave_queue(self.core)
+        elif isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
             owner = await self._host.route_invite(request.code)
         elif (
             isinstance(request, Resume | Spectate) and not lobby.table(request.match_id) and token is not None

@@ -43,6 +43,11 @@ class Placement(Protocol):
         """The websocket URL of the node where the private table of ``code`` waits, if another."""
         ...
 
+    async def locate_queue(self, queue: str) -> str | None:
+        """The websocket URL of the node where quick-match ``queue`` pairs players, if that is
+        another node (None: this one, or the cluster cannot say now: the player queues here)."""
+        ...
+
     async def hand_over(self, match_ids: Sequence[str]) -> None:
         """The node is shutting down (a drain): the tables of ``match_ids`` stopped after their
         last committed step and were released. Return once other nodes run them (bounded), so
@@ -69,6 +74,9 @@ class LocalPlacement:
         return None
 
     async def locate_invite(self, code: str) -> str | None:
+        return None
+
+    async def locate_queue(self, queue: str) -> str | None:
         return None
 
     async def hand_over(self, match_ids: Sequence[str]) -> None:

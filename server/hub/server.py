@@ -247,6 +247,10 @@ class Hub:
     def connection_count(self) -> int:
         return len(self._sessions)
 
+    def queue_waiting(self, queue: str) -> int:
+        """How many players wait in quick-match ``queue`` on this node."""
+        return self._lobby.waiting(queue)
+
     async def recover_orphans(self) -> None:
         """Rebuild the running matches the placement lets this node claim (cluster mode: those
         whose owner died), exactly as crash recovery does at start."""
@@ -304,6 +308,9 @@ class Hub:
 
     async def route_invite(self, code: str) -> str | None:
         return await self._route(self._placement.locate_invite(code.strip().upper()))
+
+    async def route_queue(self, queue: str) -> str | None:
+        return await self._route(self._placement.locate_queue(queue))
 
     async def _route(self, lookup: Awaitable[str | None]) -> str | None:
         """A node's URL to relay to (cluster mode); a failing lookup relays nothing."""

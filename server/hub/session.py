@@ -309,6 +309,10 @@ class ProtocolSession(SeatConnection):
                     self._error(exc.code, exc.message, rid)
                     return None
                 table = self._directory.table(self._match_id)
+                if table is None and self._directory.closing:  # a drain handed it over
+                    moved = f"match {self._match_id} moved to another server node; resume it"
+                    self._error(ErrorCode.BUSY_RETRY, moved, rid)
+                    return None
                 if table is None:
                     self._error(ErrorCode.NOT_YOUR_TURN, f"match {self._match_id} is over", rid)
                     return None

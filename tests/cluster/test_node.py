@@ -4,6 +4,7 @@ then keeps from writing: two hubs on one PostgreSQL schema and one Redis."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -222,3 +223,59 @@ async def _lease_is(node: ClusterNode, match_id: str, owner: str) -> bool:
         return bool(await node.redis.get(node.lease_key(match_id)) == owner)
     except Exception:
         return False
+
+
+class _Load:
+    """What a node reads of its hub for the registry and its quick-match queues."""
+
+    def __init__(self, tables: int, waiting: int = 0) -> None:
+        self.table_count = tables
+        self.connection_count = 0
+        self.closing = False
+        self.waiting = waiting
+
+    def queue_waiting(self, queue: str) -> int:
+        return self.waiting
+
+    async def recover_orphans(self) -> None:
+        return None
+
+
+@pytest.mark.asyncio
+async def test_a_quick_match_queue_has_one_matcher_the_least_loaded_live_node(
+    redis_server: str, redis_prefix: str
+) -> None:
+    repo = InMemoryRepository()
+    nodes = {
+        n: ClusterNode(
+            dataclasses.replace(cluster(redis_server, redis_prefix, n), advertise_url=f"ws://{n}:1"), repo
+        )
+        for n in "abc"
+    }
+    loads = {"a": _Load(2), "b": _Load(0, waiting=1), "c": _Load(1)}
+    try:
+        for n, node in nodes.items():
+            node.host = loads[n]
+            await node.heartbeat()
+        assert await nodes["a"].locate_queue("tenhou") == "ws://b:1"  # b runs the fewest tables
+        assert await nodes["c"].locate_queue("tenhou") == "ws://b:1"  # one matcher at a time
+        assert await nodes["b"].locate_queue("tenhou") is None  # b queues its players itself
+        assert nodes["b"].queues == {"tenhou"}
+        await nodes["b"].heartbeat()  # players wait at b: it stays the matcher
+        assert await nodes["a"].redis.get(nodes["a"].settings.key("queue", "tenhou")) == "b"
+        nodes["b"].draining = True
+        await nodes["b"].heartbeat()  # a draining matcher is replaced at once
+        assert await nodes["a"].locate_queue("tenhou") == "ws://c:1"
+        assert nodes["b"].queues == set()
+    finally:
+        for node in nodes.values():
+            await node.stop()
+
+
+@pytest.mark.asyncio
+async def test_without_redis_a_player_queues_where_it_is(redis_prefix: str) -> None:
+    node = ClusterNode(cluster("redis://127.0.0.1:1/0", redis_prefix, "a"), InMemoryRepository())
+    try:
+        assert await node.locate_queue("tenhou") is None
+    finally:
+        await node.stop()

@@ -6,6 +6,7 @@ owner the match is taken over, finished, exported and verified."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import signal
@@ -18,7 +19,9 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from client_protocol.client import ConnectionLostError
-from client_protocol.messages import GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
+from client_protocol.errors import ErrorCode, RequestRejectedError
+from client_protocol.events import RoundEnded
+from client_protocol.messages import EventMessage, GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
 from server.app.cli import main
 from server.domain.records import MatchStatus
 from server.store.repository import SqlRepository
@@ -113,6 +116,30 @@ async def a_private_table_opened_on_one_node_is_joined_through_others(cluster: C
     await erin.close()
 
 
+def _round_ended(message: ServerMessage) -> bool:
+    return isinstance(message, EventMessage) and isinstance(message.event, RoundEnded)
+
+
+async def four_players_on_three_nodes_meet_at_one_quick_match_table(cluster: Cluster) -> None:
+    """Quick match across nodes: the four land on all three nodes (round robin), queue, and are
+    seated at one table (no bots: the nodes fill after 60 s), which plays to the end of a hand."""
+    players = [ScannedClient(cluster.url, GuestAuth(name=f"quick{i}"), timeout=15.0) for i in range(4)]
+    for p in players:
+        await p._open(p.auth)
+    assert cluster.proxy is not None and len(set(cluster.proxy.chosen[-4:])) == 3
+    for p in players:
+        await p.join_queue("tenhou")
+    seated = [await next_of(p, Seated) for p in players]
+    assert len({s.match_id for s in seated}) == 1
+    assert sorted(s.seat for s in seated if s.seat is not None) == [0, 1, 2, 3]  # four humans, no bot
+    match_id = seated[0].match_id
+    ends = await asyncio.gather(*(play(p, stop=_round_ended) for p in players))
+    assert all(_round_ended(e) or isinstance(e, MatchEnd) for e in ends)
+    await _nothing_played_for_players(cluster, match_id)
+    for p in players:
+        await p.close()
+
+
 async def admin_cluster_lists_the_nodes_and_who_owns_each_table(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -144,6 +171,15 @@ async def _back_in(alice: ScannedClient, match_id: str, within: float = 30.0) ->
         await asyncio.sleep(0.5)
 
 
+async def _moved(cluster: Cluster, match_id: str, old_owner: str | None, within: float = 20.0) -> None:
+    """Wait until another node holds the lease of ``match_id`` (a drain hands its tables over)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while await _owner(cluster, match_id) in (None, old_owner):
+        assert loop.time() < deadline, f"{match_id} did not move within {within} s"
+        await asyncio.sleep(0.2)
+
+
 async def _nothing_played_for_players(cluster: Cluster, match_id: str) -> None:
     repo = await _store(cluster)
     try:
@@ -154,22 +190,64 @@ async def _nothing_played_for_players(cluster: Cluster, match_id: str) -> None:
         await repo.close()
 
 
-async def sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster: Cluster) -> None:
+async def _play_on(alice: ScannedClient, match_id: str, prompts: int, pace: float = 0.0) -> None:
+    """Answer ``prompts`` prompts, reconnecting through the proxy (as a client does) whenever a
+    drained node closes the connection (1012) or says the match moved (``busy_retry``)."""
+    seen = 0
+    while seen <= prompts:
+        try:
+            async for message in alice:
+                if isinstance(message, Prompt):
+                    seen += 1
+                    if seen > prompts:
+                        return
+                    await asyncio.sleep(pace)  # a human's pace: the match outlasts the restarts
+                    try:
+                        await alice.act(message.legal_actions[0], step=message.step)
+                    except RequestRejectedError as exc:
+                        if exc.code is ErrorCode.BUSY_RETRY:
+                            raise ConnectionLostError(str(exc), code=1012) from exc
+                        assert exc.code is ErrorCode.STALE_STEP, exc
+                elif isinstance(message, MatchEnd):
+                    return
+            raise ConnectionLostError("the connection ended")
+        except (ConnectionLostError, OSError):
+            await _back_in(alice, match_id)
+
+
+async def a_rolling_restart_drains_every_node_with_nothing_played(cluster: Cluster) -> None:
+    """SIGTERM each node in turn and start it again: the table moves off its owner when that one
+    drains, the player reconnects whenever the node relaying her goes, and nothing is played for
+    her."""
     alice = ScannedClient(cluster.url, GuestAuth(name="carol"), timeout=15.0)
     await alice._open(alice.auth)
     await alice.join_queue("tenhou+bots")
-    await play(alice, stop=_prompts(4))
+    fifth = await play(alice, stop=_prompts(4))
+    assert isinstance(fifth, Prompt)
+    await alice.act(fifth.legal_actions[0], step=fifth.step)  # the prompt the stop took
     match_id = alice.match_id
     assert match_id is not None
-    owner_id = await _owner(cluster, match_id)
-    owner = next(n for n in cluster.nodes if n.node_id == owner_id)
-    cluster.kill(owner, signal.SIGTERM)
-    await _back_in(alice, match_id)
-    new_owner = await _owner(cluster, match_id)
-    assert new_owner is not None and new_owner != owner_id
-    await play(alice, stop=_prompts(4))
-    assert owner.process is not None and await asyncio.to_thread(owner.process.wait, 20) == 0
-    assert re.search(r"drain: \d+ tables handed over", owner.logged()), owner.logged()[-2000:]
+    player = asyncio.create_task(_play_on(alice, match_id, 100_000, pace=0.4))  # she plays all along
+    moves = 0
+    for node in cluster.nodes:
+        owned = await _owner(cluster, match_id) == node.node_id
+        cluster.kill(node, signal.SIGTERM)
+        if owned:
+            await _moved(cluster, match_id, node.node_id)
+            moves += 1
+        assert node.process is not None and await asyncio.to_thread(node.process.wait, 20) == 0
+        if owned:
+            assert re.search(r"drain: [1-9]\d* tables handed over", node.logged()), node.logged()[-2000:]
+        cluster.start_node(node)
+        await cluster.wait_ready(node)
+        assert not player.done() or player.exception() is None
+    await asyncio.sleep(2)  # a few more moves on the last owner
+    if player.done():
+        player.result()  # it may have reached the end of the match
+    player.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await player
+    assert moves >= 1  # its owner was drained at least once: the table moved
     await _nothing_played_for_players(cluster, match_id)
     await alice.close()
 
@@ -226,6 +304,7 @@ async def test_three_nodes_behind_one_address(
     worker): the ones that take a node down come last."""
     await a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster)
     await a_private_table_opened_on_one_node_is_joined_through_others(cluster)
+    await four_players_on_three_nodes_meet_at_one_quick_match_table(cluster)
     await admin_cluster_lists_the_nodes_and_who_owns_each_table(cluster, capsys)
-    await sigterm_drains_a_node_its_table_moves_with_nothing_played(cluster)
+    await a_rolling_restart_drains_every_node_with_nothing_played(cluster)
     await kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster, tmp_path)

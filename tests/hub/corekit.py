@@ -69,6 +69,7 @@ class Directory:
     seats: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     waiting: list[Participant] = field(default_factory=list)
     forgotten: list[Participant] = field(default_factory=list)
+    closing: bool = False
 
     def table(self, match_id: str) -> Table | None:
         return self.tables.get(match_id)

@@ -107,6 +107,17 @@ def test_an_act_goes_to_the_table_the_table_says_this_connection_follows() -> No
     assert sink.json()[0]["message"] == "this connection plays no match"
 
 
+def test_an_act_for_a_table_a_drain_handed_over_is_told_to_resume_elsewhere() -> None:
+    directory = Directory(tables={"m-1": Table()})
+    core, sink, _, _ = welcomed(directory)
+    assert core.attached("m-1", 0)
+    del directory.tables["m-1"]  # the drain stopped it and handed it over: the match goes on
+    directory.closing = True
+    core.receive(act(1))
+    (error,) = sink.json()
+    assert error["code"] == "busy_retry" and "another server node" in error["message"]
+
+
 def test_a_spectators_act_is_for_the_table_to_refuse() -> None:
     table = Table()
     core, sink, _, _ = welcomed(Directory(tables={"m-1": table}))
