@@ -282,7 +282,7 @@ export class Ranked {
         ? h(doc, "p", { "data-testid": `profile-stats-${s.length}` },
             `Last ${st.matches} matches, ${st.hands} hands: win ${pc(st.win_rate)} · deal-in ${pc(st.deal_in_rate)} · ` +
               `tsumo ${pc(st.tsumo_share)} of wins · average win ${num(st.average_win)} · average deal-in ${num(st.average_deal_in)} · ` +
-              `tenpai at draws ${pc(st.tenpai_at_draws)}`)
+              `tenpai at draws ${pc(st.tenpai_at_draws)} · riichi ${pc(st.riichi_rate)} · calls ${pc(st.call_rate)}`)
         : null;
       const recent = history.slice(-10).reverse().map((c) => h(doc, "li", {}, `${c.match_id}: ${c.placement}. place, R ${Math.round(c.rating)}`));
       return h(
