@@ -212,6 +212,7 @@ async def rate_on(conn: AsyncConnection, match_id: str, at: float) -> bool:
     m = await _rated_match(conn, match_id, CURRENT.version, unrated_only=True)
     if m is None:
         return False
+    counts = await _count_play(conn, match_id)  # before the accounts' locks: they are held briefly
     accounts = [str(a) for a in m.accounts]
     lock = select(AccountRow.id).where(AccountRow.id.in_(accounts))
     if conn.dialect.name == "postgresql":
@@ -236,7 +237,7 @@ async def rate_on(conn: AsyncConnection, match_id: str, at: float) -> bool:
                 length=m.length.value,
                 table_version=m.table_version,
                 rated_at=from_unix(at),
-                play_counts=await _count_play(conn, match_id),
+                play_counts=counts,
             )
             .returning(RatedMatchRow.seq)
         )
