@@ -223,8 +223,11 @@ class MemoryRatings:
                 diffs.append(RatingDifference("unrated", f"{match_id}: completed and ranked, but not rated"))
             seq = len(rated) + 1
             rated[match_id] = (seq, version)
-            if match_id not in self._play_counts and not check:
-                self._play_counts[match_id] = self._count_play(match_id)
+            if match_id not in self._play_counts:
+                if match_id in self._rated:
+                    diffs.append(RatingDifference("play_counts", f"{match_id}: no riichi or call counts"))
+                if not check:
+                    self._play_counts[match_id] = self._count_play(match_id)
             for key, c in zip(Ledger.keys(m), ledger.rate(m), strict=True):
                 s = stored.get((match_id, c.seat))
                 if s is None or s.placement != c.placement or not _same(s.after, c.after):

@@ -529,9 +529,22 @@ class SqlRatings:
                 for r in await conn.execute(select(StandingRow))
             }
             diffs.extend(compare(stored, ledger.standings))
+            uncounted = await _uncounted(conn)
+            diffs.extend(RatingDifference("play_counts", f"{m}: no riichi or call counts") for m in uncounted)
             if not check and diffs:
                 await _rewrite(conn, recomputed, at)
+                for mid in uncounted:  # rated before the counts were kept: count them now
+                    await conn.execute(
+                        update(RatedMatchRow)
+                        .where(RatedMatchRow.match_id == mid)
+                        .values(play_counts=await _count_play(conn, mid))
+                    )
         return diffs
+
+
+async def _uncounted(conn: AsyncConnection) -> list[str]:
+    rows = await conn.execute(select(RatedMatchRow.match_id).where(RatedMatchRow.play_counts.is_(None)))
+    return sorted(str(r) for r in rows.scalars())
 
 
 def _change_diffs(

@@ -257,3 +257,28 @@ async def test_a_rated_match_keeps_each_seats_riichi_and_call_counts(any_store: 
 
     assert await any_store.rebuild_ratings(check=False, at=T0) == []
     assert await any_store.play_counts(["m-log"]) == counts
+
+
+@pytest.mark.asyncio
+async def test_rebuild_counts_a_match_rated_before_the_counts_were_kept(any_store: Store) -> None:
+    from server.domain.playcounts import play_counts
+    from tests.store.games import for_match, played
+
+    await _players(any_store)
+    records, events = played()
+    await any_store.create_match(_match("m-old", PLAYERS[:4]))
+    for step in for_match(records, "m-old"):
+        await any_store.append_step(step)
+    await any_store.record_result(ResultRecord("m-old", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+    if isinstance(any_store, SqlRepository):  # as migration 0008 leaves a match rated before it
+        async with any_store.engine.begin() as conn:
+            await conn.execute(text("UPDATE rated_matches SET play_counts = NULL"))
+    else:
+        any_store._play_counts.clear()  # type: ignore[attr-defined]
+    assert await any_store.play_counts(["m-old"]) == {}
+    diffs = await any_store.rebuild_ratings(check=True, at=T0)
+    assert [d.what for d in diffs] == ["play_counts"]
+    assert await any_store.play_counts(["m-old"]) == {}  # a check changes nothing
+    assert await any_store.rebuild_ratings(check=False, at=T0) == diffs
+    assert await any_store.play_counts(["m-old"]) == {"m-old": play_counts(events)}
+    assert await any_store.rebuild_ratings(check=True, at=T0) == []
