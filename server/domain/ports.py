@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from server.domain.playcounts import PlayCounts
 from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference
 from server.domain.reads import AuditEntry, HandResult, MatchPage, MatchQuery
 from server.domain.records import (
@@ -191,6 +192,11 @@ class Ratings(Protocol):
         self, account_id: str, board: Board, length: Length, *, limit: int = 200
     ) -> Sequence[RatingChange]:
         """The account's most recent rating changes, oldest first."""
+        ...
+
+    async def play_counts(self, match_ids: Sequence[str]) -> dict[str, tuple[PlayCounts, ...]]:
+        """Per rated match among ``match_ids``, each seat's hands, riichi hands and call hands
+        (counted when it was rated; a match rated before they were counted is left out)."""
         ...
 
     async def rebuild_ratings(self, *, check: bool, at: float) -> Sequence[RatingDifference]:

@@ -57,7 +57,7 @@ class LeaderboardEntry:
 class RatingDifference:
     """One difference ``ratings rebuild --check`` found between what is stored and the recomputation."""
 
-    what: str  # "standing", "change", "unrated", "orphan"
+    what: str  # "standing", "change", "unrated", "orphan", "play_counts"
     detail: str
 
 

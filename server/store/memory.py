@@ -331,6 +331,9 @@ class InMemoryRepository(MemoryRatings):
     async def step_count(self, match_id: str) -> int:
         return len(self._steps.get(match_id, ()))
 
+    def _step_records(self, match_id: str) -> Sequence[StepRecord]:
+        return [s.record() for s in self._steps.get(match_id, ())]
+
     def _last_step(self, match_id: str) -> StepRecord | None:
         stored = self._steps.get(match_id)
         return stored[-1].record() if stored else None

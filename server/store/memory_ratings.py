@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from server.domain.errors import ConflictError, NotFoundError
+from server.domain.playcounts import PlayCounts, play_counts
 from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference, board_of_room
 from server.domain.records import (
     DEFAULT_SCOPES,
@@ -50,7 +51,17 @@ class MemoryRatings:
         """The last stored step of ``match_id`` (None: none); the repository provides it."""
         raise NotImplementedError
 
+    def _step_records(self, match_id: str) -> Sequence[StepRecord]:
+        """The stored steps of ``match_id``; the repository provides them."""
+        raise NotImplementedError
+
+    def _count_play(self, match_id: str) -> tuple[PlayCounts, ...]:
+        kinds = (EventKind.ROUND_STARTED, EventKind.TILE_DISCARDED, EventKind.MELD_CALLED)
+        steps = self._step_records(match_id)
+        return play_counts(e for s in steps for e in decode_kinds(s.events, s.format_version, kinds))
+
     def _init_ratings(self) -> None:
+        self._play_counts: dict[str, tuple[PlayCounts, ...]] = {}
         self._passwords: dict[str, str] = {}
         self._standings: dict[StandingKey, Standing] = {}
         self._rated: dict[str, tuple[int, str]] = {}  # match id -> (seq, table version)
@@ -129,6 +140,7 @@ class MemoryRatings:
         changes = ledger.rate(m)
         seq = len(self._rated) + 1
         self._rated[match_id] = (seq, m.table_version)
+        self._play_counts[match_id] = self._count_play(match_id)
         for key, c in zip(Ledger.keys(m), changes, strict=True):
             self._changes.append(
                 RatingChange(
@@ -185,6 +197,9 @@ class MemoryRatings:
         ]
         return mine[-limit:] if limit else []
 
+    async def play_counts(self, match_ids: Sequence[str]) -> dict[str, tuple[PlayCounts, ...]]:
+        return {m: self._play_counts[m] for m in match_ids if m in self._play_counts}
+
     async def rebuild_ratings(self, *, check: bool, at: float) -> Sequence[RatingDifference]:
         ledger, diffs = Ledger(), []
         stored = {(c.match_id, c.seat): c for c in self._changes}
@@ -208,6 +223,11 @@ class MemoryRatings:
                 diffs.append(RatingDifference("unrated", f"{match_id}: completed and ranked, but not rated"))
             seq = len(rated) + 1
             rated[match_id] = (seq, version)
+            if match_id not in self._play_counts:
+                if match_id in self._rated:
+                    diffs.append(RatingDifference("play_counts", f"{match_id}: no riichi or call counts"))
+                if not check:
+                    self._play_counts[match_id] = self._count_play(match_id)
             for key, c in zip(Ledger.keys(m), ledger.rate(m), strict=True):
                 s = stored.get((match_id, c.seat))
                 if s is None or s.placement != c.placement or not _same(s.after, c.after):

@@ -316,6 +316,8 @@ class RatedMatchRow(Base):
     length: Mapped[str] = mapped_column(String(16))
     table_version: Mapped[str] = mapped_column(String(32))
     rated_at: Mapped[timestamp]
+    # per seat [hands, riichi hands, call hands], counted from the log when rated (None: rated before)
+    play_counts: Mapped[optional_json_doc]
 
 
 class RatingChangeRow(Base):

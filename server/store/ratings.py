@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.domain.errors import ConflictError, NotFoundError
+from server.domain.playcounts import PlayCounts, play_counts
 from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference, board_of_room
 from server.domain.records import DEFAULT_SCOPES, Account, AccountKind, MatchStatus
 from server.engine import events as ev
@@ -184,12 +185,34 @@ async def _store_changes(
     )
 
 
+_COUNTED = (EventKind.ROUND_STARTED, EventKind.TILE_DISCARDED, EventKind.MELD_CALLED)
+
+
+async def _count_play(conn: AsyncConnection, match_id: str) -> list[list[int]]:
+    """Per seat ``[hands, riichi hands, call hands]`` of ``match_id``, from its step log (read once,
+    when the match is rated)."""
+    rows = await conn.execute(
+        select(StepRow.events, StepRow.format_version)
+        .where(StepRow.match_id == match_id)
+        .order_by(StepRow.step)
+    )
+    events = (e for r in rows for e in decode_kinds(r.events, r.format_version, _COUNTED))
+    return [[c.hands, c.riichi, c.calls] for c in play_counts(events)]
+
+
+def _counts_of(value: Any) -> tuple[PlayCounts, ...] | None:
+    if not isinstance(value, list):
+        return None
+    return tuple(PlayCounts(*(int(x) for x in seat)) for seat in value)
+
+
 async def rate_on(conn: AsyncConnection, match_id: str, at: float) -> bool:
     """Rate ``match_id`` in the caller's transaction, once: False if it is not a rated match or is
     rated already."""
     m = await _rated_match(conn, match_id, CURRENT.version, unrated_only=True)
     if m is None:
         return False
+    counts = await _count_play(conn, match_id)  # before the accounts' locks: they are held briefly
     accounts = [str(a) for a in m.accounts]
     lock = select(AccountRow.id).where(AccountRow.id.in_(accounts))
     if conn.dialect.name == "postgresql":
@@ -214,6 +237,7 @@ async def rate_on(conn: AsyncConnection, match_id: str, at: float) -> bool:
                 length=m.length.value,
                 table_version=m.table_version,
                 rated_at=from_unix(at),
+                play_counts=counts,
             )
             .returning(RatedMatchRow.seq)
         )
@@ -456,6 +480,16 @@ class SqlRatings:
             )
             return [_change(r) for r in reversed(rows.all())]
 
+    async def play_counts(self, match_ids: Sequence[str]) -> dict[str, tuple[PlayCounts, ...]]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(RatedMatchRow.match_id, RatedMatchRow.play_counts).where(
+                    RatedMatchRow.match_id.in_(list(match_ids))
+                )
+            )
+            out = {r.match_id: _counts_of(r.play_counts) for r in rows}
+        return {k: v for k, v in out.items() if v is not None}
+
     async def rebuild_ratings(self, *, check: bool, at: float) -> Sequence[RatingDifference]:
         async with write_connection(self.engine, self._gate) as conn:
             rated = (await conn.execute(select(RatedMatchRow).order_by(RatedMatchRow.seq))).all()
@@ -495,9 +529,22 @@ class SqlRatings:
                 for r in await conn.execute(select(StandingRow))
             }
             diffs.extend(compare(stored, ledger.standings))
+            uncounted = await _uncounted(conn)
+            diffs.extend(RatingDifference("play_counts", f"{m}: no riichi or call counts") for m in uncounted)
             if not check and diffs:
                 await _rewrite(conn, recomputed, at)
+                for mid in uncounted:  # rated before the counts were kept: count them now
+                    await conn.execute(
+                        update(RatedMatchRow)
+                        .where(RatedMatchRow.match_id == mid)
+                        .values(play_counts=await _count_play(conn, mid))
+                    )
         return diffs
+
+
+async def _uncounted(conn: AsyncConnection) -> list[str]:
+    rows = await conn.execute(select(RatedMatchRow.match_id).where(RatedMatchRow.play_counts.is_(None)))
+    return sorted(str(r) for r in rows.scalars())
 
 
 def _change_diffs(
@@ -533,6 +580,7 @@ async def _rewrite(
                     length=m.length.value,
                     table_version=m.table_version,
                     rated_at=from_unix(at),
+                    play_counts=await _count_play(conn, m.match_id),
                 )
             )
     seqs = {r.match_id: r.seq for r in await conn.execute(select(RatedMatchRow.match_id, RatedMatchRow.seq))}

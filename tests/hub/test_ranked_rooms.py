@@ -1,5 +1,6 @@
 """Ranked rooms in the lobby (docs/ranking.md): entry requirements refused with a typed error, never
-filled with built-in bots, leaving the queue, the match's source that makes the store rate it."""
+filled with built-in bots, leaving the queue, the match's source that makes the store rate it, a
+player gone for good rated with their placement."""
 
 from __future__ import annotations
 
@@ -96,3 +97,51 @@ async def test_a_ranked_queue_waits_for_players_and_never_for_bots() -> None:
     assert match is not None and match.source == "ranked:open:east"
     assert "east" in match.ruleset_json and '"game_length":"east"' in match.ruleset_json.replace(" ", "")
     assert not players[2].of(SeatedOut)
+
+
+async def test_a_player_who_disconnects_for_good_still_takes_their_placement() -> None:
+    """docs/ranking.md: a player who drops out of a ranked match keeps the seat; the table plays for
+    it (here every seat's time runs out, the absent one's first), the match ends and is rated, the
+    absent player with the placement the match ends with."""
+    from server.domain.records import MatchStatus
+    from server.hub.inbox import Detach
+
+    repo = InMemoryRepository()
+    clock = ManualClock()
+    lobby = Lobby(
+        repo=repo,
+        clock=clock,
+        settings=HubSettings(timers=TableTimers(action_ms=10, bank_ms=0)),
+        rulesets={"tenhou": EAST},
+        seed_source=lambda: b"ranked-seed",
+        rng=random.Random(3),
+        ratings=repo,
+    )
+    players = [player(f"d{i}") for i in range(4)]
+    for p in players:
+        await lobby.join_queue(p, "ranked:open:east", 1)
+    await lobby.settle()
+    [seated] = players[0].of(SeatedOut)
+    table = lobby.table(seated.match_id)
+    assert table is not None
+    gone = next(p for p in players if p.of(SeatedOut)[0].seat == 2)
+    table.submit(Detach(gone))  # seat 2's connection is lost and never comes back
+    lobby.forget(gone)
+    for _ in range(20_000):
+        if await repo.get_result(seated.match_id) is not None:
+            break
+        clock.advance(0.01)
+        await lobby.settle()
+    result = await repo.get_result(seated.match_id)
+    assert result is not None, "the match did not end"
+    match = await repo.get_match(seated.match_id)
+    assert match is not None and match.status is MatchStatus.COMPLETED
+    standing = await repo.standing(gone.account.id, Board.RANKED, Length.EAST)
+    placement = result.ranks[2]
+    assert standing.games == 1
+    assert standing.placements == tuple(int(i + 1 == placement) for i in range(4))
+    history = await repo.rating_history(gone.account.id, Board.RANKED, Length.EAST)
+    assert [(c.match_id, c.seat, c.placement) for c in history] == [(seated.match_id, 2, placement)]
+    sources = {s.source for s in await repo.steps(seated.match_id) if s.seat == 2}
+    assert "disconnected" in sources  # the table played for the absent seat
+    assert len(await repo.steps(seated.match_id)) > 100, "a whole match was played"

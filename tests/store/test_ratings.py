@@ -222,3 +222,63 @@ async def test_a_lost_result_write_is_recovered_from_the_log_and_rated(any_store
     assert (await any_store.standing(first, Board.RANKED, Length.EAST)).placements == (1, 0, 0, 0)
     assert await any_store.rate_pending(T0) == 0
     assert await any_store.rebuild_ratings(check=True, at=T0) == []
+
+
+@pytest.mark.asyncio
+async def test_a_rated_match_keeps_each_seats_riichi_and_call_counts(any_store: Store) -> None:
+    """Counted from the log once, when the match is rated; a rebuild keeps them; a match that is
+    not rated has none."""
+    from server.domain.playcounts import PlayCounts, play_counts
+    from server.engine import events as ev
+    from tests.store.games import for_match, played
+
+    await _players(any_store)
+    records, events = played()
+    await any_store.create_match(_match("m-log", PLAYERS[:4]))
+    for step in for_match(records, "m-log"):
+        await any_store.append_step(step)
+    end = next(e for e in events if isinstance(e, ev.MatchEnded))
+    await any_store.record_result(ResultRecord("m-log", end.scores, end.ranks, end.final_points))
+    await any_store.finish_match("m-log", MatchStatus.COMPLETED, T0 + 9, "00")
+    await _play(any_store, "m-x", PLAYERS[:4], (1, 2, 3, 4), source="queue:tenhou")
+
+    counts = await any_store.play_counts(["m-log", "m-x", "m-none"])
+    assert set(counts) == {"m-log"}
+    expected = play_counts(events)
+    assert counts["m-log"] == expected
+    hands = sum(isinstance(e, ev.RoundStarted) for e in events)
+    assert all(c.hands == hands for c in expected)
+    riichi = {(e.seat) for e in events if isinstance(e, ev.TileDiscarded) and e.riichi}
+    calls = {e.seat for e in events if isinstance(e, ev.MeldCalled) and e.type.value != "ankan"}
+    assert riichi or calls  # the played match exercises the counting
+    assert [c.riichi > 0 for c in expected] == [s in riichi for s in range(4)]
+    assert [c.calls > 0 for c in expected] == [s in calls for s in range(4)]
+    assert sum(expected, PlayCounts()).riichi >= len(riichi)
+
+    assert await any_store.rebuild_ratings(check=False, at=T0) == []
+    assert await any_store.play_counts(["m-log"]) == counts
+
+
+@pytest.mark.asyncio
+async def test_rebuild_counts_a_match_rated_before_the_counts_were_kept(any_store: Store) -> None:
+    from server.domain.playcounts import play_counts
+    from tests.store.games import for_match, played
+
+    await _players(any_store)
+    records, events = played()
+    await any_store.create_match(_match("m-old", PLAYERS[:4]))
+    for step in for_match(records, "m-old"):
+        await any_store.append_step(step)
+    await any_store.record_result(ResultRecord("m-old", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+    if isinstance(any_store, SqlRepository):  # as migration 0008 leaves a match rated before it
+        async with any_store.engine.begin() as conn:
+            await conn.execute(text("UPDATE rated_matches SET play_counts = NULL"))
+    else:
+        any_store._play_counts.clear()  # type: ignore[attr-defined]
+    assert await any_store.play_counts(["m-old"]) == {}
+    diffs = await any_store.rebuild_ratings(check=True, at=T0)
+    assert [d.what for d in diffs] == ["play_counts"]
+    assert await any_store.play_counts(["m-old"]) == {}  # a check changes nothing
+    assert await any_store.rebuild_ratings(check=False, at=T0) == diffs
+    assert await any_store.play_counts(["m-old"]) == {"m-old": play_counts(events)}
+    assert await any_store.rebuild_ratings(check=True, at=T0) == []

@@ -1,6 +1,7 @@
 """Ranked play end to end in Debian's Chromium (docs/ranking.md): sign up in the page, queue for the
 ranked east-only open room, play the match against three registered test players driven by the
-Python client (``client_protocol``), and see the rank change on the profile.
+Python client (``client_protocol``), and see the rank change on the profile,
+and open the game's replay from it.
 
 ``jantaku serve`` on free ports (SQLite in a temporary directory); the page is told where the ranked
 API is with ``?api=``. Skipped without Playwright or Chromium, like tests/web/test_e2e.py.
@@ -151,6 +152,12 @@ def test_sign_up_play_a_ranked_match_and_see_the_rank_change(server: tuple[str, 
         assert "Last 1 matches" in stats and "deal-in" in stats, stats
         rank = page.text_content("[data-testid=profile-rank-east]") or ""
         assert rank != "Novice 0 / 20 pt · R 1500", rank  # R moved (and the points, unless 3rd)
+        assert "riichi" in stats and "calls" in stats, stats
+        # Their own profile: the recent game opens its replay on /games/ (the same session).
+        link = page.locator("[data-testid=profile-east] [data-testid=recent-replay]")
+        assert link.count() == 1
+        link.click()
+        page.wait_for_selector("[data-testid=replay-board]", timeout=15000)
         board = page.goto(f"{api_base}/api/leaderboard?room=open&length=east")
         assert board is not None and "climber" in board.text()
         assert not errors, errors

@@ -216,3 +216,41 @@ async def test_the_browser_client_on_the_hubs_port_may_call_the_ranked_routes(en
     assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
     r = await env.client.get("/api/me", headers=own)  # the review API: no CORS
     assert "access-control-allow-origin" not in r.headers
+
+
+async def test_the_profile_has_riichi_and_call_rates_from_the_log(env: Env) -> None:
+    from server.domain.playcounts import play_counts
+    from server.engine import events as ev
+    from tests.store.games import for_match, played
+
+    c = env.client
+    ids = []
+    for name in ("q1", "q2", "q3", "q4"):
+        r = await c.post("/api/accounts/register", json={"name": name, "password": "password!"})
+        ids.append(r.json()["account"]["id"])
+    records, events = played()
+    await env.repo.create_match(
+        MatchRecord(
+            id="m-l",
+            ruleset_json="{}",
+            ruleset_hash="0" * 64,
+            seed_commitment="0" * 64,
+            engine_version="1",
+            wall_algorithm="t",
+            seats=tuple(SeatRecord(i, f"q{i + 1}", AccountKind.PLAYER, a) for i, a in enumerate(ids)),
+            status=MatchStatus.RUNNING,
+            created_at=1.0,
+            source="ranked:open:east",
+        )
+    )
+    for step in for_match(records, "m-l"):
+        await env.repo.append_step(step)
+    end = next(e for e in events if isinstance(e, ev.MatchEnded))
+    await env.repo.record_result(ResultRecord("m-l", end.scores, end.ranks, end.final_points))
+    expected = play_counts(events)
+    for seat, counts in enumerate(expected):
+        stats = (await c.get(f"/api/players/q{seat + 1}")).json()["stats"]["east"]
+        assert stats["hands"] == counts.hands > 0
+        assert stats["riichi_rate"] == round(counts.riichi / counts.hands, 4)
+        assert stats["call_rate"] == round(counts.calls / counts.hands, 4)
+    assert any(s.riichi for s in expected)  # (self-play never calls: tests/domain/test_playcounts.py does)

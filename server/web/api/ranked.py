@@ -25,6 +25,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from client_protocol.errors import ErrorCode as WireCode
+from server.domain.playcounts import PlayCounts
 from server.domain.ports import Store
 from server.domain.ranked import Board, RatingChange, board_of_room, hand_stats
 from server.domain.records import Account, AccountKind
@@ -141,6 +142,12 @@ class StatsOut(BaseModel):
     average_deal_in: float | None = Field(description="average cost of a deal-in, in points")
     tenpai_at_draws: float | None = Field(
         description="of the exhaustive draws, those the player was tenpai at"
+    )
+    riichi_rate: float | None = Field(
+        default=None, description="of the hands (of matches with play counts), those with a riichi declared"
+    )
+    call_rate: float | None = Field(
+        default=None, description="of the hands (of matches with play counts), those with an open call"
     )
 
 
@@ -397,6 +404,11 @@ STATS_MATCHES = 20  # a profile's statistics are over this many of the most rece
 async def _stats(store: Store, changes: Sequence[RatingChange]) -> StatsOut:
     pairs = [(c.seat, h) for c in changes for h in await store.hand_results(c.match_id)]
     s = hand_stats(pairs)
+    counted = await store.play_counts([c.match_id for c in changes])
+    play = sum(
+        (counted[c.match_id][c.seat] for c in changes if len(counted.get(c.match_id, ())) > c.seat),
+        PlayCounts(),
+    )
     return StatsOut(
         matches=len(changes),
         hands=s.hands,
@@ -406,6 +418,8 @@ async def _stats(store: Store, changes: Sequence[RatingChange]) -> StatsOut:
         average_win=round(s.win_points / s.wins, 1) if s.wins else None,
         average_deal_in=round(s.deal_in_points / s.deal_ins, 1) if s.deal_ins else None,
         tenpai_at_draws=s.rate(s.tenpai_at_draws, s.draws),
+        riichi_rate=s.rate(play.riichi, play.hands),
+        call_rate=s.rate(play.calls, play.hands),
     )
 
 

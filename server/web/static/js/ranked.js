@@ -37,6 +37,16 @@ export function standingText(s) {
 }
 
 /** An SVG polyline of R after each rated match (and the start), scaled to the box. */
+/**
+ * Where a recent game on ``profileName``'s profile links to: the player's own replay on /games/ (with
+ * every hand's tenhou.net/6 viewer link) when the signed-in account ``me`` is that player; nothing
+ * otherwise (a game's log is readable by its players only: docs/ranking.md).
+ */
+export function replayLink(matchId, profileName, me) {
+  if (!me || me.kind === "guest" || me.name !== profileName) return null;
+  return `/games/#/game/${encodeURIComponent(matchId)}/replay`;
+}
+
 export function ratingChart(doc, points, width = 320, height = 120) {
   const svg = doc.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -282,9 +292,13 @@ export class Ranked {
         ? h(doc, "p", { "data-testid": `profile-stats-${s.length}` },
             `Last ${st.matches} matches, ${st.hands} hands: win ${pc(st.win_rate)} · deal-in ${pc(st.deal_in_rate)} · ` +
               `tsumo ${pc(st.tsumo_share)} of wins · average win ${num(st.average_win)} · average deal-in ${num(st.average_deal_in)} · ` +
-              `tenpai at draws ${pc(st.tenpai_at_draws)}`)
+              `tenpai at draws ${pc(st.tenpai_at_draws)} · riichi ${pc(st.riichi_rate)} · calls ${pc(st.call_rate)}`)
         : null;
-      const recent = history.slice(-10).reverse().map((c) => h(doc, "li", {}, `${c.match_id}: ${c.placement}. place, R ${Math.round(c.rating)}`));
+      const recent = history.slice(-10).reverse().map((c) => {
+        const href = replayLink(c.match_id, p.name, this.me?.account);
+        const game = href ? h(doc, "a", { href, "data-testid": "recent-replay", title: "Replay this game" }, c.match_id) : c.match_id;
+        return h(doc, "li", {}, game, `: ${c.placement}. place, R ${Math.round(c.rating)}`);
+      });
       return h(
         doc,
         "section",
