@@ -16,8 +16,9 @@ server p99 stays <= 20 ms, ``--p99-ms``; it shrinks while the first steps fail; 
 step) gives the largest T at p99 <= 20 ms (the p99 of
 a cluster is the worst of its nodes' p99s, each the action-to-broadcast time of server/hub/stats.py)
 and the ratio 2-node / 1-node. Then one run in single-node mode (no ``--redis-url``) at a table
-count the 1-node cluster passed, on a fresh database too, for the CPU per applied action of cluster
-mode against single-node mode. Every step prints the Redis commands per applied action
+count the 1-node cluster passed, and one more 1-node cluster run just after it (fresh databases,
+back to back, so that a neighbour's load weighs on both alike), for the CPU per applied action of
+cluster mode against single-node mode. Every step prints the Redis commands per applied action
 (``INFO commandstats`` before and after the window, the INFO calls left out) and the PostgreSQL
 commits per applied action (``pg_stat_database.xact_commit`` of the step's database).
 
@@ -329,7 +330,7 @@ def main() -> int:
     )
     start = args.start or (200 if quick else 300)
     factor = args.factor or (2.0 if quick else 1.6)
-    steps, budget = (2, 75.0) if quick else (4, 240.0)
+    steps, budget = (2, 75.0) if quick else (5, 240.0)
     if start > MAX_TABLES:
         parser.error(f"bounded: at most {MAX_TABLES} tables")
     print(
@@ -341,13 +342,16 @@ def main() -> int:
     one = search(cfg, 1, start=start, factor=factor, steps=steps, budget=budget)
     # the 2-node search starts at the target (1.6 x the 1-node result)
     two_start = max(4, round((1.6 * one["largest_tables"] or start) / 4) * 4)
-    two = search(cfg, 2, start=two_start, factor=1.5 if quick else 1.3, steps=steps, budget=budget)
-    # CPU per action: single-node mode on the same kind of database at a table count the 1-node
-    # cluster ran, against that cluster run.
+    two = search(cfg, 2, start=two_start, factor=1.5 if quick else 1.4, steps=steps, budget=budget)
+    # CPU per action: single-node mode (no --redis-url) against a 1-node cluster at the largest
+    # table count the 1-node cluster passed, run back to back on fresh databases (a neighbour's load
+    # on a shared machine then weighs on both alike).
     passed_runs = [r for r in one["runs"] if r["p99_ms"] <= cfg.p99_ms] or one["runs"]
-    reference = max(passed_runs, key=lambda r: int(r["tables"]))
-    single = run_step(cfg, 1, reference["tables"], cluster=False)
+    tables = max(int(r["tables"]) for r in passed_runs)
+    single = run_step(cfg, 1, tables, cluster=False)
     print(line(single), flush=True)
+    reference = run_step(cfg, 1, tables, cluster=True)
+    print(line(reference), flush=True)
     ratio = two["largest_tables"] / one["largest_tables"] if one["largest_tables"] else None
     cpu_ratio = reference["cpu_us_per_action"] / max(1e-9, single["cpu_us_per_action"])
     result = {
