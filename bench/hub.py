@@ -284,8 +284,9 @@ class FloorClient(BotClient):
 
 async def run_load(args: argparse.Namespace) -> None:
     """The load process: report progress on stdout as JSON lines, stop when stdin closes."""
-    parts = urlsplit(args.url)
-    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    # ``--url`` may list several servers (comma-separated): connection i goes to server i mod n,
+    # round-robin (bench/cluster.py spreads the bots over the nodes of a cluster this way).
+    targets = [(p.hostname or "127.0.0.1", p.port or 80) for p in map(urlsplit, args.url.split(","))]
     counters = LoadCounters()
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
@@ -301,12 +302,17 @@ async def run_load(args: argparse.Namespace) -> None:
         batch = []
         for i in range(start, min(total, start + CONNECT_BATCH)):
             seed = rng.randrange(2**32)
+            host, port = targets[i % len(targets)]
             if args.load == "floor":
                 client: BotClient = FloorClient(host, port, f"{i // 4} {i % 4}", counters, act_size=act_size)
             else:
                 client = BotClient(host, port, f"b{i}", counters, play=play, pace=args.pace, seed=seed)
             batch.append(client)
-            await loop.create_connection(lambda c=client: c, host, port)
+
+            def made(c: BotClient = client) -> BotClient:
+                return c
+
+            await loop.create_connection(made, host, port)
         await asyncio.gather(*(c.welcomed for c in batch))
         clients += batch
     print(json.dumps({"connected": len(clients)}), flush=True)

@@ -1,0 +1,387 @@
+"""Cluster benchmark: human-paced tables against 1 and 2 ``jantaku serve`` nodes on PostgreSQL.
+
+    python bench/cluster.py [--quick] [--postgres-url URL] [--start 200] [--json]
+
+Each step starts everything afresh: a new PostgreSQL database (created, migrated, and dropped
+after), a redis-server of the bench's own on a free port (nothing on disk; its own, so that
+``INFO commandstats`` counts only this cluster's commands), N nodes (``jantaku serve --redis-url
+... --database-url ... --node-id nI``, the per-address limits lifted, ``JANTAKU_HUB_STATS=1``), and
+bench/hub.py's load process with T tables of 4 network bots at human pace (``--pace 1``: each answer
+0.5-1.5 s after its prompt), its connections spread round-robin over the nodes (connection i to node
+i mod N, as a round-robin load balancer would, without a proxy process taking CPU from the two
+cores). Each node's quick-match queue seats the bots connected to it.
+
+For N = 1 and N = 2 a short step search over T (T grows by ``--factor`` from ``--start`` while the
+server p99 stays <= 20 ms, ``--p99-ms``; it shrinks while the first steps fail; then one bisection
+step) gives the largest T at p99 <= 20 ms (the p99 of
+a cluster is the worst of its nodes' p99s, each the action-to-broadcast time of server/hub/stats.py)
+and the ratio 2-node / 1-node. Then one run in single-node mode (no ``--redis-url``) at a table
+count the 1-node cluster passed, and one more 1-node cluster run just after it (fresh databases,
+back to back, so that a neighbour's load weighs on both alike), for the CPU per applied action of
+cluster mode against single-node mode. Every step prints the Redis commands per applied action
+(``INFO commandstats`` before and after the window, the INFO calls left out) and the PostgreSQL
+commits per applied action (``pg_stat_database.xact_commit`` of the step's database).
+
+A full run takes about 10 minutes, ``--quick`` about 2-3 (shorter windows, fewer steps). Nothing is
+asserted by the test suite; the figures go to docs/benchmarks.md ("Cluster").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hub import Server, cpu_seconds, finish_load, machine_idle, read_json, resolve_loop
+
+HUB = Path(__file__).resolve().parent / "hub.py"
+DEFAULT_POSTGRES = os.environ.get(
+    "JANTAKU_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+)
+MAX_TABLES = 3000  # the load process holds 4 connections per table
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- PostgreSQL: a fresh database per step ---------------------------------------------------------
+
+
+async def _admin(server_url: str, sql: str) -> None:
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text(sql))
+    finally:
+        await engine.dispose()
+
+
+async def _create(server_url: str, name: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    from server.store.repository import SqlRepository
+
+    await _admin(server_url, f'CREATE DATABASE "{name}"')
+    url = make_url(server_url).set(database=name).render_as_string(hide_password=False)
+    repo = await SqlRepository.open(url)  # migrated before the nodes start
+    await repo.close()
+    return url
+
+
+async def _commits(server_url: str, name: str) -> int:
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(server_url)
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT pg_stat_clear_snapshot()"))
+            row = await conn.execute(
+                text("SELECT xact_commit FROM pg_stat_database WHERE datname = :n"), {"n": name}
+            )
+            return int(row.scalar_one())
+    finally:
+        await engine.dispose()
+
+
+def pg_commits(server_url: str, name: str) -> int:
+    """The commits of database ``name`` so far (read from the admin database, so that this query's
+    own transaction is not counted in ``name``)."""
+    time.sleep(1.2)  # backends flush their statistics at most once a second
+    return asyncio.run(_commits(server_url, name))
+
+
+# -- Redis: a server of the bench's own ------------------------------------------------------------
+
+
+class RedisServer:
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(100):
+            if self.commands() >= 0:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def by_command(self) -> dict[str, int]:
+        """Calls so far per command (those run inside Lua scripts included), INFO left out."""
+        import redis
+
+        client = redis.Redis(port=self.port, socket_timeout=2)
+        try:
+            stats = client.info("commandstats")
+        finally:
+            client.close()
+        return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info"}
+
+    def commands(self) -> int:
+        """Commands served so far (-1 while not up)."""
+        import redis
+
+        try:
+            return sum(self.by_command().values())
+        except redis.RedisError:
+            return -1
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+# -- one step --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Config:
+    postgres: str
+    warmup: float
+    seconds: float
+    loop: str
+    p99_ms: float = 20.0
+
+
+def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str, Any]:
+    name = f"jantaku_bench_cluster_{secrets.token_hex(4)}"
+    database_url = asyncio.run(_create(cfg.postgres, name))
+    redis = RedisServer() if cluster else None
+    servers: list[Server] = []
+    started = time.monotonic()
+    try:
+        for i in range(nodes):
+            extra = ["--port", str(free_port())]
+            if redis is not None:
+                extra += ["--redis-url", redis.url, "--node-id", f"n{i}", "--cluster-prefix", "bench"]
+            servers.append(Server(database_url, 10000, extra, loop=cfg.loop))
+        urls = ",".join(s.url for s in servers)
+        argv = [sys.executable, str(HUB), "--url", urls, "--load", "play", "--tables", str(tables)]
+        load = subprocess.Popen(
+            [*argv, "--pace", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        read_json(load, "seated", 600)
+        time.sleep(cfg.warmup)
+        assert load.stdin is not None
+        load.stdin.write("window\n")
+        load.stdin.flush()
+        commits0 = pg_commits(cfg.postgres, name)
+        redis0 = redis.by_command() if redis else {}
+        cpu0 = [cpu_seconds(s.proc.pid) for s in servers]
+        load0, idle0, t0 = cpu_seconds(load.pid), machine_idle(), time.monotonic()
+        for s in servers:
+            s.stats(reset=True)
+        time.sleep(cfg.seconds)
+        stats = [s.stats() for s in servers]
+        cpu1 = [cpu_seconds(s.proc.pid) for s in servers]
+        load1, idle1, t1 = cpu_seconds(load.pid), machine_idle(), time.monotonic()
+        redis1 = redis.by_command() if redis else {}
+        commits1 = pg_commits(cfg.postgres, name)
+        client = finish_load(load)
+    finally:
+        for s in servers:  # killed, not drained: the database is dropped just after
+            s.proc.kill()
+            s.proc.wait()
+        if redis is not None:
+            redis.stop()
+        asyncio.run(_admin(cfg.postgres, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    actions = max(1, sum(st["actions"] for st in stats))
+    cpu = sum(cpu1) - sum(cpu0)
+    busy = 1 - (idle1[0] - idle0[0]) / max(1e-9, idle1[1] - idle0[1])
+    p99s = [st["p99_ms"] for st in stats]
+    per_command = {k: n - redis0.get(k, 0) for k, n in sorted(redis1.items()) if n > redis0.get(k, 0)}
+    redis_calls = sum(per_command.values())
+    return {
+        "nodes": nodes,
+        "mode": "cluster" if cluster else "single",
+        "tables": tables,
+        "actions_per_s": round(sum(st["actions"] for st in stats) / (t1 - t0), 1),
+        "p50_ms": max((st["p50_ms"] or 0.0) for st in stats),
+        "p99_ms": max((p or 0.0) for p in p99s),
+        "node_p99_ms": p99s,
+        "max_ms": max((st["max_ms"] or 0.0) for st in stats),
+        "node_cpu_percent": [round(100 * (b - a) / (t1 - t0), 1) for a, b in zip(cpu0, cpu1, strict=True)],
+        "cpu_us_per_action": round(1e6 * cpu / actions, 1),
+        "redis_commands_per_action": round(redis_calls / actions, 4) if redis else None,
+        "redis_commands_per_s": round(redis_calls / (t1 - t0), 1) if redis else None,
+        "redis_commands_per_table_s": round(redis_calls / tables / (t1 - t0), 3) if redis else None,
+        "redis_by_command_per_s": {k: round(n / (t1 - t0), 1) for k, n in per_command.items()},
+        # the commit counters are read 1.2 s outside the window on each side: scaled to the window
+        "pg_commits_per_action": round((commits1 - commits0) / actions * (t1 - t0) / (t1 - t0 + 2.4), 3),
+        "pg_commits_per_s": round((commits1 - commits0) / (t1 - t0 + 2.4), 1),
+        "load_process_cpu_percent": round(100 * (load1 - load0) / (t1 - t0), 1),
+        "machine_busy_percent": round(100 * busy, 1),
+        "client_errors": client["errors"],
+        "step_s": round(time.monotonic() - started, 1),
+    }
+
+
+def line(r: dict[str, Any]) -> str:
+    redis = (
+        f", Redis {r['redis_commands_per_action']} cmd/action ({r['redis_commands_per_s']}/s: "
+        f"{r['redis_by_command_per_s']})"
+        if r["redis_commands_per_action"] is not None
+        else ""
+    )
+    return (
+        f"  {r['mode']} x{r['nodes']}, {r['tables']} tables: {r['actions_per_s']} actions/s, "
+        f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms (nodes {r['node_p99_ms']}), max {r['max_ms']} ms; "
+        f"CPU {r['node_cpu_percent']} % of a core, {r['cpu_us_per_action']} us/action; "
+        f"PG {r['pg_commits_per_action']} commits/action ({r['pg_commits_per_s']}/s){redis}; "
+        f"load process {r['load_process_cpu_percent']} %, machine busy {r['machine_busy_percent']} %, "
+        f"errors {r['client_errors']}, {r['step_s']} s"
+    )
+
+
+def search(
+    cfg: Config, nodes: int, *, start: int, factor: float, steps: int, budget: float
+) -> dict[str, Any]:
+    """From ``start``, T grows by ``factor`` while p99 <= 20 ms (or shrinks by it while the first
+    runs fail), at most ``steps`` runs within ``budget`` seconds; then one bisection between the
+    largest pass and the smallest failure."""
+    deadline = time.monotonic() + budget
+    runs: list[dict[str, Any]] = []
+    passed: dict[str, Any] | None = None
+    failed: dict[str, Any] | None = None
+
+    def step(tables: int) -> bool:
+        nonlocal passed, failed
+        r = run_step(cfg, nodes, tables, cluster=True)
+        runs.append(r)
+        print(line(r), flush=True)
+        ok = r["p99_ms"] <= cfg.p99_ms and not r["client_errors"]
+        if ok and (passed is None or tables > passed["tables"]):
+            passed = r
+        if not ok and (failed is None or tables < failed["tables"]):
+            failed = r
+        return bool(ok)
+
+    tables = start
+    while len(runs) < steps and time.monotonic() < deadline and nodes <= tables <= MAX_TABLES:
+        ok = step(tables)
+        if passed is not None and failed is not None:
+            break
+        grown = tables * factor if ok else tables / factor
+        tables = max(nodes, round(grown / (2 * nodes)) * 2 * nodes)
+    if passed is not None and failed is not None and time.monotonic() < deadline:
+        middle = round((passed["tables"] + failed["tables"]) / (4 * nodes)) * 2 * nodes
+        if passed["tables"] < middle < failed["tables"]:
+            step(middle)
+    return {
+        "nodes": nodes,
+        "largest_tables": passed["tables"] if passed else 0,
+        "bounded_by": "p99" if failed else "the step limit (not reached)",
+        "runs": runs,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="about 2-3 minutes: short windows, few steps")
+    parser.add_argument(
+        "--postgres-url", default=DEFAULT_POSTGRES, help="a database the bench can connect to"
+    )
+    parser.add_argument("--start", type=int, default=0, help="first table count (0: 300, quick 200)")
+    parser.add_argument("--factor", type=float, default=0.0, help="growth per step (0: 1.6, quick 2)")
+    parser.add_argument(
+        "--p99-ms", type=float, default=20.0, help="the latency bound of the search (the target's: 20)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON at the end")
+    args = parser.parse_args()
+    quick = args.quick
+    cfg = Config(
+        args.postgres_url, 3.0 if quick else 5.0, 8.0 if quick else 15.0, resolve_loop("auto"), args.p99_ms
+    )
+    start = args.start or (200 if quick else 300)
+    factor = args.factor or (2.0 if quick else 1.6)
+    steps, budget = (2, 75.0) if quick else (5, 240.0)
+    if start > MAX_TABLES:
+        parser.error(f"bounded: at most {MAX_TABLES} tables")
+    print(
+        f"cluster bench ({'quick' if quick else 'full'}), loop {cfg.loop}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f}; window {cfg.seconds} s after {cfg.warmup} s",
+        flush=True,
+    )
+    began = time.monotonic()
+    one = search(cfg, 1, start=start, factor=factor, steps=steps, budget=budget)
+    # the 2-node search starts at the target (1.6 x the 1-node result)
+    two_start = max(4, round((1.6 * one["largest_tables"] or start) / 4) * 4)
+    two = search(cfg, 2, start=two_start, factor=1.5 if quick else 1.4, steps=steps, budget=budget)
+    # CPU per action: single-node mode (no --redis-url) against a 1-node cluster at the largest
+    # table count the 1-node cluster passed, run back to back on fresh databases (a neighbour's load
+    # on a shared machine then weighs on both alike).
+    passed_runs = [r for r in one["runs"] if r["p99_ms"] <= cfg.p99_ms] or one["runs"]
+    tables = max(int(r["tables"]) for r in passed_runs)
+    single = run_step(cfg, 1, tables, cluster=False)
+    print(line(single), flush=True)
+    reference = run_step(cfg, 1, tables, cluster=True)
+    print(line(reference), flush=True)
+    ratio = two["largest_tables"] / one["largest_tables"] if one["largest_tables"] else None
+    cpu_ratio = reference["cpu_us_per_action"] / max(1e-9, single["cpu_us_per_action"])
+    result = {
+        "one_node": one,
+        "two_nodes": two,
+        "single_mode": single,
+        "cpu_reference": reference,
+        "ratio": round(ratio, 2) if ratio else None,
+        "cpu_ratio": round(cpu_ratio, 2),
+        "elapsed_s": round(time.monotonic() - began, 1),
+        "load_average_after": os.getloadavg(),
+    }
+    print(
+        f"largest table count at p99 <= {cfg.p99_ms:g} ms: 1 node {one['largest_tables']}, "
+        f"2 nodes {two['largest_tables']} ({two['bounded_by']})"
+    )
+    print(
+        f"ratio 2-node / 1-node: {result['ratio']} "
+        f"(target >= 1.6: {'met' if ratio and ratio >= 1.6 else 'NOT met'})"
+    )
+    print(
+        f"CPU per action at {reference['tables']} tables: cluster mode {reference['cpu_us_per_action']} us, "
+        f"single-node mode {single['cpu_us_per_action']} us: ratio {result['cpu_ratio']} "
+        f"(target <= 1.2: {'met' if cpu_ratio <= 1.2 else 'NOT met'})"
+    )
+    print(f"elapsed {result['elapsed_s']} s")
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
