@@ -17,6 +17,7 @@ import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -370,11 +371,31 @@ async def serve_forever(
         await _announce_and_wait(hub, review)
 
 
+def browser_url(page: str, review: ReviewServer | None) -> str:
+    """The browser client's URL, with ``?api=`` naming the HTTP API (sign-in, ranks, leaderboards)
+    where the page would not find it on its own (it tries its own port + 1; docs/browser.md).
+
+    >>> class R:
+    ...     url = "http://127.0.0.1:41025"
+    >>> browser_url("http://127.0.0.1:32909/", R())  # type: ignore[arg-type]
+    'http://127.0.0.1:32909/?api=http://127.0.0.1:41025'
+    >>> R.url = "http://127.0.0.1:32910"
+    >>> browser_url("http://127.0.0.1:32909/", R())  # type: ignore[arg-type]
+    'http://127.0.0.1:32909/'
+    """
+    if review is None or review.url is None:
+        return page
+    parsed, api = urlsplit(page), urlsplit(review.url)
+    if parsed.port is not None and api.hostname == parsed.hostname and api.port == parsed.port + 1:
+        return page
+    return f"{page}?api={review.url}"
+
+
 async def _announce_and_wait(hub: Hub, review: ReviewServer | None = None) -> None:
     urls = hub.urls()
     print(f"Jantaku hub running. Connect clients to {urls['websocket']}", flush=True)
     if hub.serves_browser_client:
-        print(f"  play in a browser: {urls['browser']}", flush=True)
+        print(f"  play in a browser: {browser_url(urls['browser'], review)}", flush=True)
         print(f"  your finished games and replays: {urls['browser']}games/", flush=True)
     print(f"  health check: {urls['health']}", flush=True)
     print(f"  mjai bots: {urls['mjai']} (jantaku bot connect; docs/mjai.md)", flush=True)

@@ -140,7 +140,7 @@ class _StoredStep:
     __slots__ = ("fields", "payload")
 
     def __init__(self, step: StepRecord) -> None:
-        # (match_id, step, seat, request_id, applied_at, source, format_version)
+        # (match_id, step, seat, request_id, applied_at, source, format_version, banks)
         self.fields = (
             step.match_id,
             step.step,
@@ -149,6 +149,7 @@ class _StoredStep:
             step.applied_at,
             step.source,
             step.format_version,
+            None if step.banks is None else tuple(step.banks),
         )
         self.payload = _encode_json((step.action, step.events))
 
@@ -158,7 +159,7 @@ class _StoredStep:
     __hash__ = None  # type: ignore[assignment]
 
     def record(self) -> StepRecord:
-        match_id, step, seat, request_id, applied_at, source, format_version = self.fields
+        match_id, step, seat, request_id, applied_at, source, format_version, banks = self.fields
         action, events = _decode_json(self.payload)
         return StepRecord(
             match_id=match_id,
@@ -170,6 +171,7 @@ class _StoredStep:
             applied_at=applied_at,
             source=source,
             format_version=format_version,
+            banks=banks,
         )
 
 

@@ -92,12 +92,15 @@ def page(url: str) -> Iterator[Any]:
 
 def _watch_errors(page: Any) -> None:
     """Collect script errors and console errors; a failed look at GET /tables/live (the lobby hides
-    the section and tries again later) is not one."""
+    the section and tries again later) is not one, nor a 4xx answer of the HTTP API (a guest asking
+    for its ranked standing is told 401: guests are not ranked, docs/ranking.md)."""
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
 
     def console(message: Any) -> None:
-        if message.type == "error" and not str(message.location.get("url", "")).endswith("/tables/live"):
+        where = str(message.location.get("url", ""))
+        api_4xx = "/api/" in where and "status of 4" in message.text
+        if message.type == "error" and not where.endswith("/tables/live") and not api_4xx:
             page.errors.append(message.text)
 
     page.on("console", console)
