@@ -49,7 +49,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
         deadline = time.monotonic() + 30
         while (page is None or api is None) and time.monotonic() < deadline and process.poll() is None:
             text = log.read_text()
-            found = re.search(r"play in a browser: (http://\S+)", text)
+            found = re.search(r"play in a browser: (http://[^?\s]+)", text)
             review = re.search(r"admin review: (http://[^/\s]+)/admin/", text)
             page, api = (found.group(1) if found else None), (review.group(1) if review else None)
             time.sleep(0.1)
