@@ -31,12 +31,22 @@ from server.ranking.ledger import (
     check_rateable,
     start_standing,
 )
+from server.ranking.rules import SeatChange
 
 
 def _same(a: Standing, b: Standing) -> bool:
     return (a.rank, a.points, a.games, a.placements) == (b.rank, b.points, b.games, b.placements) and abs(
         a.rating - b.rating
     ) <= 1e-6
+
+
+def _rating_change(
+    m: RatedMatch, key: StandingKey, c: SeatChange, *, seq: int, version: str, at: float
+) -> RatingChange:
+    """The stored form of seat ``c``'s change in match ``m`` (``key``: its standing)."""
+    return RatingChange(
+        m.match_id, c.seat, seq, key[0], Board(m.board), m.length, c.placement, c.before, c.after, version, at
+    )
 
 
 class MemoryRatings:
@@ -142,21 +152,7 @@ class MemoryRatings:
         self._rated[match_id] = (seq, m.table_version)
         self._play_counts[match_id] = self._count_play(match_id)
         for key, c in zip(Ledger.keys(m), changes, strict=True):
-            self._changes.append(
-                RatingChange(
-                    match_id,
-                    c.seat,
-                    seq,
-                    key[0],
-                    Board(m.board),
-                    m.length,
-                    c.placement,
-                    c.before,
-                    c.after,
-                    m.table_version,
-                    at,
-                )
-            )
+            self._changes.append(_rating_change(m, key, c, seq=seq, version=m.table_version, at=at))
         return True
 
     async def rate_pending(self, at: float) -> int:
@@ -235,19 +231,7 @@ class MemoryRatings:
                         RatingDifference("change", f"{match_id} seat {c.seat}: stored {s}, recomputed {c}")
                     )
                 recomputed.append(
-                    RatingChange(
-                        match_id,
-                        c.seat,
-                        seq,
-                        key[0],
-                        Board(m.board),
-                        m.length,
-                        c.placement,
-                        c.before,
-                        c.after,
-                        version,
-                        s.rated_at if s else at,
-                    )
+                    _rating_change(m, key, c, seq=seq, version=version, at=s.rated_at if s else at)
                 )
         for key in sorted(set(self._standings) | set(ledger.standings)):
             a, b = self._standings.get(key), ledger.standings.get(key)
