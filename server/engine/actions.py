@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.engine.errors import NotationError
-from server.engine.tiles import Tile, format_tiles, parse_tile, parse_tiles, tile_name
+from server.engine.tiles import NUM_FACES, Tile, format_tiles, parse_tile, parse_tiles, tile_name
+
+# Every action spells out ``__eq__`` and ``__hash__`` rather than letting ``dataclass`` generate them:
+# the generated ones are interpreted Python even in the compiled build, and a turn hashes a dozen
+# actions into its legal set. Same semantics and the same hash values as the generated methods
+# (equal only to the same class with equal fields; the hash of the tuple of the fields), so sets of
+# actions keep their iteration order.
+_EMPTY_HASH = hash(())
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +32,19 @@ class Discard:
     @property
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "discard"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Discard:
+            return NotImplemented
+        return self.tile == other.tile and self.tsumogiri == other.tsumogiri
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.tile,
+                self.tsumogiri,
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,12 +58,33 @@ class Riichi:
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "riichi"
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Riichi:
+            return NotImplemented
+        return self.tile == other.tile and self.tsumogiri == other.tsumogiri
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.tile,
+                self.tsumogiri,
+            )
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Tsumo:
     @property
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "tsumo"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Tsumo:
+            return NotImplemented
+        return True
+
+    def __hash__(self) -> int:
+        return _EMPTY_HASH
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +93,28 @@ class Ron:
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "ron"
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Ron:
+            return NotImplemented
+        return True
+
+    def __hash__(self) -> int:
+        return _EMPTY_HASH
+
 
 @dataclass(frozen=True, slots=True)
 class Pass:
     @property
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "pass"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Pass:
+            return NotImplemented
+        return True
+
+    def __hash__(self) -> int:
+        return _EMPTY_HASH
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +127,14 @@ class Chi:
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "chi"
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Chi:
+            return NotImplemented
+        return self.consumed == other.consumed
+
+    def __hash__(self) -> int:
+        return hash((self.consumed,))
+
 
 @dataclass(frozen=True, slots=True)
 class Pon:
@@ -78,6 +143,14 @@ class Pon:
     @property
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "pon"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Pon:
+            return NotImplemented
+        return self.consumed == other.consumed
+
+    def __hash__(self) -> int:
+        return hash((self.consumed,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +161,14 @@ class Daiminkan:
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "daiminkan"
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Daiminkan:
+            return NotImplemented
+        return self.consumed == other.consumed
+
+    def __hash__(self) -> int:
+        return hash((self.consumed,))
+
 
 @dataclass(frozen=True, slots=True)
 class Ankan:
@@ -96,6 +177,14 @@ class Ankan:
     @property
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "ankan"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Ankan:
+            return NotImplemented
+        return self.consumed == other.consumed
+
+    def __hash__(self) -> int:
+        return hash((self.consumed,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +197,14 @@ class Kakan:
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "kakan"
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Kakan:
+            return NotImplemented
+        return self.tile == other.tile
+
+    def __hash__(self) -> int:
+        return hash((self.tile,))
+
 
 @dataclass(frozen=True, slots=True)
 class KyuushuKyuuhai:
@@ -116,6 +213,14 @@ class KyuushuKyuuhai:
     @property
     def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
         return "kyuushu_kyuuhai"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not KyuushuKyuuhai:
+            return NotImplemented
+        return True
+
+    def __hash__(self) -> int:
+        return _EMPTY_HASH
 
 
 Action = Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai
@@ -135,6 +240,23 @@ ACTION_TYPES: dict[str, type[Action]] = {
     "kakan": Kakan,
     "kyuushu_kyuuhai": KyuushuKyuuhai,
 }
+
+
+# Interned instances of the actions a turn offers again and again (the dozen discards of every turn,
+# the answers of every window): options hand these out instead of building new ones each step.
+# Actions are immutable values compared by their fields, so sharing them changes nothing.
+DISCARDS: tuple[tuple[Discard, Discard], ...] = tuple(
+    (Discard(t, False), Discard(t, True)) for t in range(NUM_FACES)
+)
+"""``DISCARDS[tile][tsumogiri]``."""
+RIICHIS: tuple[tuple[Riichi, Riichi], ...] = tuple(
+    (Riichi(t, False), Riichi(t, True)) for t in range(NUM_FACES)
+)
+"""``RIICHIS[tile][tsumogiri]``."""
+TSUMO = Tsumo()
+RON = Ron()
+PASS = Pass()
+KYUUSHU_KYUUHAI = KyuushuKyuuhai()
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:

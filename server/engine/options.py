@@ -12,18 +12,18 @@ from itertools import product
 
 from server.engine import hand as analysis
 from server.engine.actions import (
+    DISCARDS,
+    KYUUSHU_KYUUHAI,
+    PASS,
+    RIICHIS,
+    RON,
+    TSUMO,
     Action,
     Ankan,
     Chi,
     Daiminkan,
-    Discard,
     Kakan,
-    KyuushuKyuuhai,
-    Pass,
     Pon,
-    Riichi,
-    Ron,
-    Tsumo,
 )
 from server.engine.melds import MeldType
 from server.engine.rules import KanDuringRiichi, Karaten, Kuikae, Ruleset
@@ -138,19 +138,19 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
     if h.after_call:
         for t in set(p.hand):
             if kind(t) not in p.kuikae:
-                opts.add(Discard(t, False))
+                opts.add(DISCARDS[t][0])
         return frozenset(opts)
     counts = counts_of(p.hand)
     # Discards (riichi locks the hand: tsumogiri only, docs/rules.md#riichi).
     if drawn is not None:
-        opts.add(Discard(drawn, True))
+        opts.add(DISCARDS[drawn][1])
     if not p.riichi:
         rest = remove_one(p.hand, drawn) if drawn is not None else p.hand
         for t in set(rest):
-            opts.add(Discard(t, False))
+            opts.add(DISCARDS[t][0])
     # Tsumo: a complete hand with a yaku (furiten hands may still win by tsumo, docs/rules.md#furiten).
     if drawn is not None and analysis.is_agari(counts) and evaluate(h, ruleset, seat, drawn, tsumo=True):
-        opts.add(Tsumo())
+        opts.add(TSUMO)
     remaining = h.live_remaining
     # Riichi: closed, enough points, enough live tiles, and a discard that leaves (formal) tenpai.
     if (
@@ -174,9 +174,9 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
                 if kind(t) != k:
                     continue
                 if t == drawn:
-                    opts.add(Riichi(t, True))
+                    opts.add(RIICHIS[t][1])
                 if t != drawn or p.hand.count(t) > 1:
-                    opts.add(Riichi(t, False))
+                    opts.add(RIICHIS[t][0])
     # Kans: never a fifth, never once the live wall is empty (no rinshan for the last tile).
     if drawn is not None and len(h.kans) < MAX_KANS and remaining > 0:
         for k in range(NUM_KINDS):
@@ -204,7 +204,7 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
         and not h.rinshan
         and analysis.count_terminal_honor_kinds(counts) >= 9
     ):
-        opts.add(KyuushuKyuuhai())
+        opts.add(KYUUSHU_KYUUHAI)
     return frozenset(opts)
 
 
@@ -253,7 +253,7 @@ def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarde
         and not is_furiten(p)
         and evaluate(h, ruleset, seat, tile, tsumo=False) is not None
     ):
-        opts.add(Ron())
+        opts.add(RON)
     # No calls on the last discard (houtei), none by a riichi hand.
     if h.live_remaining > 0 and not p.riichi:
         if counts[k] >= 2:
@@ -273,7 +273,7 @@ def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarde
                     if _can_discard_after(p.hand, pair, kuikae_kinds(ruleset, tile, pair, True)):
                         opts.add(Chi(pair))
     if opts:
-        opts.add(Pass())
+        opts.add(PASS)
     return frozenset(opts)
 
 
@@ -291,4 +291,4 @@ def chankan_options(
         return frozenset()
     if evaluate(h, ruleset, seat, tile, tsumo=False, chankan=True) is None:
         return frozenset()
-    return frozenset({Ron(), Pass()})
+    return frozenset({RON, PASS})

@@ -122,3 +122,21 @@ def test_malformed_actions_are_refused_with_the_reason(data: Any, message: str) 
 def test_errors_are_value_errors() -> None:
     with pytest.raises(ValueError, match="unknown action type"):
         action_from_dict({"type": "open_riichi"})
+
+
+def test_actions_hash_and_compare_like_generated_dataclass_methods() -> None:
+    # The actions spell out __eq__/__hash__ (compiled in the mypyc build); they must keep the
+    # dataclass semantics and hash values, so sets of actions keep their iteration order.
+    from server.engine.actions import DISCARDS, PASS, RIICHIS, Chi, Discard, Kakan, Pass, Riichi, Ron, Tsumo
+
+    assert hash(Discard(5, True)) == hash((5, True))
+    assert hash(Riichi(34, False)) == hash((34, False))
+    assert hash(Chi((1, 2))) == hash(((1, 2),))
+    assert hash(Kakan(7)) == hash((7,))
+    assert hash(Tsumo()) == hash(Ron()) == hash(())
+    assert Discard(5, True) == DISCARDS[5][1] and Riichi(5, False) == RIICHIS[5][0]
+    assert Discard(5, False) != Riichi(5, False) and Discard(5, False) != Discard(5, True)
+    assert Tsumo() != Ron() and Pass() == PASS
+    assert Discard(5) != (5, False)
+    legal = frozenset({Discard(1), Riichi(1), Tsumo()})
+    assert Discard(1) in legal and Ron() not in legal and Riichi(1, True) not in legal
