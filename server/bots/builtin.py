@@ -54,7 +54,11 @@ def _tie_break(k: int, counts: list[int]) -> tuple[int, int]:
         return (0, counts[k])
     n = k % 9
     terminal = 1 if n in (0, 8) else 2
-    neighbours = sum(counts[j] for j in (k - 2, k - 1, k + 1, k + 2) if 0 <= j < 27 and j // 9 == k // 9)
+    # The tiles up to two ranks away in the same suit (an explicit loop: cheaper than a generator).
+    neighbours = 0
+    for j in range(k - min(n, 2), k + min(8 - n, 2) + 1):
+        if j != k:
+            neighbours += counts[j]
     return (terminal, neighbours)
 
 
@@ -85,6 +89,8 @@ def greedy_bot(view: SeatView, legal: frozenset[Action]) -> Action:
             by_kind[k] = analysis.shanten(counts)
             counts[k] += 1
         sh = by_kind[k]
+        if best is not None and sh > best[0]:
+            continue  # loses on shanten whatever the rest of its key (computed only when needed)
         # Lower shanten first, then the tie-break, then keep red fives, prefer tsumogiri.
         key = (sh, _tie_break(k, counts), 1 if a.tile >= NUM_KINDS else 0, not a.tsumogiri, sort_key(a.tile))
         if best is None or key < best:

@@ -185,8 +185,10 @@ def shanten_after_discards(counts14: Sequence[int]) -> dict[int, int]:
     _require(total, 2, "shanten_after_discards", t)
     k = total // 3
     shift = 4 * (2 * k + 1)
-    parts = [t[0:9], t[9:18], t[18:27]]
-    codes = [suit_code(parts[0]), suit_code(parts[1]), suit_code(parts[2]), honor_code(t[27:34])]
+    codes = (suit_code(t[0:9]), suit_code(t[9:18]), suit_code(t[18:27]), honor_code(t[27:34]))
+    # Joined in the same order as regular_shanten: (m + p) + (s + z); the untouched pair once.
+    low = join_codes(codes[0], codes[1])
+    high = join_codes(codes[2], codes[3])
     closed = total == 14
     kinds = NUM_KINDS - t.count(0)
     pairs = kinds - t.count(1)
@@ -200,19 +202,20 @@ def shanten_after_discards(counts14: Sequence[int]) -> dict[int, int]:
             continue
         if kind < 27:
             part = kind // 9
-            ranks = list(parts[part])
-            ranks[kind - 9 * part] -= 1
-            code = suit_code(tuple(ranks))
+            base = 9 * part
+            code = suit_code((*t[base:kind], c - 1, *t[kind + 1 : base + 9]))
         else:
             part = 3
-            honors = list(t[27:34])
-            honors[kind - 27] -= 1
-            code = honor_code(tuple(honors))
-        joined = [*codes]
-        joined[part] = code
-        overlap = (
-            join_codes(join_codes(joined[0], joined[1]), join_codes(joined[2], joined[3])) >> shift
-        ) & 15
+            code = honor_code((*t[27:kind], c - 1, *t[kind + 1 : 34]))
+        if part == 0:
+            joined = join_codes(join_codes(code, codes[1]), high)
+        elif part == 1:
+            joined = join_codes(join_codes(codes[0], code), high)
+        elif part == 2:
+            joined = join_codes(low, join_codes(code, codes[3]))
+        else:
+            joined = join_codes(low, join_codes(codes[2], code))
+        overlap = (joined >> shift) & 15
         best = 3 * k + 1 - overlap
         if closed:
             # The same counts as _shanten_chiitoitsu / _shanten_kokushi, minus one tile of kind.
