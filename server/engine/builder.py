@@ -8,7 +8,6 @@ The builder itself deals, draws, turns dora indicators and opens the next decisi
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TypedDict, Unpack
 
 from server.engine import hand as analysis
@@ -67,28 +66,50 @@ class PlayerChanges(TypedDict, total=False):
 _SETATTR = object.__setattr__
 
 
-_HAND_FIELDS = tuple(f.name for f in dataclasses.fields(HandState))
-_PLAYER_FIELDS = tuple(f.name for f in dataclasses.fields(Player))
+# Shallow copies of frozen values that only the builder will write to: every field passed to the
+# compiled constructor, in field order (a test keeps these in step with the fields).
 
 
-# Shallow copies of frozen dataclasses that only the builder will write to. ``cls.__new__`` rather
-# than ``object.__new__``, and the dataclass fields rather than ``__slots__``: the same code copies
-# the pure Python classes and the mypyc-compiled (native) ones, which refuse ``object.__new__`` and
-# have no ``__slots__``.
+def _clone_hand(h: HandState) -> HandState:
+    return HandState(
+        h.hand_index,
+        h.round_wind,
+        h.kyoku,
+        h.honba,
+        h.wall,
+        h.salt,
+        h.commitment,
+        h.players,
+        h.phase,
+        h.turn,
+        h.live_drawn,
+        h.kans,
+        h.dora_revealed,
+        h.pending_dora,
+        h.rinshan,
+        h.after_call,
+        h.no_calls,
+        h.window,
+    )
 
 
-def _clone_hand(hand: HandState) -> HandState:
-    new = HandState.__new__(HandState)
-    for name in _HAND_FIELDS:
-        _SETATTR(new, name, getattr(hand, name))
-    return new
-
-
-def _clone_player(player: Player) -> Player:
-    new = Player.__new__(Player)
-    for name in _PLAYER_FIELDS:
-        _SETATTR(new, name, getattr(player, name))
-    return new
+def _clone_player(p: Player) -> Player:
+    return Player(
+        p.hand,
+        p.drawn,
+        p.melds,
+        p.river,
+        p.discarded_kinds,
+        p.riichi,
+        p.double_riichi,
+        p.ippatsu,
+        p.furiten_temp,
+        p.furiten_riichi,
+        p.kuikae,
+        p.sideways_pending,
+        p.pao_seat,
+        p.pao_yakuman,
+    )
 
 
 class Builder:

@@ -16,6 +16,12 @@ from server.engine.rules import Pao, Ruleset
 from server.engine.tiles import Tile
 from server.engine.wall import LIVE_TILES
 
+# Hot values spell out their ``__init__`` (same parameters and defaults as the fields; a test keeps
+# them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build,
+# four times slower than this compiled one. Frozen, so the fields are set as dataclasses do.
+_SET = object.__setattr__
+_NO_KINDS: frozenset[int] = frozenset()
+
 
 class Phase(StrEnum):
     TURN = "turn"  # ``turn`` seat must discard (or tsumo / kan / riichi / kyuushu kyuuhai)
@@ -30,6 +36,18 @@ class RiverTile:
     tsumogiri: bool
     sideways: bool = False  # the riichi declaration tile (moved to the next discard if called)
     called: bool = False  # taken by another seat's call
+
+    def __init__(
+        self,
+        tile: Tile,
+        tsumogiri: bool,
+        sideways: bool = False,
+        called: bool = False,
+    ) -> None:
+        _SET(self, "tile", tile)
+        _SET(self, "tsumogiri", tsumogiri)
+        _SET(self, "sideways", sideways)
+        _SET(self, "called", called)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +67,38 @@ class Player:
     pao_seat: int | None = None  # seat liable (pao) for this player's yakuman
     pao_yakuman: Pao | None = None  # the yakuman whose last set ``pao_seat`` fed
 
+    def __init__(  # noqa: PLR0917 - the dataclass's own (positional) signature
+        self,
+        hand: tuple[Tile, ...] = (),
+        drawn: Tile | None = None,
+        melds: tuple[Meld, ...] = (),
+        river: tuple[RiverTile, ...] = (),
+        discarded_kinds: frozenset[int] = _NO_KINDS,
+        riichi: bool = False,
+        double_riichi: bool = False,
+        ippatsu: bool = False,
+        furiten_temp: bool = False,
+        furiten_riichi: bool = False,
+        kuikae: frozenset[int] = _NO_KINDS,
+        sideways_pending: bool = False,
+        pao_seat: int | None = None,
+        pao_yakuman: Pao | None = None,
+    ) -> None:
+        _SET(self, "hand", hand)
+        _SET(self, "drawn", drawn)
+        _SET(self, "melds", melds)
+        _SET(self, "river", river)
+        _SET(self, "discarded_kinds", discarded_kinds)
+        _SET(self, "riichi", riichi)
+        _SET(self, "double_riichi", double_riichi)
+        _SET(self, "ippatsu", ippatsu)
+        _SET(self, "furiten_temp", furiten_temp)
+        _SET(self, "furiten_riichi", furiten_riichi)
+        _SET(self, "kuikae", kuikae)
+        _SET(self, "sideways_pending", sideways_pending)
+        _SET(self, "pao_seat", pao_seat)
+        _SET(self, "pao_yakuman", pao_yakuman)
+
     @property
     def closed(self) -> bool:
         return all(not m.is_open for m in self.melds)
@@ -65,6 +115,24 @@ class Window:
     riichi: bool = False  # the discard declares riichi (deposit only if nobody rons)
     kan: Meld | None = None  # CHANKAN: the meld the kan will become if nobody robs it
     kan_consumed: tuple[Tile, ...] = ()
+
+    def __init__(  # noqa: PLR0917 - the dataclass's own (positional) signature
+        self,
+        options: tuple[tuple[int, frozenset[Action]], ...],
+        answers: tuple[tuple[int, Action], ...] = (),
+        tile: Tile = 0,
+        from_seat: int = 0,
+        riichi: bool = False,
+        kan: Meld | None = None,
+        kan_consumed: tuple[Tile, ...] = (),
+    ) -> None:
+        _SET(self, "options", options)
+        _SET(self, "answers", answers)
+        _SET(self, "tile", tile)
+        _SET(self, "from_seat", from_seat)
+        _SET(self, "riichi", riichi)
+        _SET(self, "kan", kan)
+        _SET(self, "kan_consumed", kan_consumed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +158,46 @@ class HandState:
     no_calls: bool = True  # no call and no kan yet this hand (first go-around rules)
     window: Window | None = None
 
+    def __init__(  # noqa: PLR0917 - the dataclass's own (positional) signature
+        self,
+        hand_index: int,
+        round_wind: int,
+        kyoku: int,
+        honba: int,
+        wall: tuple[Tile, ...],
+        salt: bytes,
+        commitment: str,
+        players: tuple[Player, Player, Player, Player],
+        phase: Phase,
+        turn: int,
+        live_drawn: int = 0,
+        kans: tuple[int, ...] = (),
+        dora_revealed: int = 1,
+        pending_dora: int = 0,
+        rinshan: bool = False,
+        after_call: bool = False,
+        no_calls: bool = True,
+        window: Window | None = None,
+    ) -> None:
+        _SET(self, "hand_index", hand_index)
+        _SET(self, "round_wind", round_wind)
+        _SET(self, "kyoku", kyoku)
+        _SET(self, "honba", honba)
+        _SET(self, "wall", wall)
+        _SET(self, "salt", salt)
+        _SET(self, "commitment", commitment)
+        _SET(self, "players", players)
+        _SET(self, "phase", phase)
+        _SET(self, "turn", turn)
+        _SET(self, "live_drawn", live_drawn)
+        _SET(self, "kans", kans)
+        _SET(self, "dora_revealed", dora_revealed)
+        _SET(self, "pending_dora", pending_dora)
+        _SET(self, "rinshan", rinshan)
+        _SET(self, "after_call", after_call)
+        _SET(self, "no_calls", no_calls)
+        _SET(self, "window", window)
+
     @property
     def dealer(self) -> int:
         return self.kyoku
@@ -111,6 +219,26 @@ class MatchState:
     hand: HandState
     finished: bool = False
 
+    def __init__(  # noqa: PLR0917 - the dataclass's own (positional) signature
+        self,
+        ruleset: Ruleset,
+        seed: bytes,
+        injected_walls: tuple[tuple[Tile, ...], ...] | None,
+        scores: tuple[int, int, int, int],
+        riichi_sticks: int,
+        step: int,
+        hand: HandState,
+        finished: bool = False,
+    ) -> None:
+        _SET(self, "ruleset", ruleset)
+        _SET(self, "seed", seed)
+        _SET(self, "injected_walls", injected_walls)
+        _SET(self, "scores", scores)
+        _SET(self, "riichi_sticks", riichi_sticks)
+        _SET(self, "step", step)
+        _SET(self, "hand", hand)
+        _SET(self, "finished", finished)
+
 
 @dataclass(frozen=True, slots=True)
 class Transition:
@@ -119,3 +247,13 @@ class Transition:
     state: MatchState
     events: tuple[Event, ...]
     step: int
+
+    def __init__(
+        self,
+        state: MatchState,
+        events: tuple[Event, ...],
+        step: int,
+    ) -> None:
+        _SET(self, "state", state)
+        _SET(self, "events", events)
+        _SET(self, "step", step)

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
-from server.engine.builder import HandChanges, PlayerChanges
-from server.engine.state import HandState, MatchState, Player, Window
+import pytest
+
+from server.bots.selfplay import Step, play
+from server.engine import new_match
+from server.engine.builder import HandChanges, PlayerChanges, _clone_hand, _clone_player
+from server.engine.events import TileDiscarded, TileDrawn
+from server.engine.melds import Meld, MeldType
+from server.engine.rules import TENHOU, Pao
+from server.engine.state import HandState, MatchState, Player, RiverTile, Transition, Window
+from server.engine.views import PublicSeat, SeatView, seat_view
 
 
 def test_hand_changes_name_every_hand_state_field() -> None:
@@ -40,3 +49,72 @@ def test_the_spelled_out_copies_name_every_field() -> None:
         "kan",
         "kan_consumed",
     ]
+
+
+def _instances() -> dict[type[Any], Any]:
+    """One instance of each value that spells out its ``__init__``, taken from a real match."""
+    found: dict[type[Any], Any] = {}
+    for item in play(TENHOU, b"spelled-out", ["greedy"] * 4):
+        t = item.transition if isinstance(item, Step) else item
+        found.setdefault(Transition, t)
+        found.setdefault(MatchState, t.state)
+        found.setdefault(HandState, t.state.hand)
+        for e in t.events:
+            found.setdefault(type(e), e)
+        w = t.state.hand.window
+        if w is not None and w.answers:
+            found.setdefault(Window, w)
+        for player in t.state.hand.players:
+            if player.river:
+                found.setdefault(Player, player)
+                found.setdefault(RiverTile, player.river[-1])
+        view = seat_view(t.state, 0)
+        found.setdefault(SeatView, view)
+        found.setdefault(PublicSeat, view.seats[0])
+    return found
+
+
+SPELLED_OUT = [RiverTile, Player, Window, HandState, MatchState, Transition, TileDrawn, TileDiscarded]
+SPELLED_OUT += [PublicSeat, SeatView]
+
+
+@pytest.mark.parametrize("cls", SPELLED_OUT, ids=lambda c: c.__name__)
+def test_spelled_out_inits_take_the_fields_in_order_with_their_defaults(cls: type[Any]) -> None:
+    """The hot values write their own ``__init__`` (compiled in the mypyc build): its parameters
+    are the fields, in order, with the fields' defaults, like the one ``dataclass`` would make."""
+    sample = _instances()[cls]
+    fields = dataclasses.fields(cls)
+    values = [getattr(sample, f.name) for f in fields]
+    assert cls(*values) == sample
+    assert cls(**{f.name: v for f, v in zip(fields, values, strict=True)}) == sample
+    required = {f.name: getattr(sample, f.name) for f in fields if f.default is dataclasses.MISSING}
+    bare = cls(**required)
+    for f in fields:
+        if f.default is not dataclasses.MISSING:
+            assert getattr(bare, f.name) == f.default, f.name
+
+
+def test_builder_copies_keep_every_field() -> None:
+    """_clone_hand and _clone_player copy field by field: every field survives the copy."""
+    h = new_match(TENHOU, b"clone").state.hand
+    copy = _clone_hand(h)
+    assert copy == h and copy is not h
+    p = dataclasses.replace(
+        h.players[0],
+        drawn=5,
+        melds=(Meld(MeldType.PON, (1, 1, 1), 1, 2),),
+        river=(RiverTile(1, False),),
+        discarded_kinds=frozenset({1}),
+        riichi=True,
+        double_riichi=True,
+        ippatsu=True,
+        furiten_temp=True,
+        furiten_riichi=True,
+        kuikae=frozenset({2}),
+        sideways_pending=True,
+        pao_seat=2,
+        pao_yakuman=Pao.DAISANGEN,
+    )
+    defaults = Player()
+    assert all(getattr(p, f.name) != getattr(defaults, f.name) for f in dataclasses.fields(Player))
+    assert _clone_player(p) == p
