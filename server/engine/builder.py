@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import TypedDict, Unpack
 
-from server.engine import hand as analysis
 from server.engine import wall as walls
 from server.engine.errors import WallError
 from server.engine.events import DoraRevealed, Event, RoundStarted, TileDrawn
 from server.engine.melds import Meld
-from server.engine.options import counts_of, insert_sorted, turn_options
+from server.engine.options import hand_waits, insert_sorted, turn_options
 from server.engine.rules import Pao
 from server.engine.state import HandState, MatchState, Phase, Player, RiverTile, Transition, Window
 from server.engine.tiles import Tile, kind, sort_key
@@ -264,7 +263,7 @@ class Builder:
             if s == discarder:
                 continue
             p = self.players[s]
-            if kind(tile) in analysis.waits(counts_of(p.hand)):
+            if kind(tile) in hand_waits(p.hand):
                 if p.riichi:
                     self.set_player(s, furiten_riichi=True)
                 else:

@@ -22,10 +22,20 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from server.engine.errors import RulesError
-from server.engine.overlap import honor_code, join_codes, regular_shanten, suit_code, suit_vec
+from server.engine.overlap import (
+    RANK_WEIGHTS,
+    honor_code,
+    join_codes,
+    joined_overlap,
+    regular_shanten,
+    suit_code,
+    suit_code_of_key,
+    suit_key,
+    suit_vec,
+)
 from server.engine.rules import KanDuringRiichi
 from server.engine.tiles import NUM_KINDS, TERMINALS_AND_HONORS, format_tiles
 
@@ -53,6 +63,18 @@ AGARI = -1
 """The shanten of a complete hand."""
 
 _KOKUSHI_KINDS: tuple[int, ...] = tuple(sorted(TERMINALS_AND_HONORS))
+
+
+# The hottest caches (every step asks for waits, shanten and agari of a few hands) are plain dicts
+# on the counts tuple rather than ``lru_cache``: one lookup, no LRU bookkeeping, and no linked
+# entries for the garbage collector to walk. Cleared when full (only recomputation is lost).
+_CACHE_LIMIT = 1 << 15
+
+
+def _remember(cache: dict[tuple[int, ...], Any], key: tuple[int, ...], value: Any) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
 
 
 # --------------------------------------------------------------------------------------------------
@@ -146,8 +168,18 @@ def _shanten_kokushi(counts: tuple[int, ...]) -> int:
     return 13 - (13 - held.count(0)) - (1 if max(held) >= 2 else 0)
 
 
-@lru_cache(maxsize=1 << 15)
+_SHANTEN_CACHE: dict[tuple[int, ...], int] = {}
+
+
 def _shanten(counts: tuple[int, ...]) -> int:
+    got = _SHANTEN_CACHE.get(counts)
+    if got is None:
+        got = _shanten_uncached(counts)
+        _remember(_SHANTEN_CACHE, counts, got)
+    return got
+
+
+def _shanten_uncached(counts: tuple[int, ...]) -> int:
     # The hot path of bots: the counts themselves are checked suit by suit in regular_shanten's caches.
     if len(counts) != NUM_KINDS:
         raise RulesError(f"shanten: expected 34 kind counts, got {len(counts)}: {counts!r}")
@@ -184,11 +216,18 @@ def shanten_after_discards(counts14: Sequence[int]) -> dict[int, int]:
     total = _total(t, "shanten_after_discards")
     _require(total, 2, "shanten_after_discards", t)
     k = total // 3
-    shift = 4 * (2 * k + 1)
     codes = (suit_code(t[0:9]), suit_code(t[9:18]), suit_code(t[18:27]), honor_code(t[27:34]))
-    # Joined in the same order as regular_shanten: (m + p) + (s + z); the untouched pair once.
+    keys = (suit_key(t[0:9]), suit_key(t[9:18]), suit_key(t[18:27]))
+    # The three untouched parts joined once per part (the join is an exact max-plus convolution:
+    # any order gives the same vector), then one entry of one join per discarded kind.
     low = join_codes(codes[0], codes[1])
     high = join_codes(codes[2], codes[3])
+    rests = (
+        join_codes(codes[1], high),
+        join_codes(codes[0], high),
+        join_codes(low, codes[3]),
+        join_codes(low, codes[2]),
+    )
     closed = total == 14
     kinds = NUM_KINDS - t.count(0)
     pairs = kinds - t.count(1)
@@ -202,20 +241,11 @@ def shanten_after_discards(counts14: Sequence[int]) -> dict[int, int]:
             continue
         if kind < 27:
             part = kind // 9
-            base = 9 * part
-            code = suit_code((*t[base:kind], c - 1, *t[kind + 1 : base + 9]))
+            code = suit_code_of_key(keys[part] - RANK_WEIGHTS[kind - 9 * part])
         else:
             part = 3
             code = honor_code((*t[27:kind], c - 1, *t[kind + 1 : 34]))
-        if part == 0:
-            joined = join_codes(join_codes(code, codes[1]), high)
-        elif part == 1:
-            joined = join_codes(join_codes(codes[0], code), high)
-        elif part == 2:
-            joined = join_codes(low, join_codes(code, codes[3]))
-        else:
-            joined = join_codes(low, join_codes(codes[2], code))
-        overlap = (joined >> shift) & 15
+        overlap = joined_overlap(code, rests[part], k)
         best = 3 * k + 1 - overlap
         if closed:
             # The same counts as _shanten_chiitoitsu / _shanten_kokushi, minus one tile of kind.
@@ -305,8 +335,18 @@ def _is_kokushi(counts: tuple[int, ...]) -> bool:
     return sum(counts[k] for k in _KOKUSHI_KINDS) == 14 and all(counts[k] for k in _KOKUSHI_KINDS)
 
 
-@lru_cache(maxsize=1 << 14)
+_IS_AGARI_CACHE: dict[tuple[int, ...], bool] = {}
+
+
 def _is_agari(counts: tuple[int, ...]) -> bool:
+    got = _IS_AGARI_CACHE.get(counts)
+    if got is None:
+        got = _is_agari_uncached(counts)
+        _remember(_IS_AGARI_CACHE, counts, got)
+    return got
+
+
+def _is_agari_uncached(counts: tuple[int, ...]) -> bool:
     total = _total(counts, "is_agari")
     _require(total, 2, "is_agari", counts)
     if _is_regular_agari(counts):
@@ -397,8 +437,18 @@ def _kokushi_waits(counts: tuple[int, ...]) -> frozenset[int]:
     return frozenset()
 
 
-@lru_cache(maxsize=1 << 15)
+_WAITS_CACHE: dict[tuple[int, ...], frozenset[int]] = {}
+
+
 def _waits(counts: tuple[int, ...]) -> frozenset[int]:
+    got = _WAITS_CACHE.get(counts)
+    if got is None:
+        got = _waits_uncached(counts)
+        _remember(_WAITS_CACHE, counts, got)
+    return got
+
+
+def _waits_uncached(counts: tuple[int, ...]) -> frozenset[int]:
     total = _total(counts, "waits")
     _require(total, 1, "waits", counts)
     out = _regular_waits(counts)

@@ -7,7 +7,6 @@ state's window so ``legal_actions`` is a lookup and ``apply`` validates against 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 from itertools import product
 
 from server.engine import hand as analysis
@@ -44,13 +43,37 @@ def counts_of(tiles: Iterable[Tile]) -> tuple[int, ...]:
     return tuple(counts)
 
 
-@lru_cache(maxsize=1 << 14)
+_COUNTS_CACHE: dict[tuple[Tile, ...], tuple[int, ...]] = {}
+
+
 def _counts_of_tuple(tiles: tuple[Tile, ...]) -> tuple[int, ...]:
-    """Hands are tuples that recur many times per turn (options, furiten, waits): memoized."""
-    counts = [0] * NUM_KINDS
-    for t in tiles:
-        counts[kind(t)] += 1
-    return tuple(counts)
+    """Hands are tuples that recur many times per turn (options, furiten, waits): memoized in a
+    plain dict (cheaper than ``lru_cache``; cleared when full)."""
+    got = _COUNTS_CACHE.get(tiles)
+    if got is None:
+        counts = [0] * NUM_KINDS
+        for t in tiles:
+            counts[kind(t)] += 1
+        got = tuple(counts)
+        if len(_COUNTS_CACHE) >= 1 << 14:
+            _COUNTS_CACHE.clear()
+        _COUNTS_CACHE[tiles] = got
+    return got
+
+
+_WAITS_CACHE: dict[tuple[Tile, ...], frozenset[int]] = {}
+
+
+def hand_waits(hand: tuple[Tile, ...]) -> frozenset[int]:
+    """``analysis.waits(counts_of(hand))`` of a 3k+1 concealed hand, memoized on the hand itself:
+    every discard asks it of the three other seats (calls, furiten), whose hands did not change."""
+    got = _WAITS_CACHE.get(hand)
+    if got is None:
+        got = analysis.waits(counts_of(hand))
+        if len(_WAITS_CACHE) >= 1 << 14:
+            _WAITS_CACHE.clear()
+        _WAITS_CACHE[hand] = got
+    return got
 
 
 def held_counts(player: Player) -> tuple[int, ...]:
@@ -85,7 +108,7 @@ def insert_sorted(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
 def is_furiten(player: Player) -> bool:
     if player.furiten_temp or player.furiten_riichi:
         return True
-    return bool(analysis.waits(counts_of(player.hand)) & player.discarded_kinds)
+    return bool(hand_waits(player.hand) & player.discarded_kinds)
 
 
 def seat_wind(seat: int, dealer: int) -> int:
@@ -249,7 +272,7 @@ def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarde
     k = kind(tile)
     counts = counts_of(p.hand)
     if (
-        k in analysis.waits(counts)
+        k in hand_waits(p.hand)
         and not is_furiten(p)
         and evaluate(h, ruleset, seat, tile, tsumo=False) is not None
     ):
@@ -285,7 +308,7 @@ def chankan_options(
     p = h.players[seat]
     counts = counts_of(p.hand)
     k = kind(tile)
-    if k not in analysis.waits(counts) or is_furiten(p):
+    if k not in hand_waits(p.hand) or is_furiten(p):
         return frozenset()
     if closed_kan and not (ruleset.chankan_ankan_kokushi and analysis.is_kokushi_tenpai_on(counts, k)):
         return frozenset()

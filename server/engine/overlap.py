@@ -291,3 +291,54 @@ def regular_shanten(counts: tuple[int, ...], total: int) -> int:
     b = join_codes(suit_code(counts[18:27]), honor_code(counts[27:34]))
     # The best overlap of k sets and the pair, split any way between (m, p) and (s, z).
     return 3 * k + 1 - ((join_codes(a, b) >> (4 * (2 * k + 1))) & 15)
+
+
+# --------------------------------------------------------------------------------------------------
+# Int-keyed suit codes and one entry of a join (the greedy bots' inner loop, hand.shanten_after_discards)
+
+RANK_WEIGHTS: tuple[int, ...] = tuple(5**r for r in range(9))
+"""A suit's ranks as one int: ``sum(count[r] * 5**r)``; one tile less of rank r is ``key - 5**r``."""
+_SUIT_CODE_BY_KEY: dict[int, int] = {}
+_SUIT_KEYS_KEPT = 1 << 16
+
+
+def suit_key(ranks: tuple[int, ...]) -> int:
+    key = 0
+    for r in range(8, -1, -1):
+        key = key * 5 + ranks[r]
+    return key
+
+
+def suit_code_of_key(key: int) -> int:
+    """``suit_code`` of the ranks ``key`` stands for, cached on the int (a plain dict: no tuple to
+    build and hash, no LRU bookkeeping; cleared when full, which only costs recomputation)."""
+    code = _SUIT_CODE_BY_KEY.get(key)
+    if code is None:
+        ranks = []
+        rest = key
+        for _ in range(9):
+            ranks.append(rest % 5)
+            rest //= 5
+        code = suit_code(tuple(ranks))
+        if len(_SUIT_CODE_BY_KEY) >= _SUIT_KEYS_KEPT:
+            _SUIT_CODE_BY_KEY.clear()
+        _SUIT_CODE_BY_KEY[key] = code
+    return code
+
+
+def joined_overlap(a: int, b: int, sets: int) -> int:
+    """``(join_codes(a, b) >> 4 * (2 * sets + 1)) & 15`` without building the whole join: the best
+    overlap of ``sets`` sets and the pair split between the two parts (the same max as _combine)."""
+    best0 = 0
+    best1 = 0
+    for s1 in range(sets + 1):
+        i = 8 * s1
+        j = 8 * (sets - s1)
+        a0 = (a >> i) & 15
+        a1 = (a >> (i + 4)) & 15
+        b0 = (b >> j) & 15
+        b1 = (b >> (j + 4)) & 15
+        best0 = max(best0, a0 + b0)
+        best1 = max(best1, a0 + b1)
+        best1 = max(best1, a1 + b0)
+    return best1 if best1 > best0 else best0
