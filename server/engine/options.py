@@ -28,7 +28,7 @@ from server.engine.melds import MeldType
 from server.engine.rules import KanDuringRiichi, Karaten, Kuikae, Ruleset
 from server.engine.scoring import HandValue, WinContext, evaluate_win
 from server.engine.state import HandState, Player
-from server.engine.tiles import NUM_KINDS, WINDS, Tile, kind, sort_key, suit_of
+from server.engine.tiles import NUM_FACES, NUM_KINDS, WINDS, Tile, kind, sort_key, suit_of
 from server.engine.wall import dora_indicators, ura_indicators
 
 MAX_KANS = 4  # a fifth kan is impossible
@@ -47,14 +47,17 @@ _COUNTS_CACHE: dict[tuple[Tile, ...], tuple[int, ...]] = {}
 
 
 def _counts_of_tuple(tiles: tuple[Tile, ...]) -> tuple[int, ...]:
-    """Hands are tuples that recur many times per turn (options, furiten, waits): memoized in a
-    plain dict (cheaper than ``lru_cache``; cleared when full)."""
-    got = _COUNTS_CACHE.get(tiles)
+    """Concealed hands between turns recur many times (options, furiten, waits): memoized in a
+    plain dict (cheaper than ``lru_cache``; cleared when full). A hand just drawn (3k+2 tiles) is
+    new almost every time: counted, not stored."""
+    got = _COUNTS_CACHE.get(tiles) if len(tiles) % 3 != 2 else None
     if got is None:
         counts = [0] * NUM_KINDS
         for t in tiles:
             counts[kind(t)] += 1
         got = tuple(counts)
+        if len(tiles) % 3 == 2:
+            return got
         if len(_COUNTS_CACHE) >= 1 << 14:
             _COUNTS_CACHE.clear()
         _COUNTS_CACHE[tiles] = got
@@ -101,8 +104,27 @@ def remove_all(tiles: tuple[Tile, ...], taken: Iterable[Tile]) -> tuple[Tile, ..
     return tuple(out)
 
 
+# sort_key as one int per face (kind, then a red five after its plain fives): same order.
+_ORDER: tuple[int, ...] = tuple(2 * kind(t) + (1 if t >= NUM_KINDS else 0) for t in range(NUM_FACES))
+
+
 def insert_sorted(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
-    return tuple(sorted((*tiles, tile), key=sort_key))
+    """``tiles`` with ``tile`` added, sorted by ``sort_key`` (stable: after its equals). A concealed
+    hand is already sorted, so the tile is slotted in; any other input is sorted whole."""
+    order = _ORDER
+    key = order[tile]
+    pos = -1
+    prev = -1
+    for i, t in enumerate(tiles):
+        o = order[t]
+        if o < prev:
+            return tuple(sorted((*tiles, tile), key=sort_key))
+        prev = o
+        if pos < 0 and o > key:
+            pos = i
+    if pos < 0:
+        return (*tiles, tile)
+    return (*tiles[:pos], tile, *tiles[pos:])
 
 
 def is_furiten(player: Player) -> bool:

@@ -20,9 +20,9 @@ each honor kind is counted on its own, again without fifth copies. The results a
 ``mahjong`` package on dealt hands and satisfy the defining recurrence on hands full of quads (see
 the tests).
 
-Results are cached on count tuples (``functools.lru_cache``): per cluster shape, per suit and per
-whole hand. The caches are bounded and hold only results of pure functions, so they never change
-what a function returns.
+Results are cached on count tuples (``functools.lru_cache``, and plain dicts for the per-hand
+steps): per cluster shape, per suit and per whole hand. The caches are bounded and hold only
+results of pure functions, so they never change what a function returns.
 """
 
 from __future__ import annotations
@@ -269,20 +269,44 @@ def _unpack(code: int) -> _Vec:
     return tuple((code >> (4 * i)) & 15 for i in range(10))
 
 
-@lru_cache(maxsize=1 << 16)
+# The per-hand caches are plain dicts (one lookup; no LRU bookkeeping), cleared when full: they are
+# asked several times per step, and clearing only costs recomputation.
+_CODES_KEPT = 1 << 16
+_SUIT_CODES: dict[tuple[int, ...], int] = {}
+_HONOR_CODES: dict[tuple[int, ...], int] = {}
+_JOINED: dict[int, int] = {}
+
+
 def suit_code(ranks: tuple[int, ...]) -> int:
-    return _pack(suit_vec(ranks))
+    code = _SUIT_CODES.get(ranks)
+    if code is None:
+        code = _pack(suit_vec(ranks))
+        if len(_SUIT_CODES) >= _CODES_KEPT:
+            _SUIT_CODES.clear()
+        _SUIT_CODES[ranks] = code
+    return code
 
 
-@lru_cache(maxsize=1 << 14)
 def honor_code(honors: tuple[int, ...]) -> int:
-    _check_part(honors, 7)
-    return _pack(_honor_vec(honors))
+    code = _HONOR_CODES.get(honors)
+    if code is None:
+        _check_part(honors, 7)
+        code = _pack(_honor_vec(honors))
+        if len(_HONOR_CODES) >= _CODES_KEPT:
+            _HONOR_CODES.clear()
+        _HONOR_CODES[honors] = code
+    return code
 
 
-@lru_cache(maxsize=1 << 16)
 def join_codes(a: int, b: int) -> int:
-    return _pack(_combine(_unpack(a), _unpack(b)))
+    key = (a << 40) | b  # a code holds ten 4-bit entries: 40 bits
+    code = _JOINED.get(key)
+    if code is None:
+        code = _pack(_combine(_unpack(a), _unpack(b)))
+        if len(_JOINED) >= _CODES_KEPT:
+            _JOINED.clear()
+        _JOINED[key] = code
+    return code
 
 
 def regular_shanten(counts: tuple[int, ...], total: int) -> int:
@@ -290,7 +314,7 @@ def regular_shanten(counts: tuple[int, ...], total: int) -> int:
     a = join_codes(suit_code(counts[0:9]), suit_code(counts[9:18]))
     b = join_codes(suit_code(counts[18:27]), honor_code(counts[27:34]))
     # The best overlap of k sets and the pair, split any way between (m, p) and (s, z).
-    return 3 * k + 1 - ((join_codes(a, b) >> (4 * (2 * k + 1))) & 15)
+    return 3 * k + 1 - joined_overlap(a, b, k)
 
 
 # --------------------------------------------------------------------------------------------------

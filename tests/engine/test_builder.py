@@ -118,3 +118,19 @@ def test_builder_copies_keep_every_field() -> None:
     defaults = Player()
     assert all(getattr(p, f.name) != getattr(defaults, f.name) for f in dataclasses.fields(Player))
     assert _clone_player(p) == p
+
+
+def test_insert_sorted_equals_sorting_the_whole_hand() -> None:
+    """insert_sorted slots a tile into a sorted hand; any input gives what sorting would."""
+    import random
+
+    from server.engine.options import insert_sorted
+    from server.engine.tiles import sort_key
+
+    rng = random.Random(17)
+    for _ in range(3000):
+        tiles = tuple(rng.randrange(37) for _ in range(rng.randrange(14)))
+        if rng.random() < 0.7:
+            tiles = tuple(sorted(tiles, key=sort_key))
+        tile = rng.randrange(37)
+        assert insert_sorted(tiles, tile) == tuple(sorted((*tiles, tile), key=sort_key)), (tiles, tile)
