@@ -14,9 +14,17 @@ from server.engine.melds import Meld, MeldType
 from server.engine.tiles import Tile
 
 # Hot values spell out their ``__init__`` (same parameters and defaults as the fields; a test keeps
-# them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build,
-# four times slower than this compiled one. Frozen, so the fields are set as dataclasses do.
+# them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build.
+# Compiled (``_NATIVE``), the fields are stored directly (frozen applies to later assignments, made
+# through the class's ``__setattr__``); pure Python sets them as dataclasses do.
 _SET = object.__setattr__
+
+
+def _probe() -> None:
+    """A function that has Python bytecode only when this module is not compiled."""
+
+
+_NATIVE = not hasattr(_probe, "__code__")
 
 
 class DrawReason(StrEnum):
@@ -64,9 +72,14 @@ class TileDrawn:
         tile: Tile | None,
         rinshan: bool = False,
     ) -> None:
-        _SET(self, "seat", seat)
-        _SET(self, "tile", tile)
-        _SET(self, "rinshan", rinshan)
+        if _NATIVE:
+            self.seat = seat  # type: ignore[misc]
+            self.tile = tile  # type: ignore[misc]
+            self.rinshan = rinshan  # type: ignore[misc]
+        else:
+            _SET(self, "seat", seat)
+            _SET(self, "tile", tile)
+            _SET(self, "rinshan", rinshan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +96,16 @@ class TileDiscarded:
         tsumogiri: bool,
         riichi: bool = False,
     ) -> None:
-        _SET(self, "seat", seat)
-        _SET(self, "tile", tile)
-        _SET(self, "tsumogiri", tsumogiri)
-        _SET(self, "riichi", riichi)
+        if _NATIVE:
+            self.seat = seat  # type: ignore[misc]
+            self.tile = tile  # type: ignore[misc]
+            self.tsumogiri = tsumogiri  # type: ignore[misc]
+            self.riichi = riichi  # type: ignore[misc]
+        else:
+            _SET(self, "seat", seat)
+            _SET(self, "tile", tile)
+            _SET(self, "tsumogiri", tsumogiri)
+            _SET(self, "riichi", riichi)
 
 
 @dataclass(frozen=True, slots=True)

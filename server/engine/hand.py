@@ -127,6 +127,22 @@ class Decomposition:
 
 def _total(counts: tuple[int, ...], name: str) -> int:
     """Check 34 counts of 0..4 and return their total (at most 14, never a multiple of 3)."""
+    # The usual case in one typed pass (min, max and sum compare generic objects); anything
+    # unusual goes through the full check below, which decides and words the error.
+    items: tuple[object, ...] = counts
+    if len(items) == NUM_KINDS:
+        total = 0
+        for c in items:
+            if type(c) is not int or c < 0 or c > 4:
+                break
+            total += c
+        else:
+            if total <= 14 and total % 3:
+                return total
+    return _checked_total(counts, name)
+
+
+def _checked_total(counts: tuple[int, ...], name: str) -> int:
     if len(counts) != NUM_KINDS or min(counts) < 0 or max(counts) > 4:
         raise RulesError(f"{name}: expected 34 kind counts of 0..4, got {counts!r}")
     total = sum(counts)

@@ -17,9 +17,17 @@ from server.engine.tiles import Tile
 from server.engine.wall import LIVE_TILES
 
 # Hot values spell out their ``__init__`` (same parameters and defaults as the fields; a test keeps
-# them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build,
-# four times slower than this compiled one. Frozen, so the fields are set as dataclasses do.
+# them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build.
+# Compiled (``_NATIVE``), the fields are stored directly (frozen applies to later assignments, made
+# through the class's ``__setattr__``); pure Python sets them as dataclasses do.
 _SET = object.__setattr__
+
+
+def _probe() -> None:
+    """A function that has Python bytecode only when this module is not compiled."""
+
+
+_NATIVE = not hasattr(_probe, "__code__")
 _NO_KINDS: frozenset[int] = frozenset()
 
 
@@ -44,10 +52,16 @@ class RiverTile:
         sideways: bool = False,
         called: bool = False,
     ) -> None:
-        _SET(self, "tile", tile)
-        _SET(self, "tsumogiri", tsumogiri)
-        _SET(self, "sideways", sideways)
-        _SET(self, "called", called)
+        if _NATIVE:
+            self.tile = tile  # type: ignore[misc]
+            self.tsumogiri = tsumogiri  # type: ignore[misc]
+            self.sideways = sideways  # type: ignore[misc]
+            self.called = called  # type: ignore[misc]
+        else:
+            _SET(self, "tile", tile)
+            _SET(self, "tsumogiri", tsumogiri)
+            _SET(self, "sideways", sideways)
+            _SET(self, "called", called)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,20 +98,36 @@ class Player:
         pao_seat: int | None = None,
         pao_yakuman: Pao | None = None,
     ) -> None:
-        _SET(self, "hand", hand)
-        _SET(self, "drawn", drawn)
-        _SET(self, "melds", melds)
-        _SET(self, "river", river)
-        _SET(self, "discarded_kinds", discarded_kinds)
-        _SET(self, "riichi", riichi)
-        _SET(self, "double_riichi", double_riichi)
-        _SET(self, "ippatsu", ippatsu)
-        _SET(self, "furiten_temp", furiten_temp)
-        _SET(self, "furiten_riichi", furiten_riichi)
-        _SET(self, "kuikae", kuikae)
-        _SET(self, "sideways_pending", sideways_pending)
-        _SET(self, "pao_seat", pao_seat)
-        _SET(self, "pao_yakuman", pao_yakuman)
+        if _NATIVE:
+            self.hand = hand  # type: ignore[misc]
+            self.drawn = drawn  # type: ignore[misc]
+            self.melds = melds  # type: ignore[misc]
+            self.river = river  # type: ignore[misc]
+            self.discarded_kinds = discarded_kinds  # type: ignore[misc]
+            self.riichi = riichi  # type: ignore[misc]
+            self.double_riichi = double_riichi  # type: ignore[misc]
+            self.ippatsu = ippatsu  # type: ignore[misc]
+            self.furiten_temp = furiten_temp  # type: ignore[misc]
+            self.furiten_riichi = furiten_riichi  # type: ignore[misc]
+            self.kuikae = kuikae  # type: ignore[misc]
+            self.sideways_pending = sideways_pending  # type: ignore[misc]
+            self.pao_seat = pao_seat  # type: ignore[misc]
+            self.pao_yakuman = pao_yakuman  # type: ignore[misc]
+        else:
+            _SET(self, "hand", hand)
+            _SET(self, "drawn", drawn)
+            _SET(self, "melds", melds)
+            _SET(self, "river", river)
+            _SET(self, "discarded_kinds", discarded_kinds)
+            _SET(self, "riichi", riichi)
+            _SET(self, "double_riichi", double_riichi)
+            _SET(self, "ippatsu", ippatsu)
+            _SET(self, "furiten_temp", furiten_temp)
+            _SET(self, "furiten_riichi", furiten_riichi)
+            _SET(self, "kuikae", kuikae)
+            _SET(self, "sideways_pending", sideways_pending)
+            _SET(self, "pao_seat", pao_seat)
+            _SET(self, "pao_yakuman", pao_yakuman)
 
     @property
     def closed(self) -> bool:
@@ -126,13 +156,22 @@ class Window:
         kan: Meld | None = None,
         kan_consumed: tuple[Tile, ...] = (),
     ) -> None:
-        _SET(self, "options", options)
-        _SET(self, "answers", answers)
-        _SET(self, "tile", tile)
-        _SET(self, "from_seat", from_seat)
-        _SET(self, "riichi", riichi)
-        _SET(self, "kan", kan)
-        _SET(self, "kan_consumed", kan_consumed)
+        if _NATIVE:
+            self.options = options  # type: ignore[misc]
+            self.answers = answers  # type: ignore[misc]
+            self.tile = tile  # type: ignore[misc]
+            self.from_seat = from_seat  # type: ignore[misc]
+            self.riichi = riichi  # type: ignore[misc]
+            self.kan = kan  # type: ignore[misc]
+            self.kan_consumed = kan_consumed  # type: ignore[misc]
+        else:
+            _SET(self, "options", options)
+            _SET(self, "answers", answers)
+            _SET(self, "tile", tile)
+            _SET(self, "from_seat", from_seat)
+            _SET(self, "riichi", riichi)
+            _SET(self, "kan", kan)
+            _SET(self, "kan_consumed", kan_consumed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,24 +218,44 @@ class HandState:
         no_calls: bool = True,
         window: Window | None = None,
     ) -> None:
-        _SET(self, "hand_index", hand_index)
-        _SET(self, "round_wind", round_wind)
-        _SET(self, "kyoku", kyoku)
-        _SET(self, "honba", honba)
-        _SET(self, "wall", wall)
-        _SET(self, "salt", salt)
-        _SET(self, "commitment", commitment)
-        _SET(self, "players", players)
-        _SET(self, "phase", phase)
-        _SET(self, "turn", turn)
-        _SET(self, "live_drawn", live_drawn)
-        _SET(self, "kans", kans)
-        _SET(self, "dora_revealed", dora_revealed)
-        _SET(self, "pending_dora", pending_dora)
-        _SET(self, "rinshan", rinshan)
-        _SET(self, "after_call", after_call)
-        _SET(self, "no_calls", no_calls)
-        _SET(self, "window", window)
+        if _NATIVE:
+            self.hand_index = hand_index  # type: ignore[misc]
+            self.round_wind = round_wind  # type: ignore[misc]
+            self.kyoku = kyoku  # type: ignore[misc]
+            self.honba = honba  # type: ignore[misc]
+            self.wall = wall  # type: ignore[misc]
+            self.salt = salt  # type: ignore[misc]
+            self.commitment = commitment  # type: ignore[misc]
+            self.players = players  # type: ignore[misc]
+            self.phase = phase  # type: ignore[misc]
+            self.turn = turn  # type: ignore[misc]
+            self.live_drawn = live_drawn  # type: ignore[misc]
+            self.kans = kans  # type: ignore[misc]
+            self.dora_revealed = dora_revealed  # type: ignore[misc]
+            self.pending_dora = pending_dora  # type: ignore[misc]
+            self.rinshan = rinshan  # type: ignore[misc]
+            self.after_call = after_call  # type: ignore[misc]
+            self.no_calls = no_calls  # type: ignore[misc]
+            self.window = window  # type: ignore[misc]
+        else:
+            _SET(self, "hand_index", hand_index)
+            _SET(self, "round_wind", round_wind)
+            _SET(self, "kyoku", kyoku)
+            _SET(self, "honba", honba)
+            _SET(self, "wall", wall)
+            _SET(self, "salt", salt)
+            _SET(self, "commitment", commitment)
+            _SET(self, "players", players)
+            _SET(self, "phase", phase)
+            _SET(self, "turn", turn)
+            _SET(self, "live_drawn", live_drawn)
+            _SET(self, "kans", kans)
+            _SET(self, "dora_revealed", dora_revealed)
+            _SET(self, "pending_dora", pending_dora)
+            _SET(self, "rinshan", rinshan)
+            _SET(self, "after_call", after_call)
+            _SET(self, "no_calls", no_calls)
+            _SET(self, "window", window)
 
     @property
     def dealer(self) -> int:
@@ -230,14 +289,24 @@ class MatchState:
         hand: HandState,
         finished: bool = False,
     ) -> None:
-        _SET(self, "ruleset", ruleset)
-        _SET(self, "seed", seed)
-        _SET(self, "injected_walls", injected_walls)
-        _SET(self, "scores", scores)
-        _SET(self, "riichi_sticks", riichi_sticks)
-        _SET(self, "step", step)
-        _SET(self, "hand", hand)
-        _SET(self, "finished", finished)
+        if _NATIVE:
+            self.ruleset = ruleset  # type: ignore[misc]
+            self.seed = seed  # type: ignore[misc]
+            self.injected_walls = injected_walls  # type: ignore[misc]
+            self.scores = scores  # type: ignore[misc]
+            self.riichi_sticks = riichi_sticks  # type: ignore[misc]
+            self.step = step  # type: ignore[misc]
+            self.hand = hand  # type: ignore[misc]
+            self.finished = finished  # type: ignore[misc]
+        else:
+            _SET(self, "ruleset", ruleset)
+            _SET(self, "seed", seed)
+            _SET(self, "injected_walls", injected_walls)
+            _SET(self, "scores", scores)
+            _SET(self, "riichi_sticks", riichi_sticks)
+            _SET(self, "step", step)
+            _SET(self, "hand", hand)
+            _SET(self, "finished", finished)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +323,11 @@ class Transition:
         events: tuple[Event, ...],
         step: int,
     ) -> None:
-        _SET(self, "state", state)
-        _SET(self, "events", events)
-        _SET(self, "step", step)
+        if _NATIVE:
+            self.state = state  # type: ignore[misc]
+            self.events = events  # type: ignore[misc]
+            self.step = step  # type: ignore[misc]
+        else:
+            _SET(self, "state", state)
+            _SET(self, "events", events)
+            _SET(self, "step", step)

@@ -20,9 +20,17 @@ from server.engine.tiles import Tile
 from server.engine.wall import dora_indicators
 
 # Hot values spell out their ``__init__`` (same parameters and defaults as the fields; a test keeps
-# them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build,
-# four times slower than this compiled one. Frozen, so the fields are set as dataclasses do.
+# them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build.
+# Compiled (``_NATIVE``), the fields are stored directly (frozen applies to later assignments, made
+# through the class's ``__setattr__``); pure Python sets them as dataclasses do.
 _SET = object.__setattr__
+
+
+def _probe() -> None:
+    """A function that has Python bytecode only when this module is not compiled."""
+
+
+_NATIVE = not hasattr(_probe, "__code__")
 
 Viewer = int | None  # a seat 0..3, or None for a spectator
 
@@ -60,10 +68,16 @@ class PublicSeat:
         riichi: bool,
         hand_size: int,
     ) -> None:
-        _SET(self, "melds", melds)
-        _SET(self, "river", river)
-        _SET(self, "riichi", riichi)
-        _SET(self, "hand_size", hand_size)
+        if _NATIVE:
+            self.melds = melds  # type: ignore[misc]
+            self.river = river  # type: ignore[misc]
+            self.riichi = riichi  # type: ignore[misc]
+            self.hand_size = hand_size  # type: ignore[misc]
+        else:
+            _SET(self, "melds", melds)
+            _SET(self, "river", river)
+            _SET(self, "riichi", riichi)
+            _SET(self, "hand_size", hand_size)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -98,18 +112,32 @@ class SeatView:
         live_remaining: int,
         step: int,
     ) -> None:
-        _SET(self, "seat", seat)
-        _SET(self, "hand", hand)
-        _SET(self, "drawn", drawn)
-        _SET(self, "seats", seats)
-        _SET(self, "scores", scores)
-        _SET(self, "round_wind", round_wind)
-        _SET(self, "kyoku", kyoku)
-        _SET(self, "honba", honba)
-        _SET(self, "riichi_sticks", riichi_sticks)
-        _SET(self, "dora_indicators", dora_indicators)
-        _SET(self, "live_remaining", live_remaining)
-        _SET(self, "step", step)
+        if _NATIVE:
+            self.seat = seat  # type: ignore[misc]
+            self.hand = hand  # type: ignore[misc]
+            self.drawn = drawn  # type: ignore[misc]
+            self.seats = seats  # type: ignore[misc]
+            self.scores = scores  # type: ignore[misc]
+            self.round_wind = round_wind  # type: ignore[misc]
+            self.kyoku = kyoku  # type: ignore[misc]
+            self.honba = honba  # type: ignore[misc]
+            self.riichi_sticks = riichi_sticks  # type: ignore[misc]
+            self.dora_indicators = dora_indicators  # type: ignore[misc]
+            self.live_remaining = live_remaining  # type: ignore[misc]
+            self.step = step  # type: ignore[misc]
+        else:
+            _SET(self, "seat", seat)
+            _SET(self, "hand", hand)
+            _SET(self, "drawn", drawn)
+            _SET(self, "seats", seats)
+            _SET(self, "scores", scores)
+            _SET(self, "round_wind", round_wind)
+            _SET(self, "kyoku", kyoku)
+            _SET(self, "honba", honba)
+            _SET(self, "riichi_sticks", riichi_sticks)
+            _SET(self, "dora_indicators", dora_indicators)
+            _SET(self, "live_remaining", live_remaining)
+            _SET(self, "step", step)
 
 
 def seat_view(state: MatchState, seat: int) -> SeatView:

@@ -134,3 +134,12 @@ def test_insert_sorted_equals_sorting_the_whole_hand() -> None:
             tiles = tuple(sorted(tiles, key=sort_key))
         tile = rng.randrange(37)
         assert insert_sorted(tiles, tile) == tuple(sorted((*tiles, tile), key=sort_key)), (tiles, tile)
+
+
+@pytest.mark.parametrize("cls", SPELLED_OUT, ids=lambda c: c.__name__)
+def test_spelled_out_values_stay_frozen(cls: type[Any]) -> None:
+    """The compiled __init__ stores fields directly; assigning one afterwards still raises."""
+    sample = _instances()[cls]
+    name = dataclasses.fields(cls)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(sample, name, getattr(sample, name))
