@@ -111,6 +111,35 @@ def _clone_player(p: Player) -> Player:
     )
 
 
+def _with_hand(p: Player, hand: tuple[Tile, ...], drawn: Tile | None) -> Player:
+    """``p`` with another concealed hand and drawn tile, built whole (every field by name)."""
+    return Player(
+        hand=hand,
+        drawn=drawn,
+        melds=p.melds,
+        river=p.river,
+        discarded_kinds=p.discarded_kinds,
+        riichi=p.riichi,
+        double_riichi=p.double_riichi,
+        ippatsu=p.ippatsu,
+        furiten_temp=p.furiten_temp,
+        furiten_riichi=p.furiten_riichi,
+        kuikae=p.kuikae,
+        sideways_pending=p.sideways_pending,
+        pao_seat=p.pao_seat,
+        pao_yakuman=p.pao_yakuman,
+    )
+
+
+def _probe() -> None:
+    """A function that has Python bytecode only when this module is not compiled."""
+
+
+# Compiled, the builder stores fields of its private copies directly (native stores); pure Python
+# goes through object.__setattr__ as frozen dataclasses require (state.py does the same).
+_NATIVE = not hasattr(_probe, "__code__")
+
+
 class Builder:
     """One transition in progress; ``finish`` freezes it into the next state."""
 
@@ -145,6 +174,11 @@ class Builder:
         for name, value in changes.items():
             _SETATTR(player, name, value)
 
+    def put_player(self, seat: int, player: Player) -> None:
+        """Replace a seat's player by a new value built whole (the hot paths: a discard, a draw)."""
+        self.players[seat] = player
+        self.owned[seat] = True
+
     def new_players(self, players: list[Player]) -> None:
         self.players = players
         self.owned = [True, True, True, True]
@@ -152,7 +186,11 @@ class Builder:
     def frozen_hand(self) -> HandState:
         """The hand as options code reads it (the builder's own copy, with current players)."""
         p = self.players
-        _SETATTR(self.hand, "players", (p[0], p[1], p[2], p[3]))
+        players = (p[0], p[1], p[2], p[3])
+        if _NATIVE:
+            self.hand.players = players  # type: ignore[misc]
+        else:
+            _SETATTR(self.hand, "players", players)
         return self.hand
 
     def finish(self, step: int) -> Transition:
@@ -173,7 +211,13 @@ class Builder:
         return Transition(state=state, events=tuple(self.events), step=step)
 
     def open_window(self, window: Window, phase: Phase, turn: int) -> None:
-        self.set_hand(window=window, phase=phase, turn=turn)
+        h = self.hand
+        if _NATIVE:
+            h.window = window  # type: ignore[misc]
+            h.phase = phase  # type: ignore[misc]
+            h.turn = turn  # type: ignore[misc]
+        else:
+            self.set_hand(window=window, phase=phase, turn=turn)
 
     # -- dealing and drawing
 
@@ -223,12 +267,19 @@ class Builder:
         h = self.hand
         if rinshan:
             tile = h.wall[walls.RINSHAN_START + len(h.kans) - 1]  # the kan is already counted
+            live_drawn = h.live_drawn
         else:
             tile = h.wall[walls.LIVE_START + h.live_drawn]
-            self.set_hand(live_drawn=h.live_drawn + 1)
+            live_drawn = h.live_drawn + 1
         p = self.players[seat]
-        self.set_player(seat, hand=insert_sorted(p.hand, tile), drawn=tile)
-        self.set_hand(rinshan=rinshan, after_call=False, turn=seat)
+        self.put_player(seat, _with_hand(p, insert_sorted(p.hand, tile), tile))
+        if _NATIVE:
+            h.live_drawn = live_drawn  # type: ignore[misc]
+            h.rinshan = rinshan  # type: ignore[misc]
+            h.after_call = False  # type: ignore[misc]
+            h.turn = seat  # type: ignore[misc]
+        else:
+            self.set_hand(live_drawn=live_drawn, rinshan=rinshan, after_call=False, turn=seat)
         self.emit(TileDrawn(seat=seat, tile=tile, rinshan=rinshan))
         self.prompt_turn(seat)
 

@@ -22,7 +22,7 @@ from server.engine.errors import IllegalActionError
 from server.engine.events import DrawReason, TileDiscarded
 from server.engine.kans import declare_kan
 from server.engine.options import call_options, remove_one
-from server.engine.state import Phase, RiverTile, Window
+from server.engine.state import Phase, Player, RiverTile, Window
 from server.engine.tiles import Tile, kind
 
 
@@ -50,17 +50,27 @@ def turn_action(b: Builder, seat: int, action: Action) -> None:
 def discard(b: Builder, seat: int, tile: Tile, tsumogiri: bool, *, riichi: bool) -> None:
     p = b.players[seat]
     sideways = riichi or p.sideways_pending
-    b.set_player(
+    # The player built whole through its compiled constructor (every field by name; cheaper than a
+    # copy and nine stores by name).
+    b.put_player(
         seat,
-        hand=remove_one(p.hand, tile),
-        drawn=None,
-        river=(*p.river, RiverTile(tile=tile, tsumogiri=tsumogiri, sideways=sideways)),
-        discarded_kinds=p.discarded_kinds | {kind(tile)},
-        furiten_temp=False,
-        kuikae=frozenset(),
-        sideways_pending=p.sideways_pending and not sideways,
-        # Ippatsu lasts until the declarer's next discard (docs/rules.md#ippatsu).
-        ippatsu=False,
+        Player(
+            hand=remove_one(p.hand, tile),
+            drawn=None,
+            melds=p.melds,
+            river=(*p.river, RiverTile(tile=tile, tsumogiri=tsumogiri, sideways=sideways)),
+            discarded_kinds=p.discarded_kinds | {kind(tile)},
+            riichi=p.riichi,
+            double_riichi=p.double_riichi,
+            # Ippatsu lasts until the declarer's next discard (docs/rules.md#ippatsu).
+            ippatsu=False,
+            furiten_temp=False,
+            furiten_riichi=p.furiten_riichi,
+            kuikae=frozenset(),
+            sideways_pending=p.sideways_pending and not sideways,
+            pao_seat=p.pao_seat,
+            pao_yakuman=p.pao_yakuman,
+        ),
     )
     b.emit(TileDiscarded(seat=seat, tile=tile, tsumogiri=tsumogiri, riichi=riichi))
     # An open kan's indicator is turned after the kan player's discard, before anyone may claim it

@@ -143,3 +143,24 @@ def test_spelled_out_values_stay_frozen(cls: type[Any]) -> None:
     name = dataclasses.fields(cls)[0].name
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(sample, name, getattr(sample, name))
+
+
+def test_players_built_whole_name_every_field() -> None:
+    """turns.discard and builder._with_hand build a Player field by field (faster than a copy and
+    stores by name): a new Player field must be added there too, then here."""
+    assert [f.name for f in dataclasses.fields(Player)] == [
+        "hand",
+        "drawn",
+        "melds",
+        "river",
+        "discarded_kinds",
+        "riichi",
+        "double_riichi",
+        "ippatsu",
+        "furiten_temp",
+        "furiten_riichi",
+        "kuikae",
+        "sideways_pending",
+        "pao_seat",
+        "pao_yakuman",
+    ]
