@@ -72,6 +72,13 @@ _KOKUSHI_KINDS: tuple[int, ...] = tuple(sorted(TERMINALS_AND_HONORS))
 _CACHE_LIMIT = 1 << 15
 
 
+def _probe() -> None:
+    """A function that has Python bytecode only when this module is not compiled."""
+
+
+_NATIVE = not hasattr(_probe, "__code__")
+
+
 # --------------------------------------------------------------------------------------------------
 # Public values
 
@@ -127,10 +134,11 @@ class Decomposition:
 
 def _total(counts: tuple[int, ...], name: str) -> int:
     """Check 34 counts of 0..4 and return their total (at most 14, never a multiple of 3)."""
-    # The usual case in one typed pass (min, max and sum compare generic objects); anything
-    # unusual goes through the full check below, which decides and words the error.
+    # Compiled, the usual case in one typed pass (min, max and sum compare generic objects);
+    # anything unusual goes through the full check below, which decides and words the error.
+    # Pure Python keeps the builtins (faster there than a loop).
     items: tuple[object, ...] = counts
-    if len(items) == NUM_KINDS:
+    if _NATIVE and len(items) == NUM_KINDS:
         total = 0
         for c in items:
             if type(c) is not int or c < 0 or c > 4:

@@ -320,6 +320,13 @@ def regular_shanten(counts: tuple[int, ...], total: int) -> int:
 # --------------------------------------------------------------------------------------------------
 # Int-keyed suit codes and one entry of a join (the greedy bots' inner loop, hand.shanten_after_discards)
 
+
+def _probe() -> None:
+    """A function that has Python bytecode only when this module is not compiled."""
+
+
+_NATIVE = not hasattr(_probe, "__code__")
+
 RANK_WEIGHTS: tuple[int, ...] = tuple(5**r for r in range(9))
 """A suit's ranks as one int: ``sum(count[r] * 5**r)``; one tile less of rank r is ``key - 5**r``."""
 _SUIT_CODE_BY_KEY: dict[int, int] = {}
@@ -352,7 +359,11 @@ def suit_code_of_key(key: int) -> int:
 
 def joined_overlap(a: int, b: int, sets: int) -> int:
     """``(join_codes(a, b) >> 4 * (2 * sets + 1)) & 15`` without building the whole join: the best
-    overlap of ``sets`` sets and the pair split between the two parts (the same max as _combine)."""
+    overlap of ``sets`` sets and the pair split between the two parts (the same max as _combine).
+    Compiled, a few native int operations; pure Python looks the whole join up instead (cached,
+    cheaper there than this loop)."""
+    if not _NATIVE:
+        return (join_codes(a, b) >> (4 * (2 * sets + 1))) & 15
     best0 = 0
     best1 = 0
     for s1 in range(sets + 1):
