@@ -2,6 +2,7 @@
 
     python bench/engine.py [--games N] [--seed S]
     JANTAKU_PURE=1 python bench/engine.py ...      # the pure Python engine instead of the compiled one
+    python bench/engine.py --split                 # also: where a step's time goes, part by part
 
 When the ``riichienv`` package (a Rust riichi engine) is importable, the same number of hanchan is
 played there by an equivalent shanten-greedy agent in the same run and the ratio is printed. The
@@ -73,10 +74,47 @@ def riichienv_game(rv: Any, seed: int, g: int) -> tuple[int, float]:
     return sum(1 for e in env.mjai_log if e.get("type") == "start_kyoku"), secs
 
 
+def split_steps(games: int, seed: int) -> None:
+    """Where a step's CPU time goes: the selfplay loop with each part timed (``--split``).
+
+    The timer's own cost inflates every part alike; the parts, not the total, are the figure."""
+    from server.bots import get_bot
+    from server.engine import apply, legal_actions, new_match, pending_seats
+    from server.engine.views import seat_view
+
+    bot = get_bot("greedy")
+    parts = dict.fromkeys(("pending_seats", "seat_view", "legal_actions", "bot", "apply"), 0.0)
+    steps = 0
+    clock = time.process_time
+    for g in range(games):
+        state = new_match(TENHOU, f"bench-{seed}-{g}".encode()).state
+        while not state.finished:
+            t0 = clock()
+            seat = pending_seats(state)[0]
+            t1 = clock()
+            view = seat_view(state, seat)
+            t2 = clock()
+            legal = legal_actions(state, seat)
+            t3 = clock()
+            action = bot(view, legal)
+            t4 = clock()
+            state = apply(state, seat, action).state
+            t5 = clock()
+            for name, dt in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+                parts[name] += dt
+            steps += 1
+    total = sum(parts.values())
+    shares = ", ".join(
+        f"{name} {secs / steps * 1e6:.1f} us ({secs / total:.0%})" for name, secs in parts.items()
+    )
+    print(f"split: {steps} steps, {total / steps * 1e6:.1f} us/step: {shares}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--split", action="store_true", help="also time each part of a step (a separate pass)")
     args = ap.parse_args()
     try:
         import riichienv as rv
@@ -97,10 +135,14 @@ def main() -> None:
     )
     if rv is None:
         print("riichienv: not installed (pip install riichienv to compare)")
+        if args.split:
+            split_steps(args.games, args.seed)
         return
     theirs = theirs_k / theirs_s
     print(f"riichienv: {args.games} hanchan, {theirs_k} kyoku in {theirs_s:.2f} CPU s: {theirs:.1f} kyoku/s")
     print(f"ratio jantaku/riichienv: {ours / theirs:.2f}")
+    if args.split:
+        split_steps(args.games, args.seed)
 
 
 if __name__ == "__main__":
