@@ -313,6 +313,8 @@ def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarde
             for da, db in ((-2, -1), (-1, 1), (1, 2)):
                 if not (0 <= n + da <= 8 and 0 <= n + db <= 8):
                     continue
+                if not (counts[k + da] and counts[k + db]):
+                    continue  # no such pair in the hand (checked on the counts, before any set)
                 for a, b in _face_pairs(p.hand, k + da, k + db):
                     pair = (a, b) if sort_key(a) <= sort_key(b) else (b, a)
                     if _can_discard_after(p.hand, pair, kuikae_kinds(ruleset, tile, pair, True)):
