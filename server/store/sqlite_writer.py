@@ -66,8 +66,8 @@ class WriterThread:
         loop = asyncio.get_running_loop()
         try:
             await loop.run_in_executor(self._executor, self._shutdown)
-        finally:
-            self._executor.shutdown(wait=False)
+        finally:  # join the thread without blocking the loop
+            await loop.run_in_executor(None, self._executor.shutdown)
 
     # -- on the thread --------------------------------------------------------------------------------
 
