@@ -25,9 +25,11 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+import msgspec
+from sqlalchemy import bindparam, column, func, insert, select, table, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import (
     DataError,
@@ -65,6 +67,60 @@ def step_row(record: StepRecord) -> dict[str, Any]:
         "source": record.source,
         "format_version": record.format_version,
         "banks": None if record.banks is None else list(record.banks),
+    }
+
+
+# SQLite: the step rows are encoded here, once, and go to the driver as they are (an untyped view
+# of the same table, so SQLAlchemy applies no per-row bind processing): JSON columns as compact
+# msgspec text (what SQLAlchemy's JSON type reads back, equal as values to its json.dumps text),
+# ``applied_at`` in the text form of SQLAlchemy's SQLite DATETIME (UTC, to the microsecond).
+_STEPS_ENCODED = table(
+    StepRow.__tablename__,
+    *(
+        column(name)
+        for name in (
+            "match_id",
+            "step",
+            "seat",
+            "action",
+            "events",
+            "request_id",
+            "applied_at",
+            "source",
+            "format_version",
+            "banks",
+        )
+    ),
+)
+_INSERT_STEPS_ENCODED = insert(_STEPS_ENCODED)
+_JSON = msgspec.json.Encoder()
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return _JSON.encode(value).decode()
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"not a JSON document: {exc}") from exc
+
+
+def sqlite_datetime(seconds: float) -> str:
+    """Unix seconds as SQLAlchemy's SQLite DATETIME stores a UTC datetime (naive UTC text)."""
+    return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+def sqlite_step_row(record: StepRecord) -> dict[str, Any]:
+    """:func:`step_row` encoded for SQLite's driver (see ``_STEPS_ENCODED``)."""
+    return {
+        "match_id": record.match_id,
+        "step": record.step,
+        "seat": record.seat,
+        "action": None if record.action is None else _json_text(record.action),
+        "events": _json_text(record.events),
+        "request_id": record.request_id,
+        "applied_at": sqlite_datetime(record.applied_at),
+        "source": record.source,
+        "format_version": record.format_version,
+        "banks": None if record.banks is None else _json_text(record.banks),
     }
 
 
@@ -134,7 +190,10 @@ def commit_batch(
         else:
             outcomes[i] = StepConflictError(r.match_id, r.step, f"the log expects step {nxt}")
     if to_insert:
-        conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
+        if conn.dialect.name == "sqlite":
+            conn.execute(_INSERT_STEPS_ENCODED, [sqlite_step_row(r) for r in to_insert])
+        else:
+            conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
         projections = [
             (r.match_id, ops)
             for r in to_insert

@@ -6,19 +6,24 @@ process reads back everything that was acknowledged."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sqlalchemy import insert, text
 from sqlalchemy.engine import Connection
 
 from server.domain.errors import UnavailableError
 from server.domain.records import StepRecord
 from server.store.db import sqlite_path, sqlite_url
 from server.store.errors import StoreUnavailableError
+from server.store.models import StepRow
 from server.store.repository import SqlRepository
 from server.store.sqlite_writer import WriterThread
+from server.store.writer import step_row
 from tests.store.conftest import Database
 from tests.store.test_conformance import match, step
 
@@ -168,5 +173,35 @@ async def test_an_in_memory_sqlite_keeps_the_steps_on_its_own_engine(tmp_path: P
         await repo.create_match(match("mem"))
         await repo.append_step(step("mem", 0))
         assert await repo.step_count("mem") == 1
+    finally:
+        await repo.close()
+
+
+@pytest.mark.asyncio
+async def test_sqlite_rows_are_stored_as_the_typed_columns_store_them(sqlite_db: Database) -> None:
+    """The writer encodes SQLite's step rows itself (msgspec JSON, DATETIME text): the same text for
+    timestamps and the same JSON values as SQLAlchemy's typed insert, read back identically."""
+    repo = await sqlite_db.open()
+    try:
+        await _create(repo, 2)
+        for k, at in enumerate((1_700_000_000.0, 1_700_000_000.000012, 1_700_000_000.5)):
+            action = {"type": "discard", "tile": "5mr"}
+            events = ({"type": "é", "n": (1, 2)},)
+            ours = StepRecord("t-000", k, k % 4, action, events, 7, at, banks=(1, 2))
+            await repo.append_step(ours)
+            async with repo.engine.begin() as conn:  # the typed path, for comparison
+                await conn.execute(insert(StepRow), [step_row(replace(ours, match_id="t-001"))])
+        query = text("SELECT match_id, applied_at, action, events, banks FROM steps ORDER BY step")
+        async with repo.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        mine = [r for r in rows if r.match_id == "t-000"]
+        typed = [r for r in rows if r.match_id == "t-001"]
+        assert [r.applied_at for r in mine] == [r.applied_at for r in typed]
+        for column in ("action", "events", "banks"):
+            assert [json.loads(getattr(r, column)) for r in mine] == [
+                json.loads(getattr(r, column)) for r in typed
+            ]
+        read_mine, read_typed = await repo.steps("t-000"), await repo.steps("t-001")
+        assert [replace(s, match_id="") for s in read_mine] == [replace(s, match_id="") for s in read_typed]
     finally:
         await repo.close()
