@@ -82,7 +82,7 @@ class WriterThread:
             if conn.in_transaction():  # the COMMIT itself failed
                 with contextlib.suppress(Exception):
                     conn.rollback()
-            if not isinstance(exc, SQLAlchemyError) or is_unavailable(exc) or conn.invalidated:
+            if conn.invalidated or not _connection_survives(exc):
                 log.info("step writer: reconnecting after %s", describe(exc))
                 self._drop()
             raise
@@ -115,6 +115,15 @@ class WriterThread:
             with contextlib.suppress(Exception):
                 conn.close()
         self._engine.dispose()
+
+
+def _connection_survives(exc: BaseException) -> bool:
+    """Whether the connection is still good after ``exc`` ended a transaction: yes after a bad
+    record (a constraint, a value that is not JSON), no after the database failed (locked past the
+    busy timeout, disk full, I/O) or anything unexpected."""
+    if isinstance(exc, SQLAlchemyError):
+        return not is_unavailable(exc)
+    return isinstance(exc, TypeError | ValueError)
 
 
 def _verify(conn: Connection) -> None:

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from server.domain.errors import UnavailableError
 from server.domain.records import StepRecord
 from server.store.db import sqlite_path, sqlite_url
-from server.store.errors import StoreUnavailableError
+from server.store.errors import InvalidRecordError, StoreUnavailableError
 from server.store.models import StepRow
 from server.store.repository import SqlRepository
 from server.store.sqlite_writer import WriterThread
@@ -114,6 +114,23 @@ async def test_a_full_disk_fails_its_batch_with_the_typed_error_and_keeps_whole_
             await repo.append_step(big_step(m, 1))
         assert [await repo.step_count(m) for m in ids] == [2, 2, 2, 2]
         assert thread.connections == 2
+    finally:
+        await repo.close()
+
+
+@pytest.mark.asyncio
+async def test_a_bad_record_fails_alone_and_the_connection_stays(sqlite_db: Database) -> None:
+    repo = await sqlite_db.open()
+    try:
+        ids = await _create(repo, 6)
+        bad = replace(step(ids[2], 0), events=({"type": "x", "value": object()},))
+        results = await asyncio.gather(
+            *(repo.append_step(bad if m == ids[2] else step(m, 0)) for m in ids), return_exceptions=True
+        )
+        assert isinstance(results[2], InvalidRecordError), results
+        assert [r for i, r in enumerate(results) if i != 2] == [None] * 5
+        assert [await repo.step_count(m) for m in ids] == [1, 1, 0, 1, 1, 1]
+        assert writer_thread(repo).connections == 1  # a bad record is not a broken connection
     finally:
         await repo.close()
 
