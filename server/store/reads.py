@@ -7,7 +7,6 @@ per-hand results (the ``hand_results`` projection), the audit log. Nothing above
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +26,7 @@ from server.domain.reads import (
 )
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, ResultRecord, SeatRecord
 from server.store.db import write_connection
+from server.store.gate import WriteGate
 from server.store.models import AuditRow, HandResultRow, MatchResultRow, MatchRow, SeatRow
 from server.store.projection import hand_result
 from server.store.types import from_unix, to_unix, to_unix_opt
@@ -151,7 +151,7 @@ class SqlReads:
     """The :class:`~server.domain.ports.ReadModel` half of ``SqlRepository``."""
 
     engine: AsyncEngine
-    _gate: asyncio.Lock | None
+    _gate: WriteGate | None
 
     @property
     def unavailable_errors(self) -> tuple[type[Exception], ...]:
