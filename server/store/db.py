@@ -24,6 +24,7 @@ than failing to upgrade a read snapshot.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import weakref
@@ -45,7 +46,6 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from server.store.errors import StoreConfigError
-from server.store.gate import WriteGate
 
 SQLITE_FILENAME = "jantaku.sqlite3"
 DEFAULT_BUSY_TIMEOUT_MS = 5000
@@ -195,7 +195,7 @@ def _install_sqlite_hooks(engine: Engine, busy_timeout_ms: int) -> None:
 
 @asynccontextmanager
 async def write_connection(
-    engine: AsyncEngine, gate: WriteGate | None = None
+    engine: AsyncEngine, gate: asyncio.Lock | None = None
 ) -> AsyncIterator[AsyncConnection]:
     """A connection in a write transaction, committed on exit (rolled back on an exception).
 
@@ -214,10 +214,10 @@ def immediate_writes(conn: Connection) -> Connection:
     return conn.execution_options(**{_IMMEDIATE: True})
 
 
-def write_gate(engine: AsyncEngine) -> WriteGate | None:
+def write_gate(engine: AsyncEngine) -> asyncio.Lock | None:
     """A lock for the write transactions of one process: SQLite has one writer at a time anyway;
     PostgreSQL needs none (row locks)."""
-    return WriteGate() if engine.dialect.name == "sqlite" else None
+    return asyncio.Lock() if engine.dialect.name == "sqlite" else None
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -12,6 +12,7 @@ PostgreSQL; SQLite has one writer), so two matches sharing a player cannot lose 
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -36,7 +37,6 @@ from server.ranking.ledger import (
     start_standing,
 )
 from server.store.db import write_connection
-from server.store.gate import WriteGate
 from server.store.models import (
     AccountRow,
     CredentialRow,
@@ -315,7 +315,7 @@ class SqlRatings:
     """The ranked-play half of ``SqlRepository``."""
 
     engine: AsyncEngine
-    _gate: WriteGate | None
+    _gate: asyncio.Lock | None
 
     # -- credentials ---------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ per-hand results (the ``hand_results`` projection), the audit log. Nothing above
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +27,6 @@ from server.domain.reads import (
 )
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, ResultRecord, SeatRecord
 from server.store.db import write_connection
-from server.store.gate import WriteGate
 from server.store.models import AuditRow, HandResultRow, MatchResultRow, MatchRow, SeatRow
 from server.store.projection import hand_result
 from server.store.types import from_unix, to_unix, to_unix_opt
@@ -151,7 +151,7 @@ class SqlReads:
     """The :class:`~server.domain.ports.ReadModel` half of ``SqlRepository``."""
 
     engine: AsyncEngine
-    _gate: WriteGate | None
+    _gate: asyncio.Lock | None
 
     @property
     def unavailable_errors(self) -> tuple[type[Exception], ...]:

@@ -59,7 +59,6 @@ from server.store.errors import (
     StoreBusyError,
     StoreUnavailableError,
 )
-from server.store.gate import WriteGate
 from server.store.projection import HandOp
 from server.store.sqlite_writer import WriterThread
 
@@ -116,7 +115,7 @@ class GroupCommitWriter:
         max_batch: int = DEFAULT_MAX_BATCH,
         max_pending: int = DEFAULT_MAX_PENDING,
         commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
-        gate: WriteGate | None = None,
+        gate: asyncio.Lock | None = None,
         clock: Clock | None = None,
     ) -> None:
         if max_batch < 1 or max_pending < 1 or commit_timeout_s <= 0:
@@ -315,8 +314,7 @@ class GroupCommitWriter:
         # A snapshot of what the transaction needs from this writer (it may run on another thread).
         held = {m: self.fences[m] for m in match_ids if m in self.fences}
         known = {m: self._next_step[m] for m in match_ids if m in self._next_step}
-        # The step writer goes next whenever it waits for the lock (server/store/gate.py).
-        async with self._gate.hold(priority=True) if self._gate is not None else contextlib.nullcontext():
+        async with self._gate if self._gate is not None else contextlib.nullcontext():
             if self._thread is not None:  # SQLite: one hand-off to the writer's thread
                 result = await self._thread.run(commit_batch, records, known, held)
             else:
