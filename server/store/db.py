@@ -27,13 +27,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import weakref
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy import event, make_url
-from sqlalchemy.engine import URL, Connection
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
@@ -50,6 +52,9 @@ DEFAULT_BUSY_TIMEOUT_MS = 5000
 # What PRAGMA synchronous reads back for FULL.
 _SYNCHRONOUS_FULL = 2
 _IMMEDIATE = "jantaku_immediate"
+# The busy timeout each SQLite engine of create_engine() was made with (the step writer's own
+# connection, see sync_sqlite_engine(), waits for the lock as long as the engine's do).
+_BUSY_TIMEOUTS: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
 
 
 def resolve_url(
@@ -142,12 +147,32 @@ def create_engine(
             kwargs["connect_args"] = {"server_settings": {"search_path": search_path}}
     engine = create_async_engine(url, **kwargs)
     if is_sqlite(url):
-        _install_sqlite_hooks(engine, busy_timeout_ms)
+        _install_sqlite_hooks(engine.sync_engine, busy_timeout_ms)
+        _BUSY_TIMEOUTS[engine.sync_engine] = busy_timeout_ms
     return engine
 
 
-def _install_sqlite_hooks(engine: AsyncEngine, busy_timeout_ms: int) -> None:
-    @event.listens_for(engine.sync_engine, "connect")
+def sync_sqlite_engine(engine: AsyncEngine) -> Engine | None:
+    """A synchronous engine (the stdlib ``sqlite3`` driver) on the same SQLite file as ``engine``,
+    with the same pragmas and busy timeout, for a thread that owns its connection (the step
+    writer's, :mod:`server.store.sqlite_writer`); None for PostgreSQL or an in-memory SQLite
+    (another connection would not see the same database)."""
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or sqlite_path(url.render_as_string(hide_password=False)) is None:
+        return None
+    busy_timeout_ms = _BUSY_TIMEOUTS.get(engine.sync_engine, DEFAULT_BUSY_TIMEOUT_MS)
+    sync = create_sync_engine(
+        url.set(drivername="sqlite+pysqlite"),
+        pool_size=1,
+        max_overflow=0,
+        connect_args={"timeout": busy_timeout_ms / 1000},
+    )
+    _install_sqlite_hooks(sync, busy_timeout_ms)
+    return sync
+
+
+def _install_sqlite_hooks(engine: Engine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let us emit BEGIN ourselves (the driver's implicit transactions defer the write lock and
         # commit before DDL); see "Serializable isolation / Savepoints / Transactional DDL
@@ -162,7 +187,7 @@ def _install_sqlite_hooks(engine: AsyncEngine, busy_timeout_ms: int) -> None:
         finally:
             cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         immediate = conn.get_execution_options().get(_IMMEDIATE, False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
@@ -181,6 +206,12 @@ async def write_connection(
         conn = await plain.execution_options(**{_IMMEDIATE: True})
         async with conn.begin():
             yield conn
+
+
+def immediate_writes(conn: Connection) -> Connection:
+    """``conn`` with its transactions beginning with ``BEGIN IMMEDIATE`` on SQLite (a synchronous
+    connection's counterpart of :func:`write_connection`)."""
+    return conn.execution_options(**{_IMMEDIATE: True})
 
 
 def write_gate(engine: AsyncEngine) -> asyncio.Lock | None:

@@ -7,10 +7,13 @@ queued (up to ``max_batch``), stores it in ONE transaction and resolves each cal
 after that transaction has committed. While one batch commits the next one fills up, so batches
 grow with the load and an idle server still commits a lone step at once (no artificial delay).
 
-Per batch, in one transaction: read each match's last stored step, classify every step (the next
-one: insert; already stored and identical: nothing to do, the retry succeeds; anything else:
-:class:`StepConflictError`; unknown match: :class:`NotFoundError`), insert the new steps with one
-``executemany``, and apply the per-hand projection (``server.store.projection``).
+Per batch, in one transaction (:func:`server.store.batch.commit_batch`): read each match's last
+stored step, classify every step (the next one: insert; already stored and identical: nothing to
+do, the retry succeeds; anything else: :class:`StepConflictError`; unknown match:
+:class:`NotFoundError`), insert the new steps with one ``executemany``, and apply the per-hand
+projection (``server.store.projection``). The transaction is handed off ONCE per batch: on SQLite
+to the writer's own thread and connection (:mod:`server.store.sqlite_writer`), on PostgreSQL to
+one ``run_sync`` on an asyncio connection.
 
 Failures never block the event loop (all I/O is awaited) and never leave a caller hanging:
 
@@ -29,38 +32,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
-from sqlalchemy.exc import (
-    DataError,
-    DBAPIError,
-    IntegrityError,
-    InterfaceError,
-    OperationalError,
-    SQLAlchemyError,
-    StatementError,
-)
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.domain.clock import Clock, SystemClock, with_deadline
-from server.domain.errors import FencedError, NotFoundError, RepositoryError
+from server.domain.errors import RepositoryError
 from server.domain.records import StepRecord
-from server.store.db import write_connection
+from server.store.batch import (
+    apply_hand_ops_sync,
+    commit_batch,
+    describe,
+    is_unavailable,
+    normalized_json,
+    same_step,
+    step_row,
+)
+from server.store.db import sync_sqlite_engine, write_connection
 from server.store.errors import (
     InvalidRecordError,
     StepConflictError,
     StoreBusyError,
     StoreUnavailableError,
 )
-from server.store.models import HandResultRow, MatchRow, StepRow
-from server.store.projection import HandEnd, HandOp, HandStart, hand_ops
-from server.store.types import from_unix, same_instant
+from server.store.projection import HandOp
+from server.store.sqlite_writer import WriterThread
 
 log = logging.getLogger(__name__)
 
@@ -69,41 +69,14 @@ DEFAULT_MAX_PENDING = 20_000
 DEFAULT_COMMIT_TIMEOUT_S = 5.0
 NEXT_STEP_CACHE = 20_000  # matches whose next step the writer remembers
 
-
-def normalized_json(value: Any) -> Any:
-    """``value`` as it comes back from a JSON column (tuples become lists, ...)."""
-    return json.loads(json.dumps(value))
-
-
-def step_row(record: StepRecord) -> dict[str, Any]:
-    return {
-        "match_id": record.match_id,
-        "step": record.step,
-        "seat": record.seat,
-        "action": record.action,
-        "events": list(record.events),
-        "request_id": record.request_id,
-        "applied_at": from_unix(record.applied_at),
-        "source": record.source,
-        "format_version": record.format_version,
-        "banks": None if record.banks is None else list(record.banks),
-    }
-
-
-def same_step(a: StepRecord, b: StepRecord) -> bool:
-    """Whether two records of the same (match, step) say the same thing (a retry, not a conflict)."""
-    return (
-        a.match_id == b.match_id
-        and a.step == b.step
-        and a.seat == b.seat
-        and a.request_id == b.request_id
-        and a.source == b.source
-        and a.format_version == b.format_version
-        and a.banks == b.banks
-        and same_instant(a.applied_at, b.applied_at)
-        and normalized_json(a.action) == normalized_json(b.action)
-        and normalized_json(list(a.events)) == normalized_json(list(b.events))
-    )
+__all__ = [  # the helpers below moved to server.store.batch; kept importable from here
+    "GroupCommitWriter",
+    "WriterStats",
+    "apply_hand_ops",
+    "normalized_json",
+    "same_step",
+    "step_row",
+]
 
 
 @dataclass(slots=True)
@@ -149,6 +122,9 @@ class GroupCommitWriter:
             raise ValueError("max_batch, max_pending and commit_timeout_s must be positive")
         self._engine = engine
         self._gate = gate
+        sync_engine = sync_sqlite_engine(engine)
+        # SQLite: the step log is written by a thread of its own (server.store.sqlite_writer).
+        self._thread = WriterThread(sync_engine) if sync_engine is not None else None
         self.max_batch = max_batch
         self.max_pending = max_pending
         self.commit_timeout_s = commit_timeout_s
@@ -243,7 +219,8 @@ class GroupCommitWriter:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="store-group-commit")
 
     async def close(self, timeout_s: float = 10.0) -> None:
-        """Stop taking appends, commit what is queued (waiting at most ``timeout_s``), stop."""
+        """Stop taking appends, commit what is queued (waiting at most ``timeout_s``), stop (the
+        writer's thread too, once its transaction in flight is over)."""
         self._closed = True
         self._wakeup.set()
         task = self._task
@@ -257,6 +234,8 @@ class GroupCommitWriter:
         while self._queue:
             closed = StoreUnavailableError("the store closed before this commit")
             _settle(self._queue.popleft().future, closed)
+        if self._thread is not None:
+            await self._thread.close()
 
     async def _run(self) -> None:
         while True:
@@ -288,7 +267,7 @@ class GroupCommitWriter:
         try:
             return await self._commit(records)
         except (StatementError, TypeError, ValueError) as exc:  # StatementError: all DBAPI errors too
-            if _is_unavailable(exc):
+            if is_unavailable(exc):
                 return self._failed(records, exc)
             self.stats.failed_batches += 1
             if len(records) == 1:
@@ -306,10 +285,10 @@ class GroupCommitWriter:
 
     def _failed(self, records: Sequence[StepRecord], exc: BaseException) -> list[BaseException | None]:
         self.stats.failed_batches += 1
-        log.error("commit of %d steps failed: %s", len(records), _describe(exc))
+        log.error("commit of %d steps failed: %s", len(records), describe(exc))
         out: list[BaseException | None] = []
         for _ in records:
-            error = StoreUnavailableError(f"database error: {_describe(exc)}")
+            error = StoreUnavailableError(f"database error: {describe(exc)}")
             error.__cause__ = exc
             out.append(error)
         return out
@@ -332,200 +311,28 @@ class GroupCommitWriter:
     async def _commit_checked(
         self, records: Sequence[StepRecord], match_ids: set[str]
     ) -> tuple[list[BaseException | None], dict[str, int]]:
-        outcomes: list[BaseException | None] = [None] * len(records)
-        async with write_connection(self._engine, self._gate) as conn:
-            stale = await self._check_fences(conn, match_ids)
-            expected = {m: self._next_step[m] for m in match_ids if m in self._next_step}
-            if len(expected) < len(match_ids):
-                expected.update(await _next_steps(conn, match_ids - expected.keys()))
-            in_batch: dict[tuple[str, int], StepRecord] = {}
-            to_insert: list[StepRecord] = []
-            duplicates = 0
-            for i, r in enumerate(records):
-                nxt = expected.get(r.match_id)
-                if r.match_id in stale:
-                    outcomes[i] = stale[r.match_id]
-                elif nxt is None:
-                    outcomes[i] = NotFoundError(f"no match {r.match_id!r}")
-                elif r.step == nxt:
-                    expected[r.match_id] = nxt + 1
-                    in_batch[(r.match_id, r.step)] = r
-                    to_insert.append(r)
-                elif 0 <= r.step < nxt:
-                    stored = in_batch.get((r.match_id, r.step)) or await _stored_step(conn, r)
-                    if stored is not None and same_step(stored, r):
-                        duplicates += 1
-                    else:
-                        outcomes[i] = StepConflictError(
-                            r.match_id, r.step, "a different step is already stored there"
-                        )
-                else:
-                    outcomes[i] = StepConflictError(r.match_id, r.step, f"the log expects step {nxt}")
-            if to_insert:
-                await conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
-                projections = [
-                    (r.match_id, ops)
-                    for r in to_insert
-                    if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
-                ]
-                if projections:
-                    await _project(conn, projections)
-        self.stats.record_batch(len(records))
-        self.stats.steps_committed += len(to_insert)
-        self.stats.retries_absorbed += duplicates
-        self.stats.rejected += sum(1 for o in outcomes if o is not None)
-        return outcomes, expected
-
-    async def _check_fences(self, conn: AsyncConnection, match_ids: set[str]) -> dict[str, FencedError]:
-        """Lock the rows of the fenced matches of a batch (PostgreSQL: ``FOR UPDATE``, so a takeover
-        waits for this commit; SQLite: the write transaction is already exclusive) and return the
-        error of each whose token moved."""
+        # A snapshot of what the transaction needs from this writer (it may run on another thread).
         held = {m: self.fences[m] for m in match_ids if m in self.fences}
-        if not held:
-            return {}
-        rows = await conn.execute(_FENCES, {"ids": sorted(held)})
-        current = {match_id: int(fence) for match_id, fence in rows}
-        stale = {m: FencedError(m, f, current.get(m)) for m, f in held.items() if current.get(m) != f}
-        for match_id in stale:
+        known = {m: self._next_step[m] for m in match_ids if m in self._next_step}
+        async with self._gate if self._gate is not None else contextlib.nullcontext():
+            if self._thread is not None:  # SQLite: one hand-off to the writer's thread
+                result = await self._thread.run(commit_batch, records, known, held)
+            else:
+                async with write_connection(self._engine) as conn:
+                    result = await conn.run_sync(commit_batch, records, known, held)
+        for match_id in result.stale:
             self._next_step.pop(match_id, None)
-        if stale:
-            log.warning("fenced: %s", "; ".join(str(e) for e in stale.values()))
-        return stale
-
-
-# The statements of every commit are built once: SQLAlchemy memoizes a statement's cache key on the
-# object, so reusing it skips rebuilding that key (a good part of the per-commit CPU) every time.
-_INSERT_STEPS = insert(StepRow)
-_LAST_STEP = (
-    select(StepRow.step)
-    .where(StepRow.match_id == MatchRow.id)
-    .order_by(StepRow.step.desc())
-    .limit(1)
-    .scalar_subquery()
-)
-_NEXT_STEPS = select(MatchRow.id, _LAST_STEP).where(MatchRow.id.in_(bindparam("ids", expanding=True)))
-_FENCES = (
-    select(MatchRow.id, MatchRow.fence)
-    .where(MatchRow.id.in_(bindparam("ids", expanding=True)))
-    .with_for_update()
-)
-
-
-async def _next_steps(conn: AsyncConnection, match_ids: set[str]) -> dict[str, int]:
-    """For each existing match among ``match_ids``, the next step its log expects."""
-    rows = await conn.execute(_NEXT_STEPS, {"ids": sorted(match_ids)})
-    return {match_id: (-1 if step is None else step) + 1 for match_id, step in rows}
-
-
-async def _stored_step(conn: AsyncConnection, r: StepRecord) -> StepRecord | None:
-    row = (
-        await conn.execute(
-            select(
-                StepRow.seat,
-                StepRow.action,
-                StepRow.events,
-                StepRow.request_id,
-                StepRow.applied_at,
-                StepRow.source,
-                StepRow.format_version,
-                StepRow.banks,
-            ).where(StepRow.match_id == r.match_id, StepRow.step == r.step)
-        )
-    ).one_or_none()
-    if row is None:
-        return None
-    return StepRecord(
-        match_id=r.match_id,
-        step=r.step,
-        seat=row.seat,
-        action=row.action,
-        events=tuple(row.events),
-        request_id=row.request_id,
-        applied_at=row.applied_at.timestamp(),
-        source=row.source,
-        format_version=row.format_version,
-        banks=None if row.banks is None else tuple(row.banks),
-    )
-
-
-async def _project(conn: AsyncConnection, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
-    """Apply the projection ops of a batch in one savepoint; if that fails, match by match."""
-    try:
-        async with conn.begin_nested():
-            await _apply(conn, projections)
-        return
-    except (DataError, IntegrityError, StatementError) as exc:
-        if _is_unavailable(exc):
-            raise
-    for match_id, ops in projections:
-        await apply_hand_ops(conn, match_id, ops)
+        self.stats.record_batch(len(records))
+        self.stats.steps_committed += result.inserted
+        self.stats.retries_absorbed += result.duplicates
+        self.stats.rejected += sum(1 for o in result.outcomes if o is not None)
+        return result.outcomes, result.expected
 
 
 async def apply_hand_ops(conn: AsyncConnection, match_id: str, ops: Sequence[HandOp]) -> None:
-    """Apply one match's projection ops inside a savepoint: a projection problem is logged, never
-    fatal to the steps (the log is the truth; the projection can be rebuilt from it)."""
-    try:
-        async with conn.begin_nested():
-            await _apply(conn, [(match_id, ops)])
-    except (DataError, IntegrityError, StatementError) as exc:
-        if _is_unavailable(exc):
-            raise
-        log.warning("match %s: hand results not projected: %s", match_id, _describe(exc))
-
-
-_END_TARGET = (HandResultRow.match_id == bindparam("b_match_id")) & (
-    HandResultRow.hand_index == bindparam("b_hand_index")
-)
-
-
-async def _apply(conn: AsyncConnection, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
-    """Apply ops with few statements: round ``j`` takes the ``j``-th op of every match (so each
-    match's ops keep their order), as one multi-row INSERT and one UPDATE per set of columns."""
-    per_match: dict[str, list[HandOp]] = {}
-    for match_id, ops in projections:
-        per_match.setdefault(match_id, []).extend(ops)
-    for j in range(max((len(ops) for ops in per_match.values()), default=0)):
-        this_round = [(m, ops[j]) for m, ops in per_match.items() if j < len(ops)]
-        ends = [(m, op) for m, op in this_round if isinstance(op, HandEnd)]
-        starts = [op.values for _, op in this_round if isinstance(op, HandStart)]
-        if ends:
-            await _end_hands(conn, ends)
-        if starts:
-            await conn.execute(insert(HandResultRow), starts)
-
-
-async def _end_hands(conn: AsyncConnection, ends: Sequence[tuple[str, HandEnd]]) -> None:
-    unresolved = sorted({m for m, op in ends if op.hand_index is None})
-    latest: dict[str, int] = {}
-    if unresolved:
-        rows = await conn.execute(
-            select(HandResultRow.match_id, func.max(HandResultRow.hand_index))
-            .where(HandResultRow.match_id.in_(unresolved))
-            .group_by(HandResultRow.match_id)
-        )
-        latest = {m: i for m, i in rows}
-    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for m, op in ends:
-        index = op.hand_index if op.hand_index is not None else latest.get(m)
-        if index is None:
-            continue  # no hand was started: nothing to end
-        values = op.values()
-        groups.setdefault(tuple(sorted(values)), []).append(
-            {"b_match_id": m, "b_hand_index": index, **values}
-        )
-    for keys, rows_ in groups.items():
-        statement = update(HandResultRow).where(_END_TARGET).values({k: bindparam(k) for k in keys})
-        await conn.execute(statement, rows_)
-
-
-def _is_unavailable(exc: BaseException) -> bool:
-    """Whether a statement error is really the database failing (not the record being bad)."""
-    if isinstance(exc, OperationalError | InterfaceError):
-        return True
-    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
-        return True
-    orig = getattr(exc, "orig", None)
-    return isinstance(orig, OSError | ConnectionError | TimeoutError)
+    """Apply one match's projection ops inside a savepoint of ``conn``'s transaction (a projection
+    problem is logged, never fatal: see :func:`server.store.batch.apply_hand_ops_sync`)."""
+    await conn.run_sync(apply_hand_ops_sync, match_id, ops)
 
 
 def _record_error(r: StepRecord, exc: BaseException) -> BaseException:
@@ -533,15 +340,9 @@ def _record_error(r: StepRecord, exc: BaseException) -> BaseException:
         reason = f"rejected by the database: {exc.orig}"
         error: RepositoryError = StepConflictError(r.match_id, r.step, reason)
     else:
-        error = InvalidRecordError(f"match {r.match_id} step {r.step} cannot be stored: {_describe(exc)}")
+        error = InvalidRecordError(f"match {r.match_id} step {r.step} cannot be stored: {describe(exc)}")
     error.__cause__ = exc
     return error
-
-
-def _describe(exc: BaseException) -> str:
-    orig = getattr(exc, "orig", None)
-    text = str(orig if orig is not None else exc).strip().splitlines()
-    return f"{type(orig or exc).__name__}: {text[0] if text else ''}"
 
 
 def _settle(future: asyncio.Future[None], outcome: BaseException | None) -> None:

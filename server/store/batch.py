@@ -1,0 +1,356 @@
+"""The transaction of one group commit, as plain synchronous SQLAlchemy Core on one connection.
+
+:class:`~server.store.writer.GroupCommitWriter` decides what goes into a batch and what each caller
+is told; this module is what runs inside the transaction. It is synchronous so that the whole batch
+costs ONE hand-off to wherever the connection lives:
+
+* SQLite: the writer's own thread (:mod:`server.store.sqlite_writer`) calls :func:`commit_batch`
+  directly on its ``pysqlite`` connection;
+* PostgreSQL (and an in-memory SQLite, which only its own engine can see): the writer calls it
+  through :meth:`AsyncConnection.run_sync` on an asyncio connection (the same statements as before,
+  one greenlet switch for the batch instead of one per statement).
+
+Nothing here touches the writer's state: the caller passes a snapshot in (the next steps it
+remembers, the fences it holds) and applies the :class:`BatchResult` when the commit is back.
+
+Per batch: lock and check the fenced matches (cluster mode), read the next step of the matches the
+writer does not remember, classify every step (the next one: insert; already stored and identical:
+nothing to do; anything else: :class:`StepConflictError`; unknown match: :class:`NotFoundError`),
+insert the new steps with one ``executemany`` and apply the per-hand projection.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from sqlalchemy import bindparam, column, func, insert, select, table, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    StatementError,
+)
+
+from server.domain.errors import FencedError, NotFoundError
+from server.domain.records import StepRecord
+from server.store.errors import StepConflictError
+from server.store.models import HandResultRow, MatchRow, StepRow
+from server.store.projection import HandEnd, HandOp, HandStart, hand_ops
+from server.store.types import from_unix, same_instant
+
+log = logging.getLogger("server.store.writer")
+
+
+def normalized_json(value: Any) -> Any:
+    """``value`` as it comes back from a JSON column (tuples become lists, ...)."""
+    return json.loads(json.dumps(value))
+
+
+def step_row(record: StepRecord) -> dict[str, Any]:
+    return {
+        "match_id": record.match_id,
+        "step": record.step,
+        "seat": record.seat,
+        "action": record.action,
+        "events": list(record.events),
+        "request_id": record.request_id,
+        "applied_at": from_unix(record.applied_at),
+        "source": record.source,
+        "format_version": record.format_version,
+        "banks": None if record.banks is None else list(record.banks),
+    }
+
+
+# SQLite: the step rows are encoded here, once, and go to the driver as they are (an untyped view
+# of the same table, so SQLAlchemy applies no per-row bind processing): JSON columns as compact
+# msgspec text (what SQLAlchemy's JSON type reads back, equal as values to its json.dumps text),
+# ``applied_at`` in the text form of SQLAlchemy's SQLite DATETIME (UTC, to the microsecond).
+_STEPS_ENCODED = table(
+    StepRow.__tablename__,
+    *(
+        column(name)
+        for name in (
+            "match_id",
+            "step",
+            "seat",
+            "action",
+            "events",
+            "request_id",
+            "applied_at",
+            "source",
+            "format_version",
+            "banks",
+        )
+    ),
+)
+_INSERT_STEPS_ENCODED = insert(_STEPS_ENCODED)
+_JSON = msgspec.json.Encoder()
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return _JSON.encode(value).decode()
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"not a JSON document: {exc}") from exc
+
+
+def sqlite_datetime(seconds: float) -> str:
+    """Unix seconds as SQLAlchemy's SQLite DATETIME stores a UTC datetime (naive UTC text)."""
+    return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+def sqlite_step_row(record: StepRecord) -> dict[str, Any]:
+    """:func:`step_row` encoded for SQLite's driver (see ``_STEPS_ENCODED``)."""
+    return {
+        "match_id": record.match_id,
+        "step": record.step,
+        "seat": record.seat,
+        "action": None if record.action is None else _json_text(record.action),
+        "events": _json_text(record.events),
+        "request_id": record.request_id,
+        "applied_at": sqlite_datetime(record.applied_at),
+        "source": record.source,
+        "format_version": record.format_version,
+        "banks": None if record.banks is None else _json_text(record.banks),
+    }
+
+
+def same_step(a: StepRecord, b: StepRecord) -> bool:
+    """Whether two records of the same (match, step) say the same thing (a retry, not a conflict)."""
+    return (
+        a.match_id == b.match_id
+        and a.step == b.step
+        and a.seat == b.seat
+        and a.request_id == b.request_id
+        and a.source == b.source
+        and a.format_version == b.format_version
+        and a.banks == b.banks
+        and same_instant(a.applied_at, b.applied_at)
+        and normalized_json(a.action) == normalized_json(b.action)
+        and normalized_json(list(a.events)) == normalized_json(list(b.events))
+    )
+
+
+@dataclass(slots=True)
+class BatchResult:
+    """What one committed batch did (applied to the writer's state on the event loop)."""
+
+    outcomes: list[BaseException | None]  # per record: None (stored or already stored) or the error
+    expected: dict[str, int]  # the next step of each match of the batch, after this commit
+    stale: set[str]  # fenced matches whose token moved (another node owns them now)
+    inserted: int
+    duplicates: int
+
+
+def commit_batch(
+    conn: Connection,
+    records: Sequence[StepRecord],
+    known_next: Mapping[str, int],
+    held: Mapping[str, int],
+) -> BatchResult:
+    """Store ``records`` in the transaction open on ``conn`` (the caller commits it).
+
+    ``known_next``: the next step the writer remembers for some of the batch's matches;
+    ``held``: the fencing token this node holds for the batch's fenced matches."""
+    outcomes: list[BaseException | None] = [None] * len(records)
+    stale = _check_fences(conn, held)
+    match_ids = {r.match_id for r in records}
+    expected = {m: n for m, n in known_next.items() if m in match_ids and m not in stale}
+    if len(expected) < len(match_ids):
+        expected.update(_next_steps(conn, match_ids - expected.keys()))
+    in_batch: dict[tuple[str, int], StepRecord] = {}
+    to_insert: list[StepRecord] = []
+    duplicates = 0
+    for i, r in enumerate(records):
+        nxt = expected.get(r.match_id)
+        if r.match_id in stale:
+            outcomes[i] = stale[r.match_id]
+        elif nxt is None:
+            outcomes[i] = NotFoundError(f"no match {r.match_id!r}")
+        elif r.step == nxt:
+            expected[r.match_id] = nxt + 1
+            in_batch[(r.match_id, r.step)] = r
+            to_insert.append(r)
+        elif 0 <= r.step < nxt:
+            stored = in_batch.get((r.match_id, r.step)) or _stored_step(conn, r)
+            if stored is not None and same_step(stored, r):
+                duplicates += 1
+            else:
+                reason = "a different step is already stored there"
+                outcomes[i] = StepConflictError(r.match_id, r.step, reason)
+        else:
+            outcomes[i] = StepConflictError(r.match_id, r.step, f"the log expects step {nxt}")
+    if to_insert:
+        if conn.dialect.name == "sqlite":
+            conn.execute(_INSERT_STEPS_ENCODED, [sqlite_step_row(r) for r in to_insert])
+        else:
+            conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
+        projections = [
+            (r.match_id, ops)
+            for r in to_insert
+            if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
+        ]
+        if projections:
+            _project(conn, projections)
+    return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
+
+
+def _check_fences(conn: Connection, held: Mapping[str, int]) -> dict[str, FencedError]:
+    """Lock the rows of the fenced matches of a batch (PostgreSQL: ``FOR UPDATE``, so a takeover
+    waits for this commit; SQLite: the write transaction is already exclusive) and return the
+    error of each whose token moved."""
+    if not held:
+        return {}
+    rows = conn.execute(_FENCES, {"ids": sorted(held)})
+    current = {match_id: int(fence) for match_id, fence in rows}
+    stale = {m: FencedError(m, f, current.get(m)) for m, f in held.items() if current.get(m) != f}
+    if stale:
+        log.warning("fenced: %s", "; ".join(str(e) for e in stale.values()))
+    return stale
+
+
+# The statements of every commit are built once: SQLAlchemy memoizes a statement's cache key on the
+# object, so reusing it skips rebuilding that key (a good part of the per-commit CPU) every time.
+_INSERT_STEPS = insert(StepRow)
+_LAST_STEP = (
+    select(StepRow.step)
+    .where(StepRow.match_id == MatchRow.id)
+    .order_by(StepRow.step.desc())
+    .limit(1)
+    .scalar_subquery()
+)
+_NEXT_STEPS = select(MatchRow.id, _LAST_STEP).where(MatchRow.id.in_(bindparam("ids", expanding=True)))
+_FENCES = (
+    select(MatchRow.id, MatchRow.fence)
+    .where(MatchRow.id.in_(bindparam("ids", expanding=True)))
+    .with_for_update()
+)
+
+
+def _next_steps(conn: Connection, match_ids: set[str]) -> dict[str, int]:
+    """For each existing match among ``match_ids``, the next step its log expects."""
+    rows = conn.execute(_NEXT_STEPS, {"ids": sorted(match_ids)})
+    return {match_id: (-1 if step is None else step) + 1 for match_id, step in rows}
+
+
+def _stored_step(conn: Connection, r: StepRecord) -> StepRecord | None:
+    row = conn.execute(
+        select(
+            StepRow.seat,
+            StepRow.action,
+            StepRow.events,
+            StepRow.request_id,
+            StepRow.applied_at,
+            StepRow.source,
+            StepRow.format_version,
+            StepRow.banks,
+        ).where(StepRow.match_id == r.match_id, StepRow.step == r.step)
+    ).one_or_none()
+    if row is None:
+        return None
+    return StepRecord(
+        match_id=r.match_id,
+        step=r.step,
+        seat=row.seat,
+        action=row.action,
+        events=tuple(row.events),
+        request_id=row.request_id,
+        applied_at=row.applied_at.timestamp(),
+        source=row.source,
+        format_version=row.format_version,
+        banks=None if row.banks is None else tuple(row.banks),
+    )
+
+
+def _project(conn: Connection, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+    """Apply the projection ops of a batch in one savepoint; if that fails, match by match."""
+    try:
+        with conn.begin_nested():
+            _apply(conn, projections)
+        return
+    except (DataError, IntegrityError, StatementError) as exc:
+        if is_unavailable(exc):
+            raise
+    for match_id, ops in projections:
+        apply_hand_ops_sync(conn, match_id, ops)
+
+
+def apply_hand_ops_sync(conn: Connection, match_id: str, ops: Sequence[HandOp]) -> None:
+    """Apply one match's projection ops inside a savepoint: a projection problem is logged, never
+    fatal to the steps (the log is the truth; the projection can be rebuilt from it)."""
+    try:
+        with conn.begin_nested():
+            _apply(conn, [(match_id, ops)])
+    except (DataError, IntegrityError, StatementError) as exc:
+        if is_unavailable(exc):
+            raise
+        log.warning("match %s: hand results not projected: %s", match_id, describe(exc))
+
+
+_END_TARGET = (HandResultRow.match_id == bindparam("b_match_id")) & (
+    HandResultRow.hand_index == bindparam("b_hand_index")
+)
+
+
+def _apply(conn: Connection, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+    """Apply ops with few statements: round ``j`` takes the ``j``-th op of every match (so each
+    match's ops keep their order), as one multi-row INSERT and one UPDATE per set of columns."""
+    per_match: dict[str, list[HandOp]] = {}
+    for match_id, ops in projections:
+        per_match.setdefault(match_id, []).extend(ops)
+    for j in range(max((len(ops) for ops in per_match.values()), default=0)):
+        this_round = [(m, ops[j]) for m, ops in per_match.items() if j < len(ops)]
+        ends = [(m, op) for m, op in this_round if isinstance(op, HandEnd)]
+        starts = [op.values for _, op in this_round if isinstance(op, HandStart)]
+        if ends:
+            _end_hands(conn, ends)
+        if starts:
+            conn.execute(insert(HandResultRow), starts)
+
+
+def _end_hands(conn: Connection, ends: Sequence[tuple[str, HandEnd]]) -> None:
+    unresolved = sorted({m for m, op in ends if op.hand_index is None})
+    latest: dict[str, int] = {}
+    if unresolved:
+        rows = conn.execute(
+            select(HandResultRow.match_id, func.max(HandResultRow.hand_index))
+            .where(HandResultRow.match_id.in_(unresolved))
+            .group_by(HandResultRow.match_id)
+        )
+        latest = {m: i for m, i in rows}
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for m, op in ends:
+        index = op.hand_index if op.hand_index is not None else latest.get(m)
+        if index is None:
+            continue  # no hand was started: nothing to end
+        values = op.values()
+        row = {"b_match_id": m, "b_hand_index": index, **values}
+        groups.setdefault(tuple(sorted(values)), []).append(row)
+    for keys, rows_ in groups.items():
+        statement = update(HandResultRow).where(_END_TARGET).values({k: bindparam(k) for k in keys})
+        conn.execute(statement, rows_)
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether a statement error is really the database failing (not the record being bad)."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    orig = getattr(exc, "orig", None)
+    return isinstance(orig, OSError | ConnectionError | TimeoutError)
+
+
+def describe(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None)
+    text = str(orig if orig is not None else exc).strip().splitlines()
+    return f"{type(orig or exc).__name__}: {text[0] if text else ''}"
