@@ -21,8 +21,9 @@ class Placement(Protocol):
         cluster's coordination is unreachable): then the lobby does not run it."""
         ...
 
-    def released(self, match_id: str) -> None:
-        """The table of ``match_id`` stopped running on this node (it ended, or was dropped)."""
+    def released(self, match_id: str, *, finished: bool) -> None:
+        """The table of ``match_id`` stopped running on this node: it ended (``finished``: no
+        node needs to look for it again), or it was dropped (a drain: another node takes it)."""
         ...
 
     async def locate(self, match_id: str) -> str | None:
@@ -61,7 +62,7 @@ class LocalPlacement:
     async def claim(self, match_id: str, *, new: bool) -> bool:
         return True
 
-    def released(self, match_id: str) -> None:
+    def released(self, match_id: str, *, finished: bool) -> None:
         return None
 
     async def locate(self, match_id: str) -> str | None:

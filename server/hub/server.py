@@ -39,7 +39,7 @@ import logging
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
@@ -251,10 +251,10 @@ class Hub:
         """How many players wait in quick-match ``queue`` on this node."""
         return self._lobby.waiting(queue)
 
-    async def recover_orphans(self) -> None:
-        """Rebuild the running matches the placement lets this node claim (cluster mode: those
-        whose owner died), exactly as crash recovery does at start."""
-        found = await self._lobby.recover()
+    async def recover_orphans(self, match_ids: Collection[str]) -> None:
+        """Rebuild those of ``match_ids`` (running matches whose owner died) the placement lets
+        this node claim, exactly as crash recovery does at start."""
+        found = await self._lobby.recover(match_ids)
         self.recovery.resumed += found.resumed
         self.recovery.diverged += found.diverged
         self.recovery.unrecoverable += found.unrecoverable
