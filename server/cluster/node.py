@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Protocol, TypeVar
@@ -40,9 +41,11 @@ from typing import Any, Protocol, TypeVar
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from server.cluster import relaylink
 from server.cluster.settings import ClusterSettings
 from server.domain.ports import Repository
 from server.domain.records import MatchStatus
+from server.hub.placement import RELAY_HEADER
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -194,6 +197,9 @@ class ClusterNode:
         self._release = self.redis.register_script(_RELEASE)
         self._elect = self.redis.register_script(_ELECT)
         self.queues: set[str] = set()  # the quick-match queues this node is the matcher of
+        # signs and checks the client addresses relayed between nodes: --cluster-secret, else one
+        # the nodes share in Redis (PREFIX:link-secret, made by the first node that finds none)
+        self._link_secret: bytes | None = settings.secret.encode() if settings.secret else None
 
     # -- keys ----------------------------------------------------------------------------------------
 
@@ -285,6 +291,18 @@ class ClusterNode:
         except REDIS_ERRORS:
             return None
         return str(url) if url else None
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        """The header vouching for the real address of a client this node relays."""
+        secret = self._link_secret
+        if secret is None or client_address is None:
+            return []
+        return [(RELAY_HEADER, relaylink.sign(secret, client_address, self._wall()))]
+
+    def relayed_address(self, value: str) -> str | None:
+        """The client address another node vouches for (None: not a node's, stale, or no secret)."""
+        secret = self._link_secret
+        return None if secret is None else relaylink.verify(secret, value, self._wall())
 
     async def invited(self, code: str, ttl_s: float) -> None:
         """``PREFIX:invite:{code}`` = this node, for the invitation's life. Without Redis the
@@ -438,7 +456,12 @@ class ClusterNode:
             pipe.pexpire(self.node_key, s.node_ttl_ms)
             pipe.sadd(s.key("nodes"), self.node_id)
             pipe.set(s.key("seen", self.node_id), "1", nx=True)
+            if s.secret is None:  # the link secret the nodes share (relayed client addresses)
+                pipe.set(s.key("link-secret"), secrets.token_hex(32), nx=True)
+                pipe.get(s.key("link-secret"))
             replies = await self._call(pipe.execute())
+            if s.secret is None and replies[5]:
+                self._link_secret = str(replies[5]).encode()
             owned = sorted(self.owned)
             if owned:
                 keys = [self.deadlines_key, *(self.lease_key(m) for m in owned)]

@@ -108,6 +108,15 @@ class SessionHost(Protocol):
         """May this connection's address say one more guest hello now (per-address limit)?"""
         ...
 
+    def client_address(self, ws: ServerConnection) -> str | None:
+        """The address of the client behind ``ws`` (cluster mode: the one a relaying node
+        vouches for, else the peer's)."""
+        ...
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        """Cluster mode: the headers to relay a client from ``client_address`` with."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class _Close:
@@ -300,9 +309,8 @@ class WebSocketConnection:
 
     @property
     def address(self) -> str | None:
-        """The client's address (for per-address limits)."""
-        remote = self._ws.remote_address
-        return str(remote[0]) if remote else None
+        """The client's address (for per-address limits; a relayed client's real one)."""
+        return self._host.client_address(self._ws)
 
     async def run(self) -> None:
         """Serve the connection until it closes."""
@@ -425,7 +433,11 @@ class WebSocketConnection:
         to reconnect (1012). False when it cannot be reached (nothing was relayed)."""
         try:
             upstream = await connect(
-                url, open_timeout=self._limits.open_timeout_s, compression=None, max_size=None
+                url,
+                open_timeout=self._limits.open_timeout_s,
+                compression=None,
+                max_size=None,
+                additional_headers=self._host.relay_headers(self.address),
             )
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
             log.warning("%s: cannot reach the node at %s: %s", self.session_id, url, exc)

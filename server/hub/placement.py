@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+# The header a relaying node sends with the real address of the client it relays (cluster mode).
+RELAY_HEADER = "X-Jantaku-Relayed-For"
+
 
 class Placement(Protocol):
     async def claim(self, match_id: str, *, new: bool) -> bool:
@@ -34,6 +37,16 @@ class Placement(Protocol):
     async def locate_player(self, account_id: str) -> str | None:
         """The websocket URL of the node running the live match of ``account_id`` if that is
         another node (None otherwise). Asked once per ``hello``."""
+        ...
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        """The headers with which this node opens a relay to another node for a client from
+        ``client_address`` (cluster mode: its address, signed as this cluster's)."""
+        ...
+
+    def relayed_address(self, value: str) -> str | None:
+        """The client address a :data:`RELAY_HEADER` ``value`` vouches for, when another node of
+        the cluster signed it; None otherwise (then the connection counts as its own address)."""
         ...
 
     async def invited(self, code: str, ttl_s: float) -> None:
@@ -70,6 +83,12 @@ class LocalPlacement:
 
     async def locate_player(self, account_id: str) -> str | None:
         return None
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        return []
+
+    def relayed_address(self, value: str) -> str | None:
+        return None  # one process relays nothing: such a header comes from a client
 
     async def invited(self, code: str, ttl_s: float) -> None:
         return None
