@@ -40,6 +40,7 @@ from client_protocol.codec import encode
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import GuestAuth, Hello, SessionAuth
 from server.domain.records import Account
+from server.hub import ranked
 from server.hub.adapter import (
     Authenticate,
     AuthenticateBearer,
@@ -116,6 +117,16 @@ class SessionHost(Protocol):
     def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
         """Cluster mode: the headers to relay a client from ``client_address`` with."""
         ...
+
+
+def _paired_queue(lobby: Lobby, preset: str) -> str | None:
+    """The queue where a ``queue`` request for ``preset`` waits for other players (one matcher
+    node per queue in cluster mode): a quick-match preset, or a ranked queue by its canonical
+    name; None for a table of bots (``+bots``) or an unknown preset (answered here)."""
+    if preset in lobby.rulesets:
+        return preset
+    name = ranked.canonical_queue(preset)
+    return name if ranked.is_ranked(name) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,8 +418,10 @@ class WebSocketConnection:
         node (docs/scaling.md), is relayed there (with everything after it); True once the relay
         is over."""
         token, lobby = self._session_token, self._host.lobby
-        if isinstance(request, JoinQueue) and request.preset in lobby.rulesets and token is not None:
-            owner = await self._host.route_queue(request.preset)  # not "+bots", not ranked: local
+        queue = _paired_queue(lobby, request.preset) if isinstance(request, JoinQueue) else None
+        if queue is not None and token is not None:
+            # a quick-match or ranked queue (not "+bots": that table starts here at once)
+            owner = await self._host.route_queue(queue)
             if owner is not None:
                 lobby.leave_queue(self.core)
         elif isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
