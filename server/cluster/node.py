@@ -8,6 +8,10 @@ Redis keys (``PREFIX`` is ``jantaku`` unless ``--cluster-prefix`` says otherwise
     PREFIX:nodes         set of node ids ever registered (readers drop the ones not live)
     PREFIX:table:{match} the lease: the owner's node id, expiring after lease_ms unless renewed
                          (every heartbeat, one Lua call for all of a node's tables)
+    PREFIX:deadlines     sorted set: match id -> when its lease runs out (Redis's own clock, ms),
+                         written with the lease by the same Lua call; a handed-over table's entry
+                         is 0 (due now), a finished one's is removed. The takeover scan reads only
+                         the entries that are due (ZRANGEBYSCORE), not every running match
     PREFIX:seen:{id}     a marker without expiry: when it is gone, Redis lost its data (restarted)
     PREFIX:queue:{name}  the node where quick-match queue ``name`` pairs players (its matcher);
                          expires after node_ttl_ms unless renewed (every heartbeat while players
@@ -29,21 +33,59 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Protocol, TypeVar
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from server.cluster import relaylink
 from server.cluster.settings import ClusterSettings
 from server.domain.ports import Repository
+from server.domain.records import MatchStatus
+from server.hub.placement import RELAY_HEADER
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 REDIS_ERRORS = (RedisError, OSError, TimeoutError)
 
-# Renew (or re-assert, after Redis lost them) the leases that are ours or nobody's; returns how many.
+# Redis's clock in milliseconds (the one clock every node's deadlines are compared with).
+_NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "
+
+# Renew (or re-assert, after Redis lost them) the leases (KEYS[2..]) of the matches ARGV[3..] that
+# are ours or nobody's, and their deadlines in the sorted set KEYS[1]; returns how many.
+_RENEW_LEASES = (
+    _NOW_MS
+    + """
+local n = 0
+for i = 2, #KEYS do
+  local v = redis.call('GET', KEYS[i])
+  if v == false or v == ARGV[1] then
+    redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i + 1])
+    n = n + 1
+  end
+end
+return n
+"""
+)
+# Take the lease KEYS[2] of match ARGV[3] if nobody holds it, and write its deadline.
+_CLAIM = (
+    _NOW_MS
+    + """
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+  return 1
+end
+return 0
+"""
+)
+# The matches (at most ARGV[1]) whose lease deadline has passed.
+_DUE = _NOW_MS + "return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, ARGV[1])"
+
+# Renew the keys that are ours or nobody's (the quick-match queues' matchers); returns how many.
 _RENEW = """
 local n = 0
 for _, key in ipairs(KEYS) do
@@ -55,9 +97,15 @@ for _, key in ipairs(KEYS) do
 end
 return n
 """
-# Give a lease up only if it is still ours (a node that took the match over holds it now otherwise).
+# Give the lease KEYS[2] of match ARGV[2] up only if it is still ours (a node that took the match
+# over holds it now otherwise); its deadline goes (ARGV[3] = '1': the match ended) or becomes due
+# now (a drain: the next takeover scan of another node finds it).
 _RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then
+  redis.call('DEL', KEYS[2])
+  if ARGV[3] == '1' then redis.call('ZREM', KEYS[1], ARGV[2]) else redis.call('ZADD', KEYS[1], 0, ARGV[2]) end
+  return 1
+end
 return 0
 """
 
@@ -94,8 +142,9 @@ class NodeHost(Protocol):
         """How many players wait in quick-match ``queue`` on this node."""
         ...
 
-    async def recover_orphans(self) -> None:
-        """Rebuild the running matches this node may claim (``Lobby.recover``)."""
+    async def recover_orphans(self, match_ids: Collection[str]) -> None:
+        """Rebuild those of the running matches ``match_ids`` this node may claim
+        (``Lobby.recover``)."""
         ...
 
 
@@ -134,20 +183,32 @@ class ClusterNode:
         self.owned: set[str] = set()  # the matches whose lease this node holds
         self.orphans: set[str] = set()  # running matches whose lease was missing at the last scan
         self.healthy_since: float | None = None  # Redis answered (without losing data) since then
+        self.backstop_at: float | None = None  # the last full check of every running match's lease
+        self.backstop_due = True  # Redis (re)appeared or lost its data: check every lease next
         self.draining = False
         self.stopped = False
         self.host: NodeHost | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._renew = self.redis.register_script(_RENEW)
+        self._renew_leases = self.redis.register_script(_RENEW_LEASES)
+        self._claim = self.redis.register_script(_CLAIM)
+        self._due = self.redis.register_script(_DUE)
         self._release = self.redis.register_script(_RELEASE)
         self._elect = self.redis.register_script(_ELECT)
         self.queues: set[str] = set()  # the quick-match queues this node is the matcher of
+        # signs and checks the client addresses relayed between nodes: --cluster-secret, else one
+        # the nodes share in Redis (PREFIX:link-secret, made by the first node that finds none)
+        self._link_secret: bytes | None = settings.secret.encode() if settings.secret else None
 
     # -- keys ----------------------------------------------------------------------------------------
 
     def lease_key(self, match_id: str) -> str:
         return self.settings.key("table", match_id)
+
+    @property
+    def deadlines_key(self) -> str:
+        return self.settings.key("deadlines")
 
     @property
     def node_key(self) -> str:
@@ -183,8 +244,9 @@ class ClusterNode:
         if new and self.draining:
             return False
         try:
+            keys = [self.deadlines_key, self.lease_key(match_id)]
             got = await self._call(
-                self.redis.set(self.lease_key(match_id), self.node_id, nx=True, px=self.settings.lease_ms)
+                self._claim(keys=keys, args=[self.node_id, self.settings.lease_ms, match_id])
             )
         except REDIS_ERRORS as exc:
             log.info("cannot place %s: redis: %s", match_id, exc)
@@ -198,20 +260,23 @@ class ClusterNode:
             fence = await self._repo.acquire_match(match_id)
         except Exception:
             log.exception("taking %s over: its fencing token could not be acquired", match_id)
-            self.released(match_id)
+            self.released(match_id, finished=False)
             return False
         self.orphans.discard(match_id)
         log.info("taking match %s over (fencing token %d)", match_id, fence, extra={"match_id": match_id})
         return True
 
-    def released(self, match_id: str) -> None:
+    def released(self, match_id: str, *, finished: bool) -> None:
         if match_id in self.owned and not self.stopped:
             self.owned.discard(match_id)
-            self._spawn(self._give_up_lease(match_id))
+            self._spawn(self._give_up_lease(match_id, finished))
 
-    async def _give_up_lease(self, match_id: str) -> None:
+    async def _give_up_lease(self, match_id: str, finished: bool) -> None:
+        keys = [self.deadlines_key, self.lease_key(match_id)]
         with contextlib.suppress(*REDIS_ERRORS):
-            await self._call(self._release(keys=[self.lease_key(match_id)], args=[self.node_id]))
+            await self._call(
+                self._release(keys=keys, args=[self.node_id, match_id, "1" if finished else "0"])
+            )
 
     async def locate(self, match_id: str) -> str | None:
         """The lease's owner, then its registry entry's URL: two Redis calls (a resume or a
@@ -226,6 +291,18 @@ class ClusterNode:
         except REDIS_ERRORS:
             return None
         return str(url) if url else None
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        """The header vouching for the real address of a client this node relays."""
+        secret = self._link_secret
+        if secret is None or client_address is None:
+            return []
+        return [(RELAY_HEADER, relaylink.sign(secret, client_address, self._wall()))]
+
+    def relayed_address(self, value: str) -> str | None:
+        """The client address another node vouches for (None: not a node's, stale, or no secret)."""
+        secret = self._link_secret
+        return None if secret is None else relaylink.verify(secret, value, self._wall())
 
     async def invited(self, code: str, ttl_s: float) -> None:
         """``PREFIX:invite:{code}`` = this node, for the invitation's life. Without Redis the
@@ -249,10 +326,11 @@ class ClusterNode:
         return str(url) if url else None
 
     async def locate_player(self, account_id: str) -> str | None:
-        """The player's running match from PostgreSQL (the one truth), its owner from its lease."""
-        for match in await self._repo.unfinished_matches():
-            if match.id not in self.owned and any(s.account_id == account_id for s in match.seats):
-                url = await self.locate(match.id)
+        """The player's running matches from PostgreSQL (the one truth; one indexed read of their
+        ids), their owner from the lease."""
+        for match_id in await self._repo.unfinished_matches_of(account_id):
+            if match_id not in self.owned:
+                url = await self.locate(match_id)
                 if url is not None:
                     return url
         return None
@@ -378,12 +456,16 @@ class ClusterNode:
             pipe.pexpire(self.node_key, s.node_ttl_ms)
             pipe.sadd(s.key("nodes"), self.node_id)
             pipe.set(s.key("seen", self.node_id), "1", nx=True)
+            if s.secret is None:  # the link secret the nodes share (relayed client addresses)
+                pipe.set(s.key("link-secret"), secrets.token_hex(32), nx=True)
+                pipe.get(s.key("link-secret"))
             replies = await self._call(pipe.execute())
+            if s.secret is None and replies[5]:
+                self._link_secret = str(replies[5]).encode()
             owned = sorted(self.owned)
             if owned:
-                await self._call(
-                    self._renew(keys=[self.lease_key(m) for m in owned], args=[self.node_id, s.lease_ms])
-                )
+                keys = [self.deadlines_key, *(self.lease_key(m) for m in owned)]
+                await self._call(self._renew_leases(keys=keys, args=[self.node_id, s.lease_ms, *owned]))
             await self._renew_queues()
         except REDIS_ERRORS:
             return
@@ -395,6 +477,7 @@ class ClusterNode:
             elif self.healthy_since is None:
                 log.info("redis reachable: registered as %s", self.node_id)
             self.healthy_since = self._now()
+            self.backstop_due = True
 
     async def _renew_queues(self) -> None:
         """Stay the matcher of the queues where players wait here; let the others expire (the
@@ -409,17 +492,53 @@ class ClusterNode:
             await self._call(self._renew(keys=keys, args=[self.node_id, self.settings.node_ttl_ms]))
 
     async def take_over(self) -> None:
-        """Find the running matches whose lease is gone (their owner died) and rebuild them here."""
-        if self.host is None or self._closing or not self.may_take_over:
+        """Find the running matches whose lease is gone (their owner died, or handed them over)
+        and rebuild them here.
+
+        Each second this costs one Redis call (the deadlines that passed), plus, when some did,
+        one MGET of their leases and one PostgreSQL read per match found without one: the scan
+        grows with what expired, not with the cluster. Every ``backstop_every_s``, and first thing
+        once Redis answers again after it was unreachable or lost its data, it reads the ids of
+        every running match from PostgreSQL instead (the deadlines live in Redis, which is soft
+        state: a dead node's matches are found even when they are gone)."""
+        host = self.host
+        if host is None or self._closing or not self.may_take_over:
             return
-        running = [m.id for m in await self._repo.unfinished_matches() if m.id not in self.owned]
-        if not running:
+        now = self._now()
+        last = self.backstop_at
+        full = self.backstop_due or last is None or now - last >= self.settings.backstop_every_s
+        if full:
+            candidates = [m for m in await self._repo.unfinished_match_ids() if m not in self.owned]
+            self.backstop_at, self.backstop_due = now, False
+        else:
+            due = await self._call(self._due(keys=[self.deadlines_key], args=[self.settings.scan_limit]))
+            candidates = [str(m) for m in due if str(m) not in self.owned]
+        if not candidates:
             self.orphans = set()
             return
-        leases = await self._call(self.redis.mget([self.lease_key(m) for m in running]))
-        self.orphans = {m for m, owner in zip(running, leases, strict=True) if owner is None}
-        if self.orphans:
-            await self.host.recover_orphans()
+        leases = await self._call(self.redis.mget([self.lease_key(m) for m in candidates]))
+        orphans = {m for m, owner in zip(candidates, leases, strict=True) if owner is None}
+        if not full:
+            orphans = await self._still_running(orphans)
+        self.orphans = orphans
+        if orphans:
+            await host.recover_orphans(orphans)
+
+    async def _still_running(self, match_ids: set[str]) -> set[str]:
+        """Those of ``match_ids`` still running in PostgreSQL; the deadlines of the others go (a
+        match that ended while Redis could not hear of it)."""
+        running: set[str] = set()
+        ended: list[str] = []
+        for match_id in sorted(match_ids):
+            match = await self._repo.get_match(match_id)
+            if match is not None and match.status is MatchStatus.RUNNING:
+                running.add(match_id)
+            else:
+                ended.append(match_id)
+        if ended:
+            with contextlib.suppress(*REDIS_ERRORS):
+                await self._call(self.redis.zrem(self.deadlines_key, *ended))
+        return running
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)

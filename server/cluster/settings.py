@@ -35,8 +35,10 @@ class ClusterSettings:
 
     Every Redis call waits at most ``redis_timeout_s``; a node's registry entry lives
     ``node_ttl_ms`` and is refreshed every ``heartbeat_s``; a table's lease lives ``lease_ms`` and
-    is renewed every ``heartbeat_s``; every ``takeover_every_s`` a node looks for running matches
-    whose lease is gone (their owner died) and takes them over.
+    is renewed every ``heartbeat_s``; every ``takeover_every_s`` a node looks for the matches whose
+    lease deadline passed and whose lease is gone (their owner died) and takes them over; every
+    ``backstop_every_s`` (and once Redis answers again) it checks every running match's lease
+    instead, in case Redis lost the deadlines.
     """
 
     redis_url: str
@@ -49,6 +51,8 @@ class ClusterSettings:
     node_ttl_ms: int = 3000
     lease_ms: int = 5000
     takeover_every_s: float = 1.0
+    backstop_every_s: float = 30.0  # the takeover scan also reads every running match's id (rare)
+    scan_limit: int = 1000  # a takeover scan looks at most at this many due deadlines
     handover_s: float = 10.0  # a drain waits at most this long for other nodes to take its tables
 
     def __post_init__(self) -> None:
@@ -64,8 +68,10 @@ class ClusterSettings:
             raise ClusterSettingsError(
                 f"cluster key prefix must be 1-64 plain characters, got {self.key_prefix!r}"
             )
-        if min(self.redis_timeout_s, self.heartbeat_s, self.takeover_every_s) <= 0:
-            raise ClusterSettingsError("redis_timeout_s, heartbeat_s and takeover_every_s must be > 0")
+        if min(self.redis_timeout_s, self.heartbeat_s, self.takeover_every_s, self.backstop_every_s) <= 0:
+            raise ClusterSettingsError(
+                "redis_timeout_s, heartbeat_s, takeover_every_s and backstop_every_s must be > 0"
+            )
         if self.node_ttl_ms < 2000 * self.heartbeat_s or self.lease_ms < 2000 * self.heartbeat_s:
             raise ClusterSettingsError("node_ttl_ms and lease_ms must be at least two heartbeats")
 

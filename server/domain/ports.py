@@ -82,6 +82,15 @@ class Repository(Protocol):
         """Matches still running (to resume after a restart), oldest first."""
         ...
 
+    async def unfinished_match_ids(self) -> Sequence[str]:
+        """The ids of the matches still running, oldest first (no seats, no rows: cluster mode's
+        rare takeover backstop reads only these)."""
+        ...
+
+    async def unfinished_matches_of(self, account_id: str) -> Sequence[str]:
+        """The ids of the running matches where ``account_id`` has a seat, oldest first."""
+        ...
+
     async def recovery_record(self, match_id: str) -> RecoveryRecord | None:
         """The secret seed and table settings of a match (crash recovery only)."""
         ...

@@ -40,6 +40,7 @@ from client_protocol.codec import encode
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import GuestAuth, Hello, SessionAuth
 from server.domain.records import Account
+from server.hub import ranked
 from server.hub.adapter import (
     Authenticate,
     AuthenticateBearer,
@@ -107,6 +108,25 @@ class SessionHost(Protocol):
     def guest_allowed(self, connection: WebSocketConnection) -> bool:
         """May this connection's address say one more guest hello now (per-address limit)?"""
         ...
+
+    def client_address(self, ws: ServerConnection) -> str | None:
+        """The address of the client behind ``ws`` (cluster mode: the one a relaying node
+        vouches for, else the peer's)."""
+        ...
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        """Cluster mode: the headers to relay a client from ``client_address`` with."""
+        ...
+
+
+def _paired_queue(lobby: Lobby, preset: str) -> str | None:
+    """The queue where a ``queue`` request for ``preset`` waits for other players (one matcher
+    node per queue in cluster mode): a quick-match preset, or a ranked queue by its canonical
+    name; None for a table of bots (``+bots``) or an unknown preset (answered here)."""
+    if preset in lobby.rulesets:
+        return preset
+    name = ranked.canonical_queue(preset)
+    return name if ranked.is_ranked(name) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,9 +320,8 @@ class WebSocketConnection:
 
     @property
     def address(self) -> str | None:
-        """The client's address (for per-address limits)."""
-        remote = self._ws.remote_address
-        return str(remote[0]) if remote else None
+        """The client's address (for per-address limits; a relayed client's real one)."""
+        return self._host.client_address(self._ws)
 
     async def run(self) -> None:
         """Serve the connection until it closes."""
@@ -399,8 +418,10 @@ class WebSocketConnection:
         node (docs/scaling.md), is relayed there (with everything after it); True once the relay
         is over."""
         token, lobby = self._session_token, self._host.lobby
-        if isinstance(request, JoinQueue) and request.preset in lobby.rulesets and token is not None:
-            owner = await self._host.route_queue(request.preset)  # not "+bots", not ranked: local
+        queue = _paired_queue(lobby, request.preset) if isinstance(request, JoinQueue) else None
+        if queue is not None and token is not None:
+            # a quick-match or ranked queue (not "+bots": that table starts here at once)
+            owner = await self._host.route_queue(queue)
             if owner is not None:
                 lobby.leave_queue(self.core)
         elif isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
@@ -425,7 +446,11 @@ class WebSocketConnection:
         to reconnect (1012). False when it cannot be reached (nothing was relayed)."""
         try:
             upstream = await connect(
-                url, open_timeout=self._limits.open_timeout_s, compression=None, max_size=None
+                url,
+                open_timeout=self._limits.open_timeout_s,
+                compression=None,
+                max_size=None,
+                additional_headers=self._host.relay_headers(self.address),
             )
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
             log.warning("%s: cannot reach the node at %s: %s", self.session_id, url, exc)

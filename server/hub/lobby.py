@@ -27,7 +27,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from typing import Any
 
 from client_protocol.errors import ErrorCode
@@ -464,8 +464,9 @@ class Lobby:
 
     # -- crash recovery ------------------------------------------------------------------------------
 
-    async def recover(self) -> RecoveryReport:
-        """Resume every match the store has as running (call once, before serving).
+    async def recover(self, match_ids: Collection[str] | None = None) -> RecoveryReport:
+        """Resume every match the store has as running (call once, before serving); with
+        ``match_ids``, only those of them (cluster mode's takeover: the matches whose owner died).
 
         Each is replayed from its seed through the engine and checked against its stored events
         (:func:`server.hub.recovery.rebuild`). A match whose replay differs is flagged, never
@@ -475,7 +476,7 @@ class Lobby:
         timers restarted; their players reconnect and ``resume``.
         """
         report = RecoveryReport()
-        for match in await self._repo.unfinished_matches():
+        for match in await self._running(match_ids):
             if match.id in self.tables or not await self._placement.claim(match.id, new=False):
                 continue  # cluster mode: another node owns it
             try:
@@ -519,9 +520,15 @@ class Lobby:
             )
         return report
 
+    async def _running(self, match_ids: Collection[str] | None) -> Sequence[MatchRecord]:
+        if match_ids is None:
+            return await self._repo.unfinished_matches()
+        found = [await self._repo.get_match(m) for m in sorted(match_ids) if m not in self.tables]
+        return [m for m in found if m is not None and m.status is MatchStatus.RUNNING]
+
     async def _give_up(self, match: MatchRecord, reason: str) -> None:
         await self._repo.finish_match(match.id, MatchStatus.ABORTED, self._wall(), None, reason)
-        self._placement.released(match.id)
+        self._placement.released(match.id, finished=True)
 
     async def _resume(self, recovered: RecoveredMatch) -> None:
         match = recovered.match
@@ -570,7 +577,7 @@ class Lobby:
         self._table_ended(table)
         if self.tables.get(table.match_id) is table:
             del self.tables[table.match_id]
-            self._placement.released(table.match_id)
+            self._placement.released(table.match_id, finished=table.finished)
 
     def _check_open(self) -> None:
         if self.closing:

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+# The header a relaying node sends with the real address of the client it relays (cluster mode).
+RELAY_HEADER = "X-Jantaku-Relayed-For"
+
 
 class Placement(Protocol):
     async def claim(self, match_id: str, *, new: bool) -> bool:
@@ -21,8 +24,9 @@ class Placement(Protocol):
         cluster's coordination is unreachable): then the lobby does not run it."""
         ...
 
-    def released(self, match_id: str) -> None:
-        """The table of ``match_id`` stopped running on this node (it ended, or was dropped)."""
+    def released(self, match_id: str, *, finished: bool) -> None:
+        """The table of ``match_id`` stopped running on this node: it ended (``finished``: no
+        node needs to look for it again), or it was dropped (a drain: another node takes it)."""
         ...
 
     async def locate(self, match_id: str) -> str | None:
@@ -33,6 +37,16 @@ class Placement(Protocol):
     async def locate_player(self, account_id: str) -> str | None:
         """The websocket URL of the node running the live match of ``account_id`` if that is
         another node (None otherwise). Asked once per ``hello``."""
+        ...
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        """The headers with which this node opens a relay to another node for a client from
+        ``client_address`` (cluster mode: its address, signed as this cluster's)."""
+        ...
+
+    def relayed_address(self, value: str) -> str | None:
+        """The client address a :data:`RELAY_HEADER` ``value`` vouches for, when another node of
+        the cluster signed it; None otherwise (then the connection counts as its own address)."""
         ...
 
     async def invited(self, code: str, ttl_s: float) -> None:
@@ -61,7 +75,7 @@ class LocalPlacement:
     async def claim(self, match_id: str, *, new: bool) -> bool:
         return True
 
-    def released(self, match_id: str) -> None:
+    def released(self, match_id: str, *, finished: bool) -> None:
         return None
 
     async def locate(self, match_id: str) -> str | None:
@@ -69,6 +83,12 @@ class LocalPlacement:
 
     async def locate_player(self, account_id: str) -> str | None:
         return None
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        return []
+
+    def relayed_address(self, value: str) -> str | None:
+        return None  # one process relays nothing: such a header comes from a client
 
     async def invited(self, code: str, ttl_s: float) -> None:
         return None

@@ -39,7 +39,7 @@ import logging
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
@@ -63,7 +63,7 @@ from server.hub.lobby import Lobby
 from server.hub.lobbytypes import LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
-from server.hub.placement import LocalPlacement, Placement
+from server.hub.placement import RELAY_HEADER, LocalPlacement, Placement
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
@@ -251,10 +251,10 @@ class Hub:
         """How many players wait in quick-match ``queue`` on this node."""
         return self._lobby.waiting(queue)
 
-    async def recover_orphans(self) -> None:
-        """Rebuild the running matches the placement lets this node claim (cluster mode: those
-        whose owner died), exactly as crash recovery does at start."""
-        found = await self._lobby.recover()
+    async def recover_orphans(self, match_ids: Collection[str]) -> None:
+        """Rebuild those of ``match_ids`` (running matches whose owner died) the placement lets
+        this node claim, exactly as crash recovery does at start."""
+        found = await self._lobby.recover(match_ids)
         self.recovery.resumed += found.resumed
         self.recovery.diverged += found.diverged
         self.recovery.unrecoverable += found.unrecoverable
@@ -285,6 +285,26 @@ class Hub:
 
     def guest_allowed(self, session: WebSocketConnection) -> bool:
         return self._guest_hellos.take(session.address)
+
+    def client_address(self, ws: ServerConnection, request: Request | None = None) -> str | None:
+        """The client's address for the per-address limits: the peer's, unless the peer is
+        another node of the cluster relaying a client and vouching for its real address (a signed
+        :data:`RELAY_HEADER`; from anyone else the header is ignored)."""
+        remote = ws.remote_address
+        peer = str(remote[0]) if remote else None
+        request = request if request is not None else ws.request
+        value = request.headers.get(RELAY_HEADER) if request is not None else None
+        if value is None:
+            return peer
+        real = self._placement.relayed_address(value)
+        if real is None:
+            log.debug(
+                "ignored a %s header from %s (not signed by a node of this cluster)", RELAY_HEADER, peer
+            )
+        return real if real is not None else peer
+
+    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+        return self._placement.relay_headers(client_address)
 
     def unregister(self, session: WebSocketConnection) -> None:
         if self._by_account.get(session.account.id) is session:
@@ -432,8 +452,7 @@ class Hub:
                 self.gc_pauses.reset()
             return _json(connection, http.HTTPStatus.OK, summary)
         if path in self.adapters:
-            remote = connection.remote_address
-            if not self._connects.take(str(remote[0]) if remote else None):
+            if not self._connects.take(self.client_address(connection, request)):
                 return connection.respond(
                     http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections; wait a little\n"
                 )

@@ -309,6 +309,13 @@ class InMemoryRepository(MemoryRatings):
         running = (m for m in self._matches.values() if m.status is MatchStatus.RUNNING)
         return sorted(running, key=lambda m: (m.created_at, m.id))
 
+    async def unfinished_match_ids(self) -> Sequence[str]:
+        return [m.id for m in await self.unfinished_matches()]
+
+    async def unfinished_matches_of(self, account_id: str) -> Sequence[str]:
+        mine = await self.unfinished_matches()
+        return [m.id for m in mine if any(s.account_id == account_id for s in m.seats)]
+
     async def recovery_record(self, match_id: str) -> RecoveryRecord | None:
         return self._recovery.get(match_id)
 

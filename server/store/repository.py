@@ -463,6 +463,29 @@ class SqlRepository(SqlReads, SqlRatings):
             .order_by(MatchRow.created_at, MatchRow.id)
         )
 
+    async def unfinished_match_ids(self) -> Sequence[str]:
+        """The ids of the ``running`` matches, oldest first (one indexed read of one column)."""
+        query = (
+            select(MatchRow.id)
+            .where(MatchRow.status == MatchStatus.RUNNING.value)
+            .order_by(MatchRow.created_at, MatchRow.id)
+        )
+        async with self.engine.connect() as conn:
+            return [str(r[0]) for r in (await conn.execute(query)).all()]
+
+    async def unfinished_matches_of(self, account_id: str) -> Sequence[str]:
+        """The ids of the ``running`` matches seating ``account_id`` (through the seats' index on
+        ``account_id``), oldest first."""
+        query = (
+            select(MatchRow.id)
+            .join(SeatRow, SeatRow.match_id == MatchRow.id)
+            .where(SeatRow.account_id == account_id, MatchRow.status == MatchStatus.RUNNING.value)
+            .order_by(MatchRow.created_at, MatchRow.id)
+        )
+        async with self.engine.connect() as conn:
+            ids = [str(r[0]) for r in (await conn.execute(query)).all()]
+        return list(dict.fromkeys(ids))
+
     async def recovery_record(self, match_id: str) -> RecoveryRecord | None:
         """The secret seed and table settings of a match (crash recovery only: never show it)."""
         row = await self._first(select(MatchRecoveryRow).where(MatchRecoveryRow.match_id == match_id))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -52,10 +52,10 @@ async def test_leases_are_exclusive_and_released(redis_server: str, redis_prefix
         assert await a.claim("m-1", new=True)
         assert not await b.claim("m-1", new=True)  # a holds its lease
         assert await a.redis.get(a.lease_key("m-1")) == "a"
-        a.released("m-1")
+        a.released("m-1", finished=False)
         await eventually(lambda: _gone(a, "m-1"))
         assert await b.claim("m-1", new=True)
-        a.released("m-1")  # not a's any more: b's lease stays
+        a.released("m-1", finished=True)  # not a's any more: b's lease stays
         assert await b.redis.get(b.lease_key("m-1")) == "b"
     finally:
         await a.stop()
@@ -237,7 +237,7 @@ class _Load:
     def queue_waiting(self, queue: str) -> int:
         return self.waiting
 
-    async def recover_orphans(self) -> None:
+    async def recover_orphans(self, match_ids: Collection[str]) -> None:
         return None
 
 

@@ -21,9 +21,18 @@ from redis.asyncio import Redis
 from client_protocol.client import ConnectionLostError
 from client_protocol.errors import ErrorCode, RequestRejectedError
 from client_protocol.events import RoundEnded
-from client_protocol.messages import EventMessage, GuestAuth, MatchEnd, Prompt, Seated, ServerMessage
+from client_protocol.messages import (
+    EventMessage,
+    GuestAuth,
+    MatchEnd,
+    Prompt,
+    Seated,
+    ServerMessage,
+    TokenAuth,
+)
 from server.app.cli import main
-from server.domain.records import MatchStatus
+from server.domain.records import AccountKind, MatchStatus
+from server.hub.auth import Authenticator
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys
 from tests.cluster.procs import Cluster, fresh_pg_database, http_json, jantaku, running_cluster
@@ -136,6 +145,33 @@ async def four_players_on_three_nodes_meet_at_one_quick_match_table(cluster: Clu
     ends = await asyncio.gather(*(play(p, stop=_round_ended) for p in players))
     assert all(_round_ended(e) or isinstance(e, MatchEnd) for e in ends)
     await _nothing_played_for_players(cluster, match_id)
+    for p in players:
+        await p.close()
+
+
+async def four_registered_players_on_three_nodes_meet_at_one_ranked_table(cluster: Cluster) -> None:
+    """Ranked queues pair across nodes as quick match does: one matcher node per queue."""
+    repo = await _store(cluster)
+    try:
+        auth = Authenticator(repo, session_ttl_s=3600)
+        tokens = [(await auth.create_account(f"ranked{i}", AccountKind.PLAYER))[1] for i in range(4)]
+    finally:
+        await repo.close()
+    players = [ScannedClient(cluster.url, TokenAuth(token=t), timeout=15.0) for t in tokens]
+    for p in players:
+        await p._open(p.auth)
+    assert cluster.proxy is not None and len(set(cluster.proxy.chosen[-4:])) == 3
+    for p in players:
+        await p.join_queue("ranked:open:east")
+    seated = [await next_of(p, Seated) for p in players]
+    assert len({s.match_id for s in seated}) == 1
+    assert sorted(s.seat for s in seated if s.seat is not None) == [0, 1, 2, 3]
+    repo = await _store(cluster)
+    try:
+        match = await repo.get_match(seated[0].match_id)
+    finally:
+        await repo.close()
+    assert match is not None and match.source == "ranked:open:east"  # rated as a ranked match
     for p in players:
         await p.close()
 
@@ -305,6 +341,7 @@ async def test_three_nodes_behind_one_address(
     await a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster)
     await a_private_table_opened_on_one_node_is_joined_through_others(cluster)
     await four_players_on_three_nodes_meet_at_one_quick_match_table(cluster)
+    await four_registered_players_on_three_nodes_meet_at_one_ranked_table(cluster)
     await admin_cluster_lists_the_nodes_and_who_owns_each_table(cluster, capsys)
     await a_rolling_restart_drains_every_node_with_nothing_played(cluster)
     await kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster, tmp_path)

@@ -13,7 +13,7 @@ from server.domain.records import DIVERGED_PREFIX, MatchStatus, RecoveryRecord
 from server.store.db import write_connection
 from server.store.migrate import downgrade, upgrade
 from tests.store.conftest import Database
-from tests.store.test_conformance import T0, match, step
+from tests.store.test_conformance import T0, account, match, step
 
 TABLE = {"timers": {"action_ms": 8000, "bank_ms": 10000}, "spectate": {"allowed": False}}
 
@@ -39,6 +39,30 @@ async def test_unfinished_matches_oldest_first(any_repo: Repository) -> None:
         await any_repo.create_match(dataclasses.replace(match(id_), created_at=T0 + (i if i < 2 else 0)))
     await any_repo.finish_match("m-a", MatchStatus.COMPLETED, T0 + 9, "ff")
     assert [m.id for m in await any_repo.unfinished_matches()] == ["m-b", "m-c"]
+
+
+@pytest.mark.asyncio
+async def test_running_match_ids_all_and_by_player(any_repo: Repository) -> None:
+    """Cluster mode's takeover backstop and its per-hello lookup read ids, not match rows."""
+    await any_repo.create_account(account("p-1", "alice"))
+    await any_repo.create_account(account("p-2", "bob"))
+    await any_repo.create_match(
+        dataclasses.replace(match("m-1", seated=("p-1", None, None, None)), created_at=T0)
+    )
+    await any_repo.create_match(
+        dataclasses.replace(match("m-2", seated=(None, "p-2", None, None)), created_at=T0 + 1)
+    )
+    await any_repo.create_match(
+        dataclasses.replace(match("m-3", seated=(None, None, "p-1", None)), created_at=T0 + 2)
+    )
+    await any_repo.create_match(
+        dataclasses.replace(match("m-4", seated=("p-1", None, None, None)), created_at=T0 + 3)
+    )
+    await any_repo.finish_match("m-3", MatchStatus.COMPLETED, T0 + 9, "ff")
+    assert list(await any_repo.unfinished_match_ids()) == ["m-1", "m-2", "m-4"]
+    assert list(await any_repo.unfinished_matches_of("p-1")) == ["m-1", "m-4"]
+    assert list(await any_repo.unfinished_matches_of("p-2")) == ["m-2"]
+    assert list(await any_repo.unfinished_matches_of("nobody")) == []
 
 
 @pytest.mark.asyncio
