@@ -607,7 +607,38 @@ def measure_idle(server: Server, count: int) -> dict[str, Any]:
     }
 
 
-def measure_tables(server: Server, tables: int, pace: float, warmup: float, seconds: float) -> dict[str, Any]:
+def rss_over(server: Server, seconds: float, every: float) -> list[tuple[float, int]]:
+    """Sleep ``seconds``, reading the server's RSS at the start and every ``every`` seconds (and at
+    the end): ``(seconds since the start, KiB)``."""
+    start = time.monotonic()
+    samples = [(0.0, server.rss_kib())]
+    while (left := seconds - (time.monotonic() - start)) > 0:
+        time.sleep(min(every, left))
+        samples.append((round(time.monotonic() - start, 1), server.rss_kib()))
+    return samples
+
+
+def rss_growth(samples: list[tuple[float, int]], tables: int) -> dict[str, Any]:
+    """RSS growth over the window: the least-squares slope of the samples (MiB per minute) and
+    per table (KiB per table per minute)."""
+    if len(samples) < 2 or samples[-1][0] <= 0:
+        return {}
+    n = len(samples)
+    mean_t = sum(t for t, _ in samples) / n
+    mean_r = sum(r for _, r in samples) / n
+    var = sum((t - mean_t) ** 2 for t, _ in samples)
+    slope = sum((t - mean_t) * (r - mean_r) for t, r in samples) / var  # KiB per second
+    return {
+        "rss_samples_kib": samples,
+        "rss_growth_mib_per_min": round(slope * 60 / 1024, 2),
+        "rss_growth_kib_per_table_per_min": round(slope * 60 / max(1, tables), 2),
+    }
+
+
+def measure_tables(
+    server: Server, tables: int, pace: float, warmup: float, seconds: float, *, rss_every: float = 60.0
+) -> dict[str, Any]:
+    rss_before = server.rss_kib()  # no table yet (after the idle connections, if any, are gone)
     load = start_load(server, "--load", "play", "--tables", str(tables), "--pace", str(pace))
     read_json(load, "seated", 600)
     time.sleep(warmup)
@@ -617,7 +648,7 @@ def measure_tables(server: Server, tables: int, pace: float, warmup: float, seco
     server.stats(reset=True)
     pid = server.proc.pid
     cpu0, load0, idle0, t0 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
-    time.sleep(seconds)
+    samples = rss_over(server, seconds, rss_every)
     stats = server.stats()
     cpu1, load1, idle1, t1 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
     rss1 = server.rss_kib()
@@ -631,6 +662,9 @@ def measure_tables(server: Server, tables: int, pace: float, warmup: float, seco
         "load_process_cpu_percent": round(100 * (load1 - load0) / (t1 - t0), 1),
         "machine_busy_percent": round(100 * busy, 1),
         "rss_kib": rss1,
+        "rss_before_tables_kib": rss_before,
+        "kib_per_live_table": round((rss1 - rss_before) / max(1, tables), 1),  # its 4 connections too
+        **rss_growth(samples, tables),
         "client": client,
     }
 
@@ -643,6 +677,9 @@ def main() -> int:
     parser.add_argument("--pace", type=float, default=0.0, help="seconds per answer (0: bot speed; 1: human)")
     parser.add_argument("--seconds", type=float, default=20.0, help="measured window")
     parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument(
+        "--rss-every", type=float, default=60.0, help="seconds between RSS samples in the window"
+    )
     parser.add_argument("--idle", type=int, default=2000, help="idle connections to weigh (0: skip)")
     parser.add_argument(
         "--database-url", default="memory:", help="the server's store ('' = its default SQLite)"
@@ -711,7 +748,9 @@ def main() -> int:
         if args.idle:
             result["idle"] = measure_idle(server, args.idle)
         if args.tables:
-            result["tables_run"] = measure_tables(server, args.tables, args.pace, args.warmup, args.seconds)
+            result["tables_run"] = measure_tables(
+                server, args.tables, args.pace, args.warmup, args.seconds, rss_every=args.rss_every
+            )
     finally:
         server.stop()
     if args.floor:
@@ -760,6 +799,14 @@ def summary(r: dict[str, Any]) -> str:
             f"{t['machine_busy_percent']}%; client side p50 {t['client']['client_p50_ms']} ms, "
             f"p99 {t['client']['client_p99_ms']} ms, errors {t['client']['errors']}"
         )
+        if "rss_growth_mib_per_min" in t:
+            samples = ", ".join(f"{int(s)} s {r / 1024:.1f}" for s, r in t["rss_samples_kib"])
+            lines.append(
+                f"  memory: RSS {t['rss_before_tables_kib'] / 1024:.1f} MiB before the tables, "
+                f"{t['kib_per_live_table']} KiB per live table (with its 4 connections) at the end; "
+                f"in the window (MiB) {samples}; growth {t['rss_growth_mib_per_min']} MiB/min = "
+                f"{t['rss_growth_kib_per_table_per_min']} KiB per table per minute"
+            )
         gc = t.get("gc", {})
         c = t["client"]
         acts = max(1, c["window_acts"])

@@ -77,7 +77,7 @@ async def test_four_mjai_bots_play_a_full_match_and_each_gets_its_own_view() -> 
         for client, (end, _) in zip(clients, results, strict=True):
             assert end["reason"] == "completed" and end["result"]["ranks"]
             assert client.seat is not None and client.errors == []
-            assert client.events == expected_lines(table, client.seat)
+            assert client.events == await expected_lines(table, client.seat)
             assert client.events[0]["id"] == client.seat and client.events[-1]["type"] == "end_game"
             assert await client.until_closed() == 1000
         assert {"dahai", "none", "reach", "hora"} <= set(sent), sent
@@ -154,7 +154,7 @@ async def test_invalid_answers_get_an_error_and_the_default_action() -> None:
         assert len(client.errors) == errors_before
         table = _table(hub, client.match_id)
         assert client.seat is not None
-        assert client.events == expected_lines(table, client.seat)
+        assert client.events == await expected_lines(table, client.seat)
 
 
 async def _own_turn(client: MjaiClient) -> dict[str, Any]:
@@ -242,7 +242,7 @@ async def test_a_new_connection_resumes_the_game_from_start_game() -> None:
                 break
         table = _table(hub, second.match_id)
         assert second.seat is not None and second.errors == []
-        assert second.events == expected_lines(table, second.seat)
+        assert second.events == await expected_lines(table, second.seat)
 
 
 def test_the_default_action_for_an_invalid_answer() -> None:

@@ -223,7 +223,7 @@ async def test_a_client_that_stops_reading_is_dropped_and_the_table_finishes() -
         await asyncio.wait_for(table.ended.wait(), 20)
         assert table.outcome is not None and table.outcome.reason is MatchEndReason.COMPLETED
         code, read = await raw.until_closed()
-        assert code == 1006 and read < len(table.events())  # aborted: no close frame, events lost
+        assert code == 1006 and read < len(await table.history())  # aborted: no close frame, events lost
         assert hub.connection_of(welcome["player"]["id"]) is None
         assert not raw.leaks
 
