@@ -158,7 +158,7 @@ async def test_reconnect_in_the_middle_of_a_hand_resumes_exactly() -> None:
         assert isinstance(prompt, Prompt) and client.match_id is not None and client.seat is not None
         table = _table(hub, client.match_id)
         before = client.tracker.view()  # type: ignore[union-attr]
-        last_applied = max(rid for (seat, rid) in table._decisions._answered if seat == client.seat)
+        last_applied = max(table._decisions._answered[client.seat])
         # The connection drops; a new one authenticates with the session token and resumes. The
         # welcome names the last request id applied, for a client that lost its own count.
         welcome = await client.reconnect()

@@ -13,12 +13,15 @@ from collections.abc import Sequence
 
 import pytest
 
+from client_protocol.errors import ErrorCode
 from server.domain.records import StepRecord
-from server.engine import redact_all
+from server.engine import default_action, redact_all
+from server.engine.actions import Pass
 from server.engine.events import Event
 from server.engine.rules import TENHOU
+from server.hub.decisions import REMEMBERED_ANSWERS
 from server.hub.inbox import Attach, Barrier, Detach
-from server.hub.outputs import CatchupOut, EventsOut, PromptOut
+from server.hub.outputs import AckOut, CatchupOut, EventsOut, PromptOut
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.store.memory import InMemoryRepository
 from tests.hub.helpers import FakeParticipant, TableKit, make_table
@@ -183,3 +186,25 @@ async def test_a_catchup_read_overtaken_by_a_leave_sends_nothing() -> None:
     repo.gate.set()
     await forgetting.table.settle()
     assert again.items == [] and again.following is None
+
+
+@pytest.mark.asyncio
+async def test_a_seat_s_last_answers_are_remembered_and_an_older_one_is_never_applied_again() -> None:
+    kit = await make_table(ruleset=TENHOU, seed=b"answers")
+    p = kit.humans[0]
+    steps = {}
+    for rid in range(1, REMEMBERED_ANSWERS + 20):
+        prompt = p.last_prompt()
+        assert prompt is not None and kit.table.state is not None and not kit.table.finished
+        steps[rid] = prompt.step
+        await kit.act(0, default_action(kit.table.state, 0), request_id=rid)
+        assert p.acks()[-1].request_id == rid
+    assert len(kit.table._decisions._answered[0]) == REMEMBERED_ANSWERS
+    last = REMEMBERED_ANSWERS + 19
+    version = kit.table.version
+    p.clear()
+    await kit.act(0, Pass(), step=steps[last], request_id=last)  # a retry of the last one: its ack
+    assert p.acks() == [AckOut(last, steps[last], True)]
+    p.clear()
+    await kit.act(0, Pass(), step=steps[1], request_id=1)  # forgotten: refused, nothing applied
+    assert [e.code for e in p.errors()] == [ErrorCode.STALE_STEP] and kit.table.version == version
