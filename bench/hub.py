@@ -241,10 +241,16 @@ class BotClient(asyncio.Protocol):
             c.seated += 1
         elif kind == "error":
             c.errors += 1
+            if self.play and not self._seated and not self.stopping:  # e.g. its table could not start
+                asyncio.get_running_loop().call_later(1.0, self._join_again)
         elif kind == "match_end":
             c.matches_ended += 1
             if not self.stopping:
                 self.send(JOIN)
+
+    def _join_again(self) -> None:
+        if not self._seated and not self.stopping:
+            self.send(JOIN)
 
     def act(self, prompt: dict[str, Any]) -> None:
         if self.stopping:
@@ -635,6 +641,15 @@ def rss_growth(samples: list[tuple[float, int]], tables: int) -> dict[str, Any]:
     }
 
 
+def per_action(growth: dict[str, Any], actions_per_s: float) -> dict[str, Any]:
+    """The RSS growth per applied action (bytes): comparable between runs that applied actions at
+    different rates (a loaded machine)."""
+    if "rss_growth_mib_per_min" not in growth or actions_per_s <= 0:
+        return growth
+    per = growth["rss_growth_mib_per_min"] * 1024 * 1024 / 60 / actions_per_s
+    return {**growth, "rss_growth_bytes_per_action": round(per)}
+
+
 def measure_tables(
     server: Server, tables: int, pace: float, warmup: float, seconds: float, *, rss_every: float = 60.0
 ) -> dict[str, Any]:
@@ -664,7 +679,7 @@ def measure_tables(
         "rss_kib": rss1,
         "rss_before_tables_kib": rss_before,
         "kib_per_live_table": round((rss1 - rss_before) / max(1, tables), 1),  # its 4 connections too
-        **rss_growth(samples, tables),
+        **per_action(rss_growth(samples, tables), stats["actions_per_s"]),
         "client": client,
     }
 
@@ -805,7 +820,8 @@ def summary(r: dict[str, Any]) -> str:
                 f"  memory: RSS {t['rss_before_tables_kib'] / 1024:.1f} MiB before the tables, "
                 f"{t['kib_per_live_table']} KiB per live table (with its 4 connections) at the end; "
                 f"in the window (MiB) {samples}; growth {t['rss_growth_mib_per_min']} MiB/min = "
-                f"{t['rss_growth_kib_per_table_per_min']} KiB per table per minute"
+                f"{t['rss_growth_kib_per_table_per_min']} KiB per table per minute = "
+                f"{t.get('rss_growth_bytes_per_action')} bytes per applied action"
             )
         gc = t.get("gc", {})
         c = t["client"]
