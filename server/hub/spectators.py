@@ -1,8 +1,10 @@
 """A match's event stream as the table publishes it, and the spectators who follow it late.
 
-:class:`EventStream` holds the omniscient events (version ``v`` is ``events[v - 1]``) and when the
-seats saw each; ``published`` events have gone to the seats (the rest are held back by the minimum
-call window).
+:class:`EventStream` holds the omniscient events (version ``v`` is absolute index ``v - 1``) and
+when the seats saw each; ``published`` events have gone to the seats (the rest are held back by the
+minimum call window). It keeps in memory only the hands from the one holding the first event not
+yet released to spectators (:meth:`EventStream.forget`); the older ones are read back from the
+store when a catch-up needs them (:mod:`server.hub.catchups`).
 
 :class:`SpectatorFeed` releases published events to spectators once ``delay_steps`` more events
 have been published after them and ``delay_s`` seconds have passed since the seats saw them
