@@ -253,3 +253,29 @@ def test_the_default_action_for_an_invalid_answer() -> None:
     )
     assert default_for(turn) == Discard(m9, tsumogiri=True)
     assert default_for(turn, after_reach=True) == Riichi(m9, True)
+
+
+@pytest.mark.asyncio
+async def test_a_resume_hands_later_gets_the_whole_game_although_the_table_forgot_its_start() -> None:
+    """The table keeps only its latest hands in memory; the rest of the game comes from the store."""
+    timers = TableTimers(action_ms=60_000, disconnect_grace_ms=60_000)
+    async with mjai_hub(timers=timers, fill_after_s=0.0) as hub:
+        token = await bot_token(hub, "forgetful")
+        first = await MjaiClient.open(hub, token, queue="tenhou")
+        await first.until("seated")
+        table = _table(hub, first.match_id)
+        while table._pacing.stream.base == 0:
+            await _own_turn(first)
+            await first.send({"type": "dahai", "pai": _last_own_tsumo(first), "tsumogiri": True})
+        request = await _own_turn(first)
+        await first.close()
+
+        second = await MjaiClient.open(hub, token, queue="tenhou")
+        seated = await second.until("seated")
+        assert seated["resumed"] is True and seated["match_id"] == first.match_id
+        again = await second.until("request")
+        assert table._pacing.stream.base > 0
+        assert second.events == first.events  # the whole game so far, nothing else
+        assert again["possible_actions"] == request["possible_actions"]
+        assert second.seat is not None
+        assert second.events == (await expected_lines(table, second.seat))[: len(second.events)]
