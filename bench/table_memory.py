@@ -77,6 +77,20 @@ def retained(root: object, shared: set[int]) -> int:
     return total
 
 
+def engine_cache_entries() -> int:
+    """Entries in the engine's process-wide caches (``functools.lru_cache``, each bounded)."""
+    import importlib
+
+    total = 0
+    for name in ("server.engine.hand", "server.engine.options", "server.engine.overlap"):
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            info = getattr(value, "cache_info", None)
+            if callable(info):
+                total += info().currsize
+    return total
+
+
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     sys.path.insert(0, str(args.server_repo.resolve()))
     from server.domain.clock import ManualClock
@@ -135,6 +149,7 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                 "live_tables": len(live),
                 "kib_per_live_table": round(held / 1024 / n, 1),
                 "heap_kib_per_table": round(heap / 1024 / len(tables), 1),
+                "engine_cache_entries": engine_cache_entries(),
                 "events_kept_per_table": round(
                     sum(len(t._pacing.stream.events) for t in live) / max(1, len(live)), 1
                 ),
@@ -155,12 +170,14 @@ def main() -> int:
         print(json.dumps(rows))
         return 0
     print(f"{args.tables} tables of 4 greedy bots, 1 s per turn on a manual clock; code: {args.server_repo}")
-    print("clock s  live  steps/table  events kept/table  KiB held/table  heap KiB/table")
+    print(
+        "clock s  live  steps/table  events kept/table  KiB held/table  heap KiB/table  engine cache entries"
+    )
     for r in rows:
         print(
             f"{r['clock_s']:7.0f}  {r['live_tables']:4d}  {r['steps_per_table']:11.1f}  "
             f"{r['events_kept_per_table']:17.1f}  {r['kib_per_live_table']:14.1f}  "
-            f"{r['heap_kib_per_table']:14.1f}"
+            f"{r['heap_kib_per_table']:14.1f}  {r['engine_cache_entries']:20d}"
         )
     return 0
 
