@@ -22,7 +22,7 @@ and time.
    also read before the tables, at the window's start and every ``--rss-every`` seconds of it: its
    growth per minute (least squares), per table and per applied action, and the KiB per live table
    (RSS at the end minus before the tables, over the tables: their 4 connections included). A bot
-   whose table could not start (an error before it is seated) joins again a second later.
+   whose table could not start (an error before it is seated) joins again 5-15 s later.
 
 ``--server-args`` adds options to ``jantaku serve`` (for instance ``"--gc-freeze-every 0"`` runs it
 with Python's own garbage-collector settings instead of the hub's policy, ``server/hub/gcpolicy.py``).
@@ -246,7 +246,9 @@ class BotClient(asyncio.Protocol):
         elif kind == "error":
             c.errors += 1
             if self.play and not self._seated and not self.stopping:  # e.g. its table could not start
-                asyncio.get_running_loop().call_later(1.0, self._join_again)
+                # later and spread out: joining again at once makes a storm of table starts that a
+                # saturated store cannot take (none starts at all)
+                asyncio.get_running_loop().call_later(5.0 + 10.0 * self.rng.random(), self._join_again)
         elif kind == "match_end":
             c.matches_ended += 1
             if not self.stopping:
