@@ -18,7 +18,11 @@ and time.
    (uniform) before each answer, about one action per second per table (human pace). After the
    tables are seated and ``--warmup`` seconds, the server's figures are read over ``--seconds``:
    applied actions per second, action-to-broadcast latency p50/p99 (server side), the CPU the
-   server process used (of one core) and its RSS, and how busy the whole machine was.
+   server process used (of one core) and its RSS, and how busy the whole machine was. The RSS is
+   also read before the tables, at the window's start and every ``--rss-every`` seconds of it: its
+   growth per minute (least squares), per table and per applied action, and the KiB per live table
+   (RSS at the end minus before the tables, over the tables: their 4 connections included). A bot
+   whose table could not start (an error before it is seated) joins again 5-15 s later.
 
 ``--server-args`` adds options to ``jantaku serve`` (for instance ``"--gc-freeze-every 0"`` runs it
 with Python's own garbage-collector settings instead of the hub's policy, ``server/hub/gcpolicy.py``).
@@ -241,10 +245,18 @@ class BotClient(asyncio.Protocol):
             c.seated += 1
         elif kind == "error":
             c.errors += 1
+            if self.play and not self._seated and not self.stopping:  # e.g. its table could not start
+                # later and spread out: joining again at once makes a storm of table starts that a
+                # saturated store cannot take (none starts at all)
+                asyncio.get_running_loop().call_later(5.0 + 10.0 * self.rng.random(), self._join_again)
         elif kind == "match_end":
             c.matches_ended += 1
             if not self.stopping:
                 self.send(JOIN)
+
+    def _join_again(self) -> None:
+        if not self._seated and not self.stopping:
+            self.send(JOIN)
 
     def act(self, prompt: dict[str, Any]) -> None:
         if self.stopping:
@@ -607,7 +619,47 @@ def measure_idle(server: Server, count: int) -> dict[str, Any]:
     }
 
 
-def measure_tables(server: Server, tables: int, pace: float, warmup: float, seconds: float) -> dict[str, Any]:
+def rss_over(server: Server, seconds: float, every: float) -> list[tuple[float, int]]:
+    """Sleep ``seconds``, reading the server's RSS at the start and every ``every`` seconds (and at
+    the end): ``(seconds since the start, KiB)``."""
+    start = time.monotonic()
+    samples = [(0.0, server.rss_kib())]
+    while (left := seconds - (time.monotonic() - start)) > 0:
+        time.sleep(min(every, left))
+        samples.append((round(time.monotonic() - start, 1), server.rss_kib()))
+    return samples
+
+
+def rss_growth(samples: list[tuple[float, int]], tables: int) -> dict[str, Any]:
+    """RSS growth over the window: the least-squares slope of the samples (MiB per minute) and
+    per table (KiB per table per minute)."""
+    if len(samples) < 2 or samples[-1][0] <= 0:
+        return {}
+    n = len(samples)
+    mean_t = sum(t for t, _ in samples) / n
+    mean_r = sum(r for _, r in samples) / n
+    var = sum((t - mean_t) ** 2 for t, _ in samples)
+    slope = sum((t - mean_t) * (r - mean_r) for t, r in samples) / var  # KiB per second
+    return {
+        "rss_samples_kib": samples,
+        "rss_growth_mib_per_min": round(slope * 60 / 1024, 2),
+        "rss_growth_kib_per_table_per_min": round(slope * 60 / max(1, tables), 2),
+    }
+
+
+def per_action(growth: dict[str, Any], actions_per_s: float) -> dict[str, Any]:
+    """The RSS growth per applied action (bytes): comparable between runs that applied actions at
+    different rates (a loaded machine)."""
+    if "rss_growth_mib_per_min" not in growth or actions_per_s <= 0:
+        return growth
+    per = growth["rss_growth_mib_per_min"] * 1024 * 1024 / 60 / actions_per_s
+    return {**growth, "rss_growth_bytes_per_action": round(per)}
+
+
+def measure_tables(
+    server: Server, tables: int, pace: float, warmup: float, seconds: float, *, rss_every: float = 60.0
+) -> dict[str, Any]:
+    rss_before = server.rss_kib()  # no table yet (after the idle connections, if any, are gone)
     load = start_load(server, "--load", "play", "--tables", str(tables), "--pace", str(pace))
     read_json(load, "seated", 600)
     time.sleep(warmup)
@@ -617,7 +669,7 @@ def measure_tables(server: Server, tables: int, pace: float, warmup: float, seco
     server.stats(reset=True)
     pid = server.proc.pid
     cpu0, load0, idle0, t0 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
-    time.sleep(seconds)
+    samples = rss_over(server, seconds, rss_every)
     stats = server.stats()
     cpu1, load1, idle1, t1 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
     rss1 = server.rss_kib()
@@ -631,6 +683,9 @@ def measure_tables(server: Server, tables: int, pace: float, warmup: float, seco
         "load_process_cpu_percent": round(100 * (load1 - load0) / (t1 - t0), 1),
         "machine_busy_percent": round(100 * busy, 1),
         "rss_kib": rss1,
+        "rss_before_tables_kib": rss_before,
+        "kib_per_live_table": round((rss1 - rss_before) / max(1, tables), 1),  # its 4 connections too
+        **per_action(rss_growth(samples, tables), stats["actions_per_s"]),
         "client": client,
     }
 
@@ -643,6 +698,9 @@ def main() -> int:
     parser.add_argument("--pace", type=float, default=0.0, help="seconds per answer (0: bot speed; 1: human)")
     parser.add_argument("--seconds", type=float, default=20.0, help="measured window")
     parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument(
+        "--rss-every", type=float, default=60.0, help="seconds between RSS samples in the window"
+    )
     parser.add_argument("--idle", type=int, default=2000, help="idle connections to weigh (0: skip)")
     parser.add_argument(
         "--database-url", default="memory:", help="the server's store ('' = its default SQLite)"
@@ -711,7 +769,9 @@ def main() -> int:
         if args.idle:
             result["idle"] = measure_idle(server, args.idle)
         if args.tables:
-            result["tables_run"] = measure_tables(server, args.tables, args.pace, args.warmup, args.seconds)
+            result["tables_run"] = measure_tables(
+                server, args.tables, args.pace, args.warmup, args.seconds, rss_every=args.rss_every
+            )
     finally:
         server.stop()
     if args.floor:
@@ -760,6 +820,15 @@ def summary(r: dict[str, Any]) -> str:
             f"{t['machine_busy_percent']}%; client side p50 {t['client']['client_p50_ms']} ms, "
             f"p99 {t['client']['client_p99_ms']} ms, errors {t['client']['errors']}"
         )
+        if "rss_growth_mib_per_min" in t:
+            samples = ", ".join(f"{int(s)} s {r / 1024:.1f}" for s, r in t["rss_samples_kib"])
+            lines.append(
+                f"  memory: RSS {t['rss_before_tables_kib'] / 1024:.1f} MiB before the tables, "
+                f"{t['kib_per_live_table']} KiB per live table (with its 4 connections) at the end; "
+                f"in the window (MiB) {samples}; growth {t['rss_growth_mib_per_min']} MiB/min = "
+                f"{t['rss_growth_kib_per_table_per_min']} KiB per table per minute = "
+                f"{t.get('rss_growth_bytes_per_action')} bytes per applied action"
+            )
         gc = t.get("gc", {})
         c = t["client"]
         acts = max(1, c["window_acts"])

@@ -100,8 +100,8 @@ class Repository(Protocol):
         very same record is already stored: appending is idempotent)."""
         ...
 
-    async def steps(self, match_id: str, after: int = -1) -> Sequence[StepRecord]:
-        """The stored steps with ``step > after``, in order."""
+    async def steps(self, match_id: str, after: int = -1, limit: int | None = None) -> Sequence[StepRecord]:
+        """The stored steps with ``step > after``, in order (the first ``limit`` of them: a page)."""
         ...
 
     async def step_count(self, match_id: str) -> int:

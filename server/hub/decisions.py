@@ -7,7 +7,9 @@ runs from then (:class:`~server.hub.timing.TimeKeeper`). An answer in a call win
 seats' prompts as they are; any step with events closes them all.
 
 Each applied answer is remembered by its request id, so a client that sends it again (a retry, a
-reconnection) gets its ``ack`` (``duplicate``) and the move is never applied twice.
+reconnection) gets its ``ack`` (``duplicate``) and the move is never applied twice. Only a seat's
+last :data:`REMEMBERED_ANSWERS` are kept (memory must not grow with the match): an older one sent
+again is refused like any act for a past decision (``stale_step``), never applied.
 
 :meth:`Decisions.refusal` is the one check of whether a seated connection's act may be applied (the
 right step, a legal action); which connection holds which seat is the table's to say.
@@ -47,6 +49,7 @@ from server.hub.settings import TableTimers
 from server.hub.timing import OpenPrompt, TimeKeeper
 
 Refusal = tuple[ErrorCode, str]
+REMEMBERED_ANSWERS = 64  # request ids per seat whose ack a retry gets again
 
 
 class Decisions:
@@ -70,12 +73,12 @@ class Decisions:
         self.prompts: dict[int, OpenPrompt] = {}  # seats prompted and not answered yet
         self._opened_at: dict[int, int] = {}  # seat -> the version after which its latest decision opened
         self._last_prompted: dict[int, int] = {}  # seat -> the number of its latest prompt
-        self._answered: dict[tuple[int, int], int] = {}  # (seat, request id) -> its decision's number
+        self._answered: list[dict[int, int]] = [{} for _ in range(4)]  # request id -> its decision's number
         self._last_request: dict[int, int] = {}  # seat -> the highest request id applied
 
     def answered(self, seat: int, request_id: int) -> int | None:
         """The step of the decision that ``seat``'s ``request_id`` answered, if it was applied."""
-        return self._answered.get((seat, request_id))
+        return self._answered[seat].get(request_id)
 
     def last_request_id(self, seat: int) -> int | None:
         """The highest request id of ``seat`` applied so far (what ``welcome`` tells a client)."""
@@ -96,7 +99,10 @@ class Decisions:
                 self.time.charge(actor, prompt, now)
             if request_id is not None:
                 answered_step = prompt.step if prompt is not None else self._opened_at.get(actor, 0)
-                self._answered[(actor, request_id)] = answered_step
+                answered = self._answered[actor]
+                answered[request_id] = answered_step
+                if len(answered) > REMEMBERED_ANSWERS:
+                    del answered[next(iter(answered))]  # the oldest
                 self._last_request[actor] = max(request_id, self._last_request.get(actor, request_id))
         pending = pending_seats(t.state)
         if t.events:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from server.domain.records import AccountKind
 from server.engine.actions import Action
+from server.hub.history import History
 from server.hub.outputs import Participant
 
 
@@ -53,6 +54,8 @@ class Attach:
     seat: int | None
     since_version: int = 0
     announce: bool = False  # send ``seated`` first (a join; a resume does not)
+    history: History | None = None  # the forgotten versions, read from the store for this attach
+    ticket: int = 0  # which read of the table's brought ``history`` (a newer attach makes it stale)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

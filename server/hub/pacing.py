@@ -54,10 +54,19 @@ def next_hand_cut(events: Sequence[Event], start: int) -> int | None:
 class Pacing:
     """The event stream of one table, what of it is held back, and its spectators."""
 
-    __slots__ = ("_hand_pause_s", "_min_call_s", "feed", "hold_until", "stream")
+    __slots__ = ("_hand_pause_s", "_min_call_s", "feed", "hold_until", "keep_all", "stream")
 
-    def __init__(self, match_id: str, timers: TableTimers, spectate: SpectatePolicy, *, paced: bool) -> None:
+    def __init__(
+        self,
+        match_id: str,
+        timers: TableTimers,
+        spectate: SpectatePolicy,
+        *,
+        paced: bool,
+        keep_all: bool = False,
+    ) -> None:
         self.stream = EventStream()  # omniscient events; the seats have seen the published ones
+        self.keep_all = keep_all  # never forget a hand (tests: the full-history reference)
         self.feed = SpectatorFeed(match_id, spectate)
         self.hold_until: float | None = None  # nothing more is published before then
         self._min_call_s = timers.min_call_ms / 1000
@@ -92,11 +101,11 @@ class Pacing:
         new hand for the hand pause."""
         stream = self.stream
         pause = 0.0 if replaying else self._hand_pause_s
-        cut = next_hand_cut(stream.events, stream.published) if pause > 0 else None
+        cut = next_hand_cut(stream.events, stream.published - stream.base) if pause > 0 else None
         if cut is None:
             return len(stream)
         self.hold_until = now + pause
-        return cut + 1
+        return stream.base + cut + 1
 
     def next_deadline(self) -> float | None:
         """The earliest moment something held comes due: the hold's end or a spectator release."""
@@ -109,7 +118,24 @@ class Pacing:
 
     def release_to_spectators(self, now: float) -> bool:
         """Send the spectators what their delay allows now; True if anything went."""
-        return bool(self.feed) and self.feed.release(now, self.stream)
+        if not (self.feed and self.feed.release(now, self.stream)):
+            return False
+        self.forget()
+        return True
+
+    def published(self, now: float) -> None:
+        """The seats saw more: with nobody watching, the spectators' count moves on silently (a
+        spectator joining later starts there); then forget what nobody needs in memory."""
+        if not self.feed:
+            self.feed.release(now, self.stream)
+        self.forget()
+
+    def forget(self) -> None:
+        """Keep in memory only the hands from the one holding the first event not yet released to
+        spectators (everything after it is unpublished, or published and not yet released): the
+        rest is in the store's step log (:mod:`server.hub.history`)."""
+        if not self.keep_all:
+            self.stream.forget(self.feed.released)
 
     def reveal_to_spectators(self, now: float) -> None:
         """The match completed: the spectators get everything published, at once."""

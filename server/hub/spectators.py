@@ -1,8 +1,10 @@
 """A match's event stream as the table publishes it, and the spectators who follow it late.
 
-:class:`EventStream` holds the omniscient events (version ``v`` is ``events[v - 1]``) and when the
-seats saw each; ``published`` events have gone to the seats (the rest are held back by the minimum
-call window).
+:class:`EventStream` holds the omniscient events (version ``v`` is absolute index ``v - 1``) and
+when the seats saw each; ``published`` events have gone to the seats (the rest are held back by the
+minimum call window). It keeps in memory only the hands from the one holding the first event not
+yet released to spectators (:meth:`EventStream.forget`); the older ones are read back from the
+store when a catch-up needs them (:mod:`server.hub.catchups`).
 
 :class:`SpectatorFeed` releases published events to spectators once ``delay_steps`` more events
 have been published after them and ``delay_s`` seconds have passed since the seats saw them
@@ -23,31 +25,79 @@ from server.hub.settings import SpectatePolicy
 
 
 class EventStream:
+    """The match's events by version (version ``v`` is absolute index ``v - 1``), of which only the
+    tail from :attr:`base` on is kept in memory (:meth:`forget`); versions ``1..base`` are read back
+    from the store's step log when someone needs them (:mod:`server.hub.history`)."""
+
+    __slots__ = ("base", "events", "hand_starts", "hands", "published", "times")
+
     def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.times: list[float] = []  # when each event was published to the seats
+        self.base = 0  # events forgotten: the kept ones are versions base + 1 .. len(self)
+        self.events: list[Event] = []  # the kept events (absolute index i is events[i - base])
+        self.times: list[float] = []  # when each kept event was published to the seats
+        self.hands = 0  # RoundStarted events so far
+        self.hand_starts: list[int] = []  # absolute indices of the kept RoundStarted events (not the first)
         self.published = 0  # events sent to the seats
 
     def __len__(self) -> int:
-        return len(self.events)
+        return self.base + len(self.events)
 
     @property
     def all_published(self) -> bool:
-        return self.published == len(self.events)
+        return self.published == len(self)
 
     def append(self, events: Sequence[Event], now: float) -> None:
+        first = len(self)
+        for i, event in enumerate(events):
+            if isinstance(event, RoundStarted):
+                self.hands += 1
+                if self.hands > 1:  # the first hand stays with the match's start: a join reads nothing
+                    self.hand_starts.append(first + i)
         self.events.extend(events)
         self.times.extend([now] * len(events))
+
+    def window(self, start: int, stop: int) -> tuple[Event, ...]:
+        """Events at absolute indices ``start .. stop - 1`` (all kept: ``start >= base``)."""
+        assert start >= self.base, (start, self.base)
+        return tuple(self.events[start - self.base : stop - self.base])
+
+    def event(self, i: int) -> Event:
+        return self.events[i - self.base]
+
+    def time(self, i: int) -> float:
+        return self.times[i - self.base]
+
+    def last(self) -> Event:
+        return self.events[-1]
 
     def publish(self, upto: int, now: float) -> tuple[Event, ...]:
         """Mark events ``published + 1 .. upto`` as seen by the seats now; returns them."""
         first = self.published
         if upto <= first:
             return ()
-        for i in range(first, upto):
-            self.times[i] = now
+        base, times = self.base, self.times
+        for i in range(first - base, upto - base):
+            times[i] = now
         self.published = upto
-        return tuple(self.events[first:upto])
+        return self.window(first, upto)
+
+    def forget(self, needed: int) -> None:
+        """Nothing before absolute index ``needed`` is needed in memory any more: forget the hands
+        that ended before the one holding it (the kept events start at a hand's RoundStarted)."""
+        starts = self.hand_starts
+        cut = None
+        while starts and starts[0] <= needed:
+            cut = starts[0]
+            if len(starts) > 1 and starts[1] <= needed:
+                starts.pop(0)
+                continue
+            break
+        if cut is None or cut <= self.base:
+            return
+        drop = cut - self.base
+        del self.events[:drop]
+        del self.times[:drop]
+        self.base = cut
 
 
 class SpectatorFeed:
@@ -84,13 +134,13 @@ class SpectatorFeed:
     def latest_round(self, stream: EventStream, now: float) -> RoundStarted | None:
         """The start of the latest hand a spectator may see now (None: none yet): the newest one
         that the delay has released, or would release to a spectator joining now."""
-        events, times, policy, published = stream.events, stream.times, self.policy, stream.published
-        for i in range(published - 1, -1, -1):
-            event = events[i]
+        policy, published = self.policy, stream.published
+        for i in range(published - 1, stream.base - 1, -1):
+            event = stream.event(i)
             if not isinstance(event, RoundStarted):
                 continue
             if i < self.released or (
-                published - (i + 1) >= policy.delay_steps and now - times[i] >= policy.delay_s
+                published - (i + 1) >= policy.delay_steps and now - stream.time(i) >= policy.delay_s
             ):
                 return event
         return None
@@ -100,10 +150,12 @@ class SpectatorFeed:
         i = self.released
         if i >= stream.published or stream.published - (i + 1) < self.policy.delay_steps:
             return None
-        return stream.times[i] + self.policy.delay_s
+        return stream.time(i) + self.policy.delay_s
 
     def release(self, now: float, stream: EventStream, *, everything: bool = False) -> bool:
-        """Send what the delay allows (all that is published with ``everything``); True if any."""
+        """Send what the delay allows (all that is published with ``everything``); True if any.
+        Without spectators the count moves on all the same (nothing is sent): a spectator who
+        joins later catches up to where the delay allows, and the events before need no memory."""
         upto = self.released
         if everything:
             upto = stream.published
@@ -111,12 +163,13 @@ class SpectatorFeed:
             while upto < stream.published:
                 if stream.published - (upto + 1) < self.policy.delay_steps:
                     break
-                if now - stream.times[upto] < self.policy.delay_s:
+                if now - stream.time(upto) < self.policy.delay_s:
                     break
                 upto += 1
         if upto <= self.released:
             return False
-        batch = redact_all(tuple(stream.events[self.released : upto]), None)
-        self.broadcast(EventsOut(self.match_id, self.released + 1, batch))
+        if self.members:
+            batch = redact_all(stream.window(self.released, upto), None)
+            self.broadcast(EventsOut(self.match_id, self.released + 1, batch))
         self.released = upto
         return True

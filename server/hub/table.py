@@ -49,6 +49,7 @@ from server.engine.hints import seat_hints
 from server.engine.rules import Ruleset
 from server.engine.tiles import Tile
 from server.hub.botturns import BotTurns
+from server.hub.catchups import Catchups
 from server.hub.clock import Alarm, Clock
 from server.hub.commits import Commits
 from server.hub.decisions import Decisions
@@ -154,6 +155,7 @@ class TableActor:
         self._barriers: list[asyncio.Future[None]] = []
         self._alarm = Alarm(clock, self._ring)
         self._task: asyncio.Task[None] | None = None
+        self._catchups = Catchups(match_id, repo, self.submit, self._log, timeout_s=2 * commit_timeout_s)
 
     # -- public API ----------------------------------------------------------------------------------
 
@@ -181,14 +183,11 @@ class TableActor:
         return self._decisions.last_request_id(seat)
 
     def seat_of_account(self, account_id: str) -> int | None:
-        for i, s in enumerate(self.seats):
-            if s.account_id == account_id:
-                return i
-        return None
+        return next((i for i, s in enumerate(self.seats) if s.account_id == account_id), None)
 
-    def events(self) -> tuple[Event, ...]:
-        """The omniscient events so far (tests and tools; never sent as such)."""
-        return tuple(self._pacing.stream.events)
+    async def history(self) -> tuple[Event, ...]:
+        """The omniscient events so far, the forgotten ones read from the store (tests and tools)."""
+        return await self._catchups.everything(self._pacing.stream)
 
     def submit(self, item: InboxItem) -> None:
         """Put a message in the inbox (never blocks)."""
@@ -196,11 +195,12 @@ class TableActor:
 
     async def settle(self) -> None:
         """Wait until everything submitted so far is handled and nothing is due now."""
-        if not self.running:
-            return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.submit(Barrier(future))
-        await future
+        while self.running:
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.submit(Barrier(future))
+            await future
+            if not await self._catchups.wait():  # a catch-up reading the store comes back to the inbox
+                return
 
     async def stop(self, *, abort: bool = False) -> None:
         if self.running:
@@ -287,6 +287,7 @@ class TableActor:
             await self._crash(exc)
         finally:
             self._alarm.cancel()
+            self._catchups.cancel_all()
             while not self._inbox.empty():
                 leftover = self._inbox.get_nowait()
                 if isinstance(leftover, Barrier):
@@ -515,6 +516,7 @@ class TableActor:
         batch = stream.publish(upto, now)
         if batch:
             self._seating.publish(self.match_id, first, batch)
+            self._pacing.published(now)
 
     def _issue_prompts(self) -> None:
         assert self.state is not None
@@ -540,12 +542,20 @@ class TableActor:
         """Seat a connection (replacing the seat's previous one) or let it watch; it is told it
         follows this match, then gets: ``seated`` (a join), its catch-up, the moves played for it
         while it was gone, its open prompt, the outcome if the match is over (after which it
-        follows nothing)."""
+        follows nothing). The catch-up is the whole stream: versions the table forgot are read from
+        the store first (:class:`Catchups`, outside the actor), and ``a`` comes back with them."""
         p, seat = a.participant, a.seat
+        if not self._catchups.current(a):
+            return  # a newer attach (or a detach) of this connection came after this one
         if seat is not None and self.seats[seat].account_id is None:
             p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"seat {seat} of {self.match_id} is a bot's"))
             return
-        now, seating = self._clock.now(), self._seating
+        now, seating, stream = self._clock.now(), self._seating, self._pacing.stream
+        if seat is None and not seating.feed and not self.finished:
+            self._pacing.published(now)  # nobody watched: the count a new spectator starts from
+        forgotten = self._catchups.forgotten(a, stream)
+        if forgotten is None:  # being read, outside the actor: ``a`` comes back with them
+            return
         if seat is not None:
             if not seating.seat(p, seat, self.match_id):
                 return  # the connection is already over
@@ -553,9 +563,8 @@ class TableActor:
             return
         if a.announce:
             p.deliver(SeatedOut(self.match_id, seat, self.players))
-        stream = self._pacing.stream
         shown = stream.published if seat is not None else seating.feed.released
-        events = redact_all(tuple(stream.events[:shown]), seat)
+        events = redact_all(forgotten + stream.window(stream.base, shown), seat)
         p.deliver(CatchupOut(self.match_id, seat, a.since_version, events))
         played = seating.take_played_for(seat) if seat is not None else ()
         if played:  # what the table played for this seat while it had no connection
@@ -568,6 +577,7 @@ class TableActor:
 
     def _detach(self, d: Detach) -> None:
         p = d.participant
+        self._catchups.cancel(p)
         if self._seating.drop(p) and d.notify:
             p.deliver(LeftOut(self.match_id))
             p.released(self.match_id)
@@ -575,7 +585,7 @@ class TableActor:
     # -- the end -------------------------------------------------------------------------------------
 
     async def _finish(self) -> None:
-        last = self._pacing.stream.events[-1]
+        last = self._pacing.stream.last()
         assert isinstance(last, MatchEnded), last
         result = ResultOut(scores=last.scores, ranks=last.ranks, final_points=last.final_points)
         record = ResultRecord(self.match_id, last.scores, last.ranks, last.final_points)

@@ -334,8 +334,9 @@ class InMemoryRepository(MemoryRatings):
         """Tests: put ``step`` in place of the stored step of the same number (a tampered log)."""
         self._steps[step.match_id][step.step] = _StoredStep(step)
 
-    async def steps(self, match_id: str, after: int = -1) -> Sequence[StepRecord]:
-        return tuple(s.record() for s in self._steps.get(match_id, ())[after + 1 :])
+    async def steps(self, match_id: str, after: int = -1, limit: int | None = None) -> Sequence[StepRecord]:
+        stop = None if limit is None else after + 1 + limit
+        return tuple(s.record() for s in self._steps.get(match_id, ())[after + 1 : stop])
 
     async def step_count(self, match_id: str) -> int:
         return len(self._steps.get(match_id, ()))

@@ -391,15 +391,15 @@ class SqlRepository(SqlReads, SqlRatings):
         outcome is unknown: retry the same record)."""
         await self.writer.append(step)
 
-    async def steps(self, match_id: str, after: int = -1) -> Sequence[StepRecord]:
+    async def steps(self, match_id: str, after: int = -1, limit: int | None = None) -> Sequence[StepRecord]:
         """Read-your-writes: waits for this match's appends still in the writer first."""
         await self.writer.settled(match_id)
+        query = select(StepRow).where(StepRow.match_id == match_id, StepRow.step > after)
+        query = query.order_by(StepRow.step)
+        if limit is not None:
+            query = query.limit(limit)
         async with self.engine.connect() as conn:
-            rows = await conn.execute(
-                select(StepRow)
-                .where(StepRow.match_id == match_id, StepRow.step > after)
-                .order_by(StepRow.step)
-            )
+            rows = await conn.execute(query)
             return tuple(_step(r) for r in rows)
 
     async def step_count(self, match_id: str) -> int:

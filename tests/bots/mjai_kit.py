@@ -65,11 +65,12 @@ def mjai_url(hub: Hub) -> str:
     return f"ws://127.0.0.1:{hub.port}/mjai"
 
 
-def expected_lines(table: TableActor, seat: int) -> list[dict[str, Any]]:
+async def expected_lines(table: TableActor, seat: int) -> list[dict[str, Any]]:
     """What seat ``seat`` must have been sent: the offline mjai export of the table's omniscient log
     for that viewer, with the seat as ``id`` in start_game."""
     names = [s.name for s in table.seats]
-    lines = [json.loads(line) for line in export_mjai(table.events(), names=names, viewer=seat).splitlines()]
+    exported = export_mjai(await table.history(), names=names, viewer=seat)
+    lines = [json.loads(line) for line in exported.splitlines()]
     lines[0] = {"type": "start_game", "id": seat, **lines[0]}
     return lines
 

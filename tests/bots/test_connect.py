@@ -43,12 +43,12 @@ def read_log(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def expected_games(hub: Hub, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def expected_games(hub: Hub, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for r in results:
         table = hub.lobby.table(r["match_id"])
         assert table is not None and table.finished
-        out += expected_lines(table, r["seat"])
+        out += await expected_lines(table, r["seat"])
     return out
 
 
@@ -73,7 +73,7 @@ async def test_an_mjai_bot_plays_two_games_and_sees_exactly_its_view(tmp_path: P
         assert c.games_done == 2 and c.reconnects == 0
         assert [r["result"] is not None for r in c.results] == [True, True]
         lines = read_log(log)
-        assert lines == expected_games(hub, c.results)
+        assert lines == await expected_games(hub, c.results)
         seat = -1
         for line in lines:  # the leak scanner, explicitly: others' tiles are "?"
             seat = line["id"] if line["type"] == "start_game" else seat
@@ -119,7 +119,7 @@ async def test_a_table_of_mjai_bots_two_through_the_jantaku_bot_connect_command(
             log = read_log(tmp_path / f"bot{i}.jsonl")
             seat = log[0]["id"]
             seats.add(seat)
-            assert log == expected_lines(table, seat)
+            assert log == await expected_lines(table, seat)
         assert seats == {0, 1, 2, 3}
 
 
@@ -144,7 +144,7 @@ async def test_it_reconnects_and_resumes_without_repeating_events(
         c = await connector(hub, await bot_token(hub, "flaky"), bot_command(log))
         assert await c.run() == EXIT_OK
         assert c.reconnects == 1 and c.games_done == 1
-        assert read_log(log) == expected_games(hub, c.results)
+        assert read_log(log) == await expected_games(hub, c.results)
 
 
 @pytest.mark.asyncio
@@ -156,7 +156,7 @@ async def test_garbage_answers_are_reported_and_the_default_is_played(
         c = await connector(hub, await bot_token(hub, "noisy"), bot_command(log, "--garbage", "4"))
         with caplog.at_level(logging.INFO, logger="jantaku.bot.connect"):
             assert await c.run() == EXIT_OK
-        assert read_log(log) == expected_games(hub, c.results)
+        assert read_log(log) == await expected_games(hub, c.results)
     text = caplog.text
     assert "not a JSON object: 'this is not json'" in text
     assert "server error illegal_action" in text and "the server played" in text

@@ -77,7 +77,7 @@ async def test_four_mjai_bots_play_a_full_match_and_each_gets_its_own_view() -> 
         for client, (end, _) in zip(clients, results, strict=True):
             assert end["reason"] == "completed" and end["result"]["ranks"]
             assert client.seat is not None and client.errors == []
-            assert client.events == expected_lines(table, client.seat)
+            assert client.events == await expected_lines(table, client.seat)
             assert client.events[0]["id"] == client.seat and client.events[-1]["type"] == "end_game"
             assert await client.until_closed() == 1000
         assert {"dahai", "none", "reach", "hora"} <= set(sent), sent
@@ -154,7 +154,7 @@ async def test_invalid_answers_get_an_error_and_the_default_action() -> None:
         assert len(client.errors) == errors_before
         table = _table(hub, client.match_id)
         assert client.seat is not None
-        assert client.events == expected_lines(table, client.seat)
+        assert client.events == await expected_lines(table, client.seat)
 
 
 async def _own_turn(client: MjaiClient) -> dict[str, Any]:
@@ -242,7 +242,7 @@ async def test_a_new_connection_resumes_the_game_from_start_game() -> None:
                 break
         table = _table(hub, second.match_id)
         assert second.seat is not None and second.errors == []
-        assert second.events == expected_lines(table, second.seat)
+        assert second.events == await expected_lines(table, second.seat)
 
 
 def test_the_default_action_for_an_invalid_answer() -> None:
@@ -253,3 +253,29 @@ def test_the_default_action_for_an_invalid_answer() -> None:
     )
     assert default_for(turn) == Discard(m9, tsumogiri=True)
     assert default_for(turn, after_reach=True) == Riichi(m9, True)
+
+
+@pytest.mark.asyncio
+async def test_a_resume_hands_later_gets_the_whole_game_although_the_table_forgot_its_start() -> None:
+    """The table keeps only its latest hands in memory; the rest of the game comes from the store."""
+    timers = TableTimers(action_ms=60_000, disconnect_grace_ms=60_000)
+    async with mjai_hub(timers=timers, fill_after_s=0.0) as hub:
+        token = await bot_token(hub, "forgetful")
+        first = await MjaiClient.open(hub, token, queue="tenhou")
+        await first.until("seated")
+        table = _table(hub, first.match_id)
+        while table._pacing.stream.base == 0:
+            await _own_turn(first)
+            await first.send({"type": "dahai", "pai": _last_own_tsumo(first), "tsumogiri": True})
+        request = await _own_turn(first)
+        await first.close()
+
+        second = await MjaiClient.open(hub, token, queue="tenhou")
+        seated = await second.until("seated")
+        assert seated["resumed"] is True and seated["match_id"] == first.match_id
+        again = await second.until("request")
+        assert table._pacing.stream.base > 0
+        assert second.events == first.events  # the whole game so far, nothing else
+        assert again["possible_actions"] == request["possible_actions"]
+        assert second.seat is not None
+        assert second.events == (await expected_lines(table, second.seat))[: len(second.events)]

@@ -158,7 +158,7 @@ async def test_reconnect_in_the_middle_of_a_hand_resumes_exactly() -> None:
         assert isinstance(prompt, Prompt) and client.match_id is not None and client.seat is not None
         table = _table(hub, client.match_id)
         before = client.tracker.view()  # type: ignore[union-attr]
-        last_applied = max(rid for (seat, rid) in table._decisions._answered if seat == client.seat)
+        last_applied = max(table._decisions._answered[client.seat])
         # The connection drops; a new one authenticates with the session token and resumes. The
         # welcome names the last request id applied, for a client that lost its own count.
         welcome = await client.reconnect()
@@ -223,7 +223,7 @@ async def test_a_client_that_stops_reading_is_dropped_and_the_table_finishes() -
         await asyncio.wait_for(table.ended.wait(), 20)
         assert table.outcome is not None and table.outcome.reason is MatchEndReason.COMPLETED
         code, read = await raw.until_closed()
-        assert code == 1006 and read < len(table.events())  # aborted: no close frame, events lost
+        assert code == 1006 and read < len(await table.history())  # aborted: no close frame, events lost
         assert hub.connection_of(welcome["player"]["id"]) is None
         assert not raw.leaks
 

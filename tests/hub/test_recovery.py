@@ -157,7 +157,7 @@ async def test_a_resumed_match_ends_exactly_as_an_uninterrupted_one(lobbies: Lob
     account_ = alice.p.account
     for interruption in range(3):  # three restarts in one match
         await play(table, clock, alice, answers=7)
-        before = table.events()
+        before = await table.history()
         await lobby.shutdown()  # the old process goes away; its tables stop, nothing is aborted
         stored = await repo.get_match(table.match_id)
         assert stored is not None and stored.status is MatchStatus.RUNNING and stored.seed_hex is None
@@ -166,7 +166,7 @@ async def test_a_resumed_match_ends_exactly_as_an_uninterrupted_one(lobbies: Lob
         report = await lobby.recover()
         assert report.resumed == [table.match_id] and not report.diverged, interruption
         table = lobby.tables[table.match_id]
-        assert table.resumed and table.events() == before
+        assert table.resumed and await table.history() == before
         assert lobby.live_seats(account_.id) == [(table.match_id, table.seat_of_account(account_.id))]
         # The player comes back (same account, a new connection) and resumes.
         alice = Player(FakeParticipant(account_), alice.rng, alice.rids)

@@ -95,7 +95,7 @@ async def play(seat1_pair: str, delay_steps: int) -> dict[str, list[bytes]]:
     await table.settle()
     received: dict[int, list[bytes]] = {s: [] for s in range(4)}
     rids = dict.fromkeys(range(4), 0)  # request ids per seat (seat 1's own acts differ)
-    while sum(1 for e in table.events() if type(e).__name__ == "TileDiscarded") < DISCARDS:
+    while sum(1 for e in await table.history() if type(e).__name__ == "TileDiscarded") < DISCARDS:
         moved = False
         for s, (core, sink) in seats.items():
             frames, sink.frames[:] = list(sink.frames), []

@@ -294,7 +294,7 @@ async def test_random_garbage_acts_never_break_the_table() -> None:
         if kit.table.finished:
             break
     assert kit.table.running
-    assert len(kit.table.events()) == sum(len(s.events) for s in await kit.repo.steps("m-test"))
+    assert len(await kit.table.history()) == sum(len(s.events) for s in await kit.repo.steps("m-test"))
 
 
 # -- commit before broadcast ------------------------------------------------------------------------
@@ -376,8 +376,8 @@ async def test_a_write_that_landed_despite_an_error_is_adopted_not_repeated() ->
     await kit.act(0, action, step=prompt.step, request_id=21)
     assert [(a.request_id, a.duplicate) for a in p.acks()] == [(21, True)]
     stored = [e for s in await repo.steps("m-test") for e in s.events]
-    assert len(stored) == len(kit.table.events())
-    assert isinstance(kit.table.events()[3], TileDiscarded)
+    assert len(stored) == len(await kit.table.history())
+    assert isinstance((await kit.table.history())[3], TileDiscarded)
 
 
 # -- spectators and resumes -------------------------------------------------------------------------
@@ -414,7 +414,7 @@ async def test_spectators_get_everything_when_the_match_ends() -> None:
     kit.table.submit(Attach(watcher, None, announce=True))
     await kit.table.settle()
     assert kit.table.finished
-    assert _events_seen(watcher) == len(kit.table.events())
+    assert _events_seen(watcher) == len(await kit.table.history())
     assert watcher.of(MatchEndOut)[0].reason is MatchEndReason.COMPLETED
 
 

@@ -196,6 +196,9 @@ async def test_steps_in_order(any_repo: Repository) -> None:
     assert list(await any_repo.steps("m-1")) == records
     assert list(await any_repo.steps("m-1", after=3)) == records[4:]
     assert list(await any_repo.steps("m-1", after=5)) == []
+    assert list(await any_repo.steps("m-1", limit=2)) == records[:2]  # a page (catch-ups read in pages)
+    assert list(await any_repo.steps("m-1", after=2, limit=2)) == records[3:5]
+    assert list(await any_repo.steps("m-1", after=4, limit=10)) == records[5:]
     assert await any_repo.step_count("m-404") == 0
     assert list(await any_repo.steps("m-404")) == []
 
