@@ -12,7 +12,6 @@ import re
 import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -37,7 +36,7 @@ from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys
 from tests.cluster.procs import Cluster, fresh_pg_database, http_json, jantaku, running_cluster
 from tests.hub.helpers import ScannedClient
-from tests.hub.netkit import next_of, play
+from tests.hub.netkit import after_prompts, next_of, play
 
 
 @pytest_asyncio.fixture
@@ -58,18 +57,6 @@ async def cluster(
         await drop_keys(redis_server, prefix)
 
 
-def _prompts(n: int) -> Any:
-    seen = 0
-
-    def stop(message: ServerMessage) -> bool:
-        nonlocal seen
-        if isinstance(message, Prompt):
-            seen += 1
-        return seen > n
-
-    return stop
-
-
 async def _owner(cluster: Cluster, match_id: str) -> str | None:
     client: Redis = Redis.from_url(cluster.redis_url, decode_responses=True)
     try:
@@ -87,19 +74,19 @@ async def a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster: Clus
     alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
     await alice._open(alice.auth)  # the proxy's first connection: node n0
     await alice.join_queue("tenhou+bots")
-    await play(alice, stop=_prompts(4))
+    await play(alice, stop=after_prompts(4))
     match_id = alice.match_id
     assert match_id is not None and await _owner(cluster, match_id) == "n0"
     welcome = await alice.reconnect()  # the second connection lands on n1, which relays it to n0
     assert [s.match_id for s in welcome.seats] == [match_id]
-    await play(alice, stop=_prompts(3))  # playing on, through n1
+    await play(alice, stop=after_prompts(3))  # playing on, through n1
     bob = ScannedClient(cluster.url, GuestAuth(name="bob"), timeout=15.0)
     await bob._open(bob.auth)  # the third connection: n2
     await bob.spectate(match_id)
     seated = await next_of(bob, Seated)
     assert seated.match_id == match_id and seated.seat is None
     assert cluster.proxy is not None and len(set(cluster.proxy.chosen)) == 3  # three nodes served
-    await play(alice, stop=_prompts(2))
+    await play(alice, stop=after_prompts(2))
     repo = await _store(cluster)
     try:
         assert await alice.verify(repo) > 20  # every event alice got, on any node, is the stored log
@@ -258,7 +245,7 @@ async def a_rolling_restart_drains_every_node_with_nothing_played(cluster: Clust
     alice = ScannedClient(cluster.url, GuestAuth(name="carol"), timeout=15.0)
     await alice._open(alice.auth)
     await alice.join_queue("tenhou+bots")
-    fifth = await play(alice, stop=_prompts(4))
+    fifth = await play(alice, stop=after_prompts(4))
     assert isinstance(fifth, Prompt)
     await alice.act(fifth.legal_actions[0], step=fifth.step)  # the prompt the stop took
     match_id = alice.match_id
@@ -292,7 +279,7 @@ async def kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster: Clus
     alice = ScannedClient(cluster.url, GuestAuth(name="alice"), timeout=15.0)
     await alice._open(alice.auth)
     await alice.join_queue("tenhou+bots")
-    await play(alice, stop=_prompts(6))
+    await play(alice, stop=after_prompts(6))
     match_id = alice.match_id
     assert match_id is not None
     owner_id = await _owner(cluster, match_id)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
+from contextlib import asynccontextmanager
 from typing import cast
 
 import pytest
@@ -80,13 +81,34 @@ async def _ready(node: ClusterNode, clock: _Clock) -> None:
     clock.t += 1.0  # a lease's life since Redis answered: it may take over
 
 
+@dataclasses.dataclass
+class _Pair:
+    """A node owning the matches and another node scanning for them, on a counting repository."""
+
+    repo: _CountingRepo
+    clock: _Clock
+    owner: ClusterNode
+    scanner: ClusterNode
+    host: _Host
+
+
+@asynccontextmanager
+async def _owner_and_scanner(redis_url: str, prefix: str, running: Sequence[str]) -> AsyncIterator[_Pair]:
+    repo = _CountingRepo(running)
+    clock = _Clock()
+    owner = ClusterNode(cluster(redis_url, prefix, "a"), cast(Repository, repo))
+    scanner, host = _scanner(redis_url, prefix, repo, clock)
+    try:
+        yield _Pair(repo, clock, owner, scanner, host)
+    finally:
+        await owner.stop()
+        await scanner.stop()
+
+
 @pytest.mark.asyncio
 async def test_the_per_second_scan_reads_no_match_rows(redis_server: str, redis_prefix: str) -> None:
-    repo = _CountingRepo([f"m-{i}" for i in range(50)])
-    clock = _Clock()
-    owner = ClusterNode(cluster(redis_server, redis_prefix, "a"), cast(Repository, repo))
-    scanner, host = _scanner(redis_server, redis_prefix, repo, clock)
-    try:
+    async with _owner_and_scanner(redis_server, redis_prefix, [f"m-{i}" for i in range(50)]) as p:
+        repo, clock, owner, scanner, host = p.repo, p.clock, p.owner, p.scanner, p.host
         for m in repo.running:
             assert await owner.claim(m, new=True)
         await _ready(scanner, clock)
@@ -106,9 +128,6 @@ async def test_the_per_second_scan_reads_no_match_rows(redis_server: str, redis_
         await scanner.take_over()
         assert host.recovered == [set(repo.running)]
         assert repo.calls == Counter(unfinished_match_ids=1, get_match=48)
-    finally:
-        await owner.stop()
-        await scanner.stop()
 
 
 async def _deadlines(node: ClusterNode, n: int) -> bool:
@@ -119,11 +138,8 @@ async def _deadlines(node: ClusterNode, n: int) -> bool:
 async def test_a_handed_over_table_is_due_at_once_and_an_ended_one_is_never_read(
     redis_server: str, redis_prefix: str
 ) -> None:
-    repo = _CountingRepo(["m-1"])
-    clock = _Clock()
-    owner = ClusterNode(cluster(redis_server, redis_prefix, "a"), cast(Repository, repo))
-    scanner, host = _scanner(redis_server, redis_prefix, repo, clock)
-    try:
+    async with _owner_and_scanner(redis_server, redis_prefix, ["m-1"]) as p:
+        repo, clock, owner, scanner, host = p.repo, p.clock, p.owner, p.scanner, p.host
         assert await owner.claim("m-1", new=True)
         assert await owner.claim("m-2", new=True)  # ends at once: never looked for again
         owner.released("m-2", finished=True)
@@ -141,9 +157,6 @@ async def test_a_handed_over_table_is_due_at_once_and_an_ended_one_is_never_read
         clock.t += 1.0
         await scanner.take_over()
         assert await owner.redis.zscore(owner.deadlines_key, "m-3") is None
-    finally:
-        await owner.stop()
-        await scanner.stop()
 
 
 async def _gone(node: ClusterNode, match_id: str) -> bool:
@@ -154,11 +167,8 @@ async def _gone(node: ClusterNode, match_id: str) -> bool:
 async def test_the_backstop_takes_over_a_match_whose_deadline_redis_lost(
     redis_server: str, redis_prefix: str
 ) -> None:
-    repo = _CountingRepo(["m-1"])
-    clock = _Clock()
-    owner = ClusterNode(cluster(redis_server, redis_prefix, "a"), cast(Repository, repo))
-    scanner, host = _scanner(redis_server, redis_prefix, repo, clock)
-    try:
+    async with _owner_and_scanner(redis_server, redis_prefix, ["m-1"]) as p:
+        repo, clock, owner, scanner, host = p.repo, p.clock, p.owner, p.scanner, p.host
         assert await owner.claim("m-1", new=True)
         await _ready(scanner, clock)
         await scanner.take_over()  # the backstop: m-1 is held
@@ -173,9 +183,6 @@ async def test_the_backstop_takes_over_a_match_whose_deadline_redis_lost(
         await scanner.take_over()  # the backstop runs again: m-1 is found without its deadline
         assert host.recovered == [{"m-1"}]
         assert repo.calls == Counter(unfinished_match_ids=2)
-    finally:
-        await owner.stop()
-        await scanner.stop()
 
 
 @pytest.mark.asyncio

@@ -44,6 +44,19 @@ class KeepOrder(random.Random):
         return None
 
 
+def after_prompts(n: int) -> Callable[[ServerMessage], bool]:
+    """A stop condition for :func:`play`: true at the message after the ``n``-th prompt."""
+    seen = 0
+
+    def stop(message: ServerMessage) -> bool:
+        nonlocal seen
+        if isinstance(message, Prompt):
+            seen += 1
+        return seen > n
+
+    return stop
+
+
 @contextlib.asynccontextmanager
 async def serving(
     *,

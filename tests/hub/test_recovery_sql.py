@@ -23,9 +23,7 @@ from client_protocol.messages import (
     ErrorMessage,
     GuestAuth,
     MatchEnd,
-    Prompt,
     Seated,
-    ServerMessage,
     SessionAuth,
 )
 from server.domain.records import DIVERGED_PREFIX, MatchStatus
@@ -35,7 +33,7 @@ from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.store.db import write_connection
 from server.store.repository import SqlRepository
 from tests.hub.helpers import EAST, ScannedClient
-from tests.hub.netkit import FAST_LIMITS, KeepOrder, next_of, play
+from tests.hub.netkit import FAST_LIMITS, KeepOrder, after_prompts, next_of, play
 from tests.store.conftest import Database, fresh_database, postgres  # noqa: F401  (postgres: a fixture)
 
 SEED = b"recovery-over-websockets-seed-0001"
@@ -74,25 +72,13 @@ async def hub_on(database: Database) -> AsyncIterator[tuple[Hub, SqlRepository]]
         await repo.close()
 
 
-def _prompts(n: int) -> Any:
-    seen = 0
-
-    def stop(message: ServerMessage) -> bool:
-        nonlocal seen
-        if isinstance(message, Prompt):
-            seen += 1
-        return seen > n
-
-    return stop
-
-
 async def _play_some(database: Database, answers: int) -> tuple[ScannedClient, str]:
     """First server: alice plays ``answers`` prompts against three bots, then the server stops."""
     async with hub_on(database) as (hub, _):
         client = ScannedClient(hub.url, GuestAuth(name="alice"), timeout=10.0)
         await client._open(client.auth)
         await client.join_queue("tenhou+bots")
-        await play(client, stop=_prompts(answers))
+        await play(client, stop=after_prompts(answers))
         assert client.match_id is not None
         match_id = client.match_id
     return client, match_id
