@@ -48,9 +48,6 @@ from server.store.batch import (
     commit_batch,
     describe,
     is_unavailable,
-    normalized_json,
-    same_step,
-    step_row,
 )
 from server.store.db import sync_sqlite_engine, write_connection
 from server.store.errors import (
@@ -69,14 +66,7 @@ DEFAULT_MAX_PENDING = 20_000
 DEFAULT_COMMIT_TIMEOUT_S = 5.0
 NEXT_STEP_CACHE = 20_000  # matches whose next step the writer remembers
 
-__all__ = [  # the helpers below moved to server.store.batch; kept importable from here
-    "GroupCommitWriter",
-    "WriterStats",
-    "apply_hand_ops",
-    "normalized_json",
-    "same_step",
-    "step_row",
-]
+__all__ = ["GroupCommitWriter", "WriterStats", "apply_hand_ops"]
 
 
 @dataclass(slots=True)

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from server.domain.clock import ManualClock
 from server.domain.errors import UnavailableError
 from server.domain.records import StepRecord
+from server.store.batch import step_row
 from server.store.db import sqlite_path
 from server.store.errors import (
     InvalidRecordError,
@@ -26,7 +27,6 @@ from server.store.errors import (
 from server.store.migrate import upgrade
 from server.store.models import StepRow
 from server.store.repository import SqlRepository
-from server.store.writer import step_row
 from tests.store.conftest import Database
 from tests.store.games import for_match, match_record, played
 from tests.store.test_conformance import match, step

@@ -11,10 +11,10 @@ from sqlalchemy import select
 
 from server.domain.records import StepRecord
 from server.engine import events as ev
+from server.store.batch import normalized_json
 from server.store.errors import StepConflictError
 from server.store.models import StepRow
 from server.store.repository import SqlRepository
-from server.store.writer import normalized_json
 from tests.store.games import match_record, played
 
 

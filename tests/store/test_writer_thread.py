@@ -18,12 +18,12 @@ from sqlalchemy.engine import Connection
 
 from server.domain.errors import UnavailableError
 from server.domain.records import StepRecord
+from server.store.batch import step_row
 from server.store.db import sqlite_path, sqlite_url
 from server.store.errors import InvalidRecordError, StoreUnavailableError
 from server.store.models import StepRow
 from server.store.repository import SqlRepository
 from server.store.sqlite_writer import WriterThread
-from server.store.writer import step_row
 from tests.store.conftest import Database
 from tests.store.test_conformance import match, step
 
