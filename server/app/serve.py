@@ -190,6 +190,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="jantaku",
         help="the prefix of every Redis key (several clusters on one Redis)",
     )
+    c.add_argument(
+        "--queue-local-wait",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="quick match: a player not paired with players of its own node within this wait goes "
+        "to the queue's matcher node, which pairs the players of every node (0: at once)",
+    )
     p.add_argument(
         "--drain-s",
         type=float,
@@ -308,6 +316,7 @@ def cluster_settings(args: argparse.Namespace, settings: HubSettings, url: str) 
         advertise_url=args.advertise_url or f"ws://{host}:{settings.port}",
         secret=args.cluster_secret,
         key_prefix=args.cluster_prefix,
+        queue_local_wait_s=args.queue_local_wait,
     )
 
 

@@ -45,7 +45,7 @@ from server.cluster import relaylink
 from server.cluster.settings import ClusterSettings
 from server.domain.ports import Repository
 from server.domain.records import MatchStatus
-from server.hub.placement import RELAY_HEADER
+from server.hub.placement import QUEUE_HEADER, RELAY_HEADER
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -111,12 +111,16 @@ return 0
 
 
 # Elect the quick-match queue's matcher: keep the current one while it is live and not draining
-# (ARGV[3..] are those nodes), else make it ARGV[1] (the least-loaded); returns the matcher.
+# (ARGV[4..] are those nodes; when it is the caller ARGV[3], its name lives ARGV[2] ms more), else
+# make it ARGV[1] (the least-loaded, or the caller keeping the name); returns the matcher.
 _ELECT = """
 local cur = redis.call('GET', KEYS[1])
 if cur then
-  for i = 3, #ARGV do
-    if ARGV[i] == cur then return cur end
+  for i = 4, #ARGV do
+    if ARGV[i] == cur then
+      if cur == ARGV[3] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+      return cur
+    end
   end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -292,12 +296,28 @@ class ClusterNode:
             return None
         return str(url) if url else None
 
-    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
-        """The header vouching for the real address of a client this node relays."""
+    def relay_headers(
+        self, client_address: str | None, *, waited_s: float | None = None
+    ) -> list[tuple[str, str]]:
+        """The headers vouching for the real address of a client this node relays, and for how
+        long a queued player handed over to its queue's matcher has waited."""
         secret = self._link_secret
-        if secret is None or client_address is None:
+        if secret is None:
             return []
-        return [(RELAY_HEADER, relaylink.sign(secret, client_address, self._wall()))]
+        headers = []
+        if client_address is not None:
+            headers.append((RELAY_HEADER, relaylink.sign(secret, client_address, self._wall())))
+        if waited_s is not None:
+            headers.append((QUEUE_HEADER, relaylink.sign_wait(secret, waited_s, self._wall())))
+        return headers
+
+    def relayed_wait(self, value: str) -> float | None:
+        secret = self._link_secret
+        return None if secret is None else relaylink.verify_wait(secret, value, self._wall())
+
+    @property
+    def queue_local_wait_s(self) -> float | None:
+        return self.settings.queue_local_wait_s
 
     def relayed_address(self, value: str) -> str | None:
         """The client address another node vouches for (None: not a node's, stale, or no secret)."""
@@ -335,11 +355,13 @@ class ClusterNode:
                     return url
         return None
 
-    async def locate_queue(self, queue: str) -> str | None:
-        """The matcher of quick-match ``queue``: the node named by ``PREFIX:queue:{queue}`` while it
-        is live and not draining, else (elected in one Lua call) the least-loaded live node that is
-        not draining (fewest tables, then fewest connections). Its URL if another node; None if
-        this one, or if Redis cannot be asked (the player then queues on this node)."""
+    async def locate_queue(self, queue: str, *, keep: bool = False) -> str | None:
+        """The matcher of quick-match ``queue`` (where the players not paired on their own node
+        are paired): the node named by ``PREFIX:queue:{queue}`` while it is live and not draining,
+        else (elected in one Lua call) the least-loaded live node that is not draining (fewest
+        tables, then fewest connections), or this node with ``keep`` (it was sent players). Its URL
+        if another node; None if this one, or if Redis cannot be asked (the players then stay on
+        this node)."""
         if self._closing:
             return None
         try:
@@ -347,8 +369,11 @@ class ClusterNode:
             if not live:
                 return None
             chosen = min(live, key=lambda n: (live[n][0], live[n][1], n))
+            if keep and self.node_id in live:
+                chosen = self.node_id
             key = self.settings.key("queue", queue)
-            args: list[str | int] = [chosen, self.settings.node_ttl_ms, *sorted(live)]
+            ttl = self.settings.node_ttl_ms
+            args: list[str | int] = [chosen, ttl, self.node_id, *sorted(live)]
             matcher = str(await self._call(self._elect(keys=[key], args=args)))
         except REDIS_ERRORS:
             return None

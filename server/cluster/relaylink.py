@@ -15,6 +15,15 @@ against the address it comes from.
 (True, True)
 >>> verify(b"k", "203.0.113.8" + value[11:], 1010.0) is None
 True
+
+A queued player handed over to its queue's matcher node comes with how long it has waited
+(``X-Jantaku-Queued-For: MILLISECONDS UNIX-TIME HMAC``, signed the same way under another label),
+so that its bot fill-in counts from when it first queued:
+
+>>> verify_wait(b"k", sign_wait(b"k", 2.5, 1000.0), 1001.0)
+2.5
+>>> verify_wait(b"k", sign(b"k", "1.2.3.4", 1000.0), 1001.0) is None
+True
 """
 
 from __future__ import annotations
@@ -51,3 +60,25 @@ def verify(secret: bytes, value: str, now: float, max_age_s: float = MAX_AGE_S) 
         return str(ipaddress.ip_address(address))
     except ValueError:
         return None
+
+
+def _wait_mac(secret: bytes, message: str) -> str:
+    return _mac(secret, f"queued-for {message}")
+
+
+def sign_wait(secret: bytes, waited_s: float, now: float) -> str:
+    message = f"{max(0, round(waited_s * 1000))} {int(now)}"
+    return f"{message} {_wait_mac(secret, message)}"
+
+
+def verify_wait(secret: bytes, value: str, now: float, max_age_s: float = MAX_AGE_S) -> float | None:
+    """The wait (seconds) ``value`` vouches for, or None (malformed, another secret, stale)."""
+    parts = value.split(" ") if len(value) <= _MAX_VALUE else []
+    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    waited, stamp, mac = parts
+    if abs(now - int(stamp)) > max_age_s:
+        return None
+    if not hmac.compare_digest(mac, _wait_mac(secret, f"{waited} {stamp}")):
+        return None
+    return int(waited) / 1000

@@ -54,6 +54,9 @@ class ClusterSettings:
     backstop_every_s: float = 30.0  # the takeover scan also reads every running match's id (rare)
     scan_limit: int = 1000  # a takeover scan looks at most at this many due deadlines
     handover_s: float = 10.0  # a drain waits at most this long for other nodes to take its tables
+    # a queued player not paired on its own node within this wait goes to its queue's matcher node
+    # with the others waiting there (0: at once); docs/scaling.md, "Quick match across nodes"
+    queue_local_wait_s: float = 1.0
 
     def __post_init__(self) -> None:
         if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
@@ -71,6 +74,10 @@ class ClusterSettings:
         if min(self.redis_timeout_s, self.heartbeat_s, self.takeover_every_s, self.backstop_every_s) <= 0:
             raise ClusterSettingsError(
                 "redis_timeout_s, heartbeat_s, takeover_every_s and backstop_every_s must be > 0"
+            )
+        if not 0 <= self.queue_local_wait_s <= 600:
+            raise ClusterSettingsError(
+                f"queue_local_wait_s must be 0-600 seconds, got {self.queue_local_wait_s}"
             )
         if self.node_ttl_ms < 2000 * self.heartbeat_s or self.lease_ms < 2000 * self.heartbeat_s:
             raise ClusterSettingsError("node_ttl_ms and lease_ms must be at least two heartbeats")

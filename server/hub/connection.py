@@ -38,9 +38,8 @@ from websockets.protocol import State
 from client_protocol import PROTOCOL_VERSION
 from client_protocol.codec import encode
 from client_protocol.errors import ErrorCode
-from client_protocol.messages import GuestAuth, Hello, SessionAuth
+from client_protocol.messages import GuestAuth, Hello, Join, QueueTarget, SessionAuth
 from server.domain.records import Account
-from server.hub import ranked
 from server.hub.adapter import (
     Authenticate,
     AuthenticateBearer,
@@ -100,9 +99,9 @@ class SessionHost(Protocol):
         """Cluster mode: the websocket URL of the node where private table ``code`` waits."""
         ...
 
-    async def route_queue(self, queue: str) -> str | None:
-        """Cluster mode: the websocket URL of the node where quick-match ``queue`` pairs players
-        when that is another node (None: here, or the cluster cannot say: queue here)."""
+    def queued_for(self, ws: ServerConnection) -> float | None:
+        """Cluster mode: how long the player another node hands over on ``ws`` has waited in its
+        queue there (None: not handed over)."""
         ...
 
     def guest_allowed(self, connection: WebSocketConnection) -> bool:
@@ -114,19 +113,12 @@ class SessionHost(Protocol):
         vouches for, else the peer's)."""
         ...
 
-    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
-        """Cluster mode: the headers to relay a client from ``client_address`` with."""
+    def relay_headers(
+        self, client_address: str | None, *, waited_s: float | None = None
+    ) -> list[tuple[str, str]]:
+        """Cluster mode: the headers to relay a client from ``client_address`` with (and, for a
+        queued player handed over, how long it has waited)."""
         ...
-
-
-def _paired_queue(lobby: Lobby, preset: str) -> str | None:
-    """The queue where a ``queue`` request for ``preset`` waits for other players (one matcher
-    node per queue in cluster mode): a quick-match preset, or a ranked queue by its canonical
-    name; None for a table of bots (``+bots``) or an unknown preset (answered here)."""
-    if preset in lobby.rulesets:
-        return preset
-    name = ranked.canonical_queue(preset)
-    return name if ranked.is_ranked(name) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +304,11 @@ class WebSocketConnection:
         self._replaced = False
         self._relay_to: tuple[str, str] | None = None  # cluster mode: (owner node's URL, session token)
         self._session_token: str | None = None
+        # cluster mode: handed over to its queue's matcher node (server.hub.crossnode): the relay
+        # once it is open (None: it could not be), and the task that opens it and pipes its frames
+        self._handoff: asyncio.Future[ClientConnection | None] | None = None
+        self._handoff_task: asyncio.Task[None] | None = None
+        self._waited = host.queued_for(ws)  # handed over to this node after waiting that long
 
     @property
     def account(self) -> Account:
@@ -331,6 +328,11 @@ class WebSocketConnection:
                 async for frame in self._ws:
                     if not self._outbox.open or self._replaced:
                         break
+                    if self._handoff is not None:  # handed over: the frames go to the matcher
+                        upstream = await self._handoff
+                        if upstream is not None:
+                            await upstream.send(frame)
+                            continue
                     request = core.receive(frame)
                     if request is not None:
                         if await self._relayed(request, frame):
@@ -349,6 +351,10 @@ class WebSocketConnection:
             )
             self._outbox.close(CloseCode.INTERNAL_ERROR, "internal error")
         finally:
+            if self._handoff_task is not None:
+                self._handoff_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._handoff_task
             authenticated = core.is_authenticated
             core.connection_lost()
             if authenticated:
@@ -404,7 +410,8 @@ class WebSocketConnection:
         lobby, core = self._host.lobby, self.core
         match request:
             case JoinQueue(preset=preset, request_id=rid):
-                await lobby.join_queue(core, preset, rid)
+                waited, self._waited = self._waited, None  # the join it was handed over with
+                await lobby.join_queue(core, preset, rid, waited_s=waited)
             case JoinPrivate(code=code, request_id=rid):
                 await lobby.join_private(core, code, rid)
             case Spectate(match_id=match_id, request_id=rid):
@@ -413,18 +420,12 @@ class WebSocketConnection:
                 await lobby.resume(core, match_id, since, rid)
 
     async def _relayed(self, request: LobbyRequest, frame: str | bytes) -> bool:
-        """Cluster mode: a resume or spectate of a match another node runs, a join of a private
-        table waiting on another node, or a quick-match join whose queue pairs players on another
-        node (docs/scaling.md), is relayed there (with everything after it); True once the relay
-        is over."""
+        """Cluster mode: a resume or spectate of a match another node runs, or a join of a private
+        table waiting on another node (docs/scaling.md), is relayed there (with everything after
+        it); True once the relay is over. A quick-match join queues here first: the lobby hands
+        the player over later if it is not paired here (:meth:`hand_off`)."""
         token, lobby = self._session_token, self._host.lobby
-        queue = _paired_queue(lobby, request.preset) if isinstance(request, JoinQueue) else None
-        if queue is not None and token is not None:
-            # a quick-match or ranked queue (not "+bots": that table starts here at once)
-            owner = await self._host.route_queue(queue)
-            if owner is not None:
-                lobby.leave_queue(self.core)
-        elif isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
+        if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
             owner = await self._host.route_invite(request.code)
         elif (
             isinstance(request, Resume | Spectate) and not lobby.table(request.match_id) and token is not None
@@ -477,6 +478,60 @@ class WebSocketConnection:
             await upstream.close()
         self._outbox.close(CloseCode.SERVICE_RESTART, "the table's server node went away; reconnect")
         return True
+
+    def hand_off(self, url: str, queue: str, request_id: int | None, since: float) -> bool:
+        """Cluster mode: the lobby took this player, queued here since ``since``, out of ``queue``
+        to hand it over to the queue's matcher node at ``url``: relay the connection there from
+        now on, starting with a ``join`` of the queue (and how long it has waited). False when it
+        cannot be relayed (no session token: an API-token connection; over; relayed already)."""
+        token = self._session_token
+        if token is None or self._handoff is not None or not self._outbox.open or self._replaced:
+            return False
+        self._handoff = asyncio.get_running_loop().create_future()
+        join = encode(Join(target=QueueTarget(preset=queue), request_id=request_id)).decode()
+        self._handoff_task = asyncio.create_task(
+            self._run_handoff(url, token, join, (queue, request_id, since)), name=f"handoff-{self.session_id}"
+        )
+        return True
+
+    async def _run_handoff(
+        self, url: str, token: str, join: str, queued: tuple[str, int | None, float]
+    ) -> None:
+        ready = self._handoff
+        assert ready is not None
+        queue, request_id, since = queued
+        waited = self._host.clock.now() - since
+        upstream: ClientConnection | None = None
+        try:
+            upstream = await connect(
+                url,
+                open_timeout=self._limits.open_timeout_s,
+                compression=None,
+                max_size=None,
+                additional_headers=self._host.relay_headers(self.address, waited_s=waited),
+            )
+            await upstream.send(encode(Hello(protocol=PROTOCOL_VERSION, auth=SessionAuth(token))).decode())
+            await upstream.recv()  # its welcome: the client has its own
+            await upstream.send(join)
+        except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed) as exc:
+            log.warning("%s: cannot hand over to the node at %s: %s", self.session_id, url, exc)
+            if upstream is not None:
+                await upstream.close()
+            self._handoff = None
+            ready.set_result(None)
+            if self._outbox.open and not self._replaced:  # it waits here again, in its place
+                self._host.lobby.requeue(self.core, queue, request_id, since)
+            return
+        except asyncio.CancelledError:
+            if upstream is not None:
+                await upstream.close()
+            ready.set_result(None)
+            raise
+        ready.set_result(upstream)
+        try:
+            await self._downstream(upstream)
+        finally:
+            await upstream.close()
 
     async def _downstream(self, upstream: ClientConnection) -> None:
         with contextlib.suppress(ConnectionClosed):

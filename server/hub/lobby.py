@@ -23,6 +23,7 @@ is undone and the group is told to join again (``busy_retry``).
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import random
 import secrets
@@ -38,12 +39,13 @@ from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
 from server.hub import ranked
 from server.hub.clock import Cancellable, Clock
+from server.hub.crossnode import RECHECK_S, QueueHandoff, Stragglers
 from server.hub.inbox import Attach, SeatSpec
 from server.hub.lobbytypes import LobbyError, PrivateTable, RecoveryReport, _Waiting, new_invite_code, require
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
 from server.hub.placement import LocalPlacement, Placement
-from server.hub.recovery import RecoveredMatch, ReplayDivergedError, UnrecoverableError, rebuild
+from server.hub.recovery import RecoveredMatch, rebuild_stored
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
 
@@ -71,6 +73,7 @@ class Lobby:
         placement: Placement | None = None,
         store_guest: Callable[[str], Coroutine[Any, Any, None]] | None = None,
         ratings: Ratings | None = None,
+        hand_off: QueueHandoff | None = None,
     ) -> None:
         self._repo = repo
         self._placement: Placement = placement or LocalPlacement()
@@ -90,6 +93,22 @@ class Lobby:
         self._private: dict[str, PrivateTable] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self.closing = False
+        # cluster mode: players not paired here within the local wait go to the queue's matcher
+        local_wait = self._placement.queue_local_wait_s
+        self.stragglers = (
+            None
+            if hand_off is None or local_wait is None
+            else Stragglers(
+                self._queues,
+                clock,
+                self._placement,
+                hand_off,
+                local_wait_s=local_wait,
+                recheck_s=RECHECK_S,
+                changed=self._queue_changed,
+                spawn=self._spawn,
+            )
+        )
 
     # -- queries -------------------------------------------------------------------------------------
 
@@ -107,9 +126,13 @@ class Lobby:
 
     # -- quick match ---------------------------------------------------------------------------------
 
-    async def join_queue(self, p: Participant, preset: str, request_id: int | None) -> None:
+    async def join_queue(
+        self, p: Participant, preset: str, request_id: int | None, *, waited_s: float | None = None
+    ) -> None:
+        """``waited_s``: cluster mode, another node handed the player over, after it had waited
+        that long there (its bot fill-in counts from when it first queued)."""
         if ranked.is_ranked(ranked.canonical_queue(preset)):
-            await self._join_ranked(p, ranked.canonical_queue(preset), request_id)
+            await self._join_ranked(p, ranked.canonical_queue(preset), request_id, waited_s)
             return
         name = preset.removesuffix(BOTS_SUFFIX)
         now_with_bots = name != preset
@@ -127,22 +150,68 @@ class Lobby:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))
             return
         self._forget_waiting(p.account.id)
-        entry = _Waiting(p, self._clock.now())
-        reserved: Reserved | None = None
+        entry = self._entry(p, request_id, waited_s)
         if now_with_bots or self.settings.bot_fill_after_s == 0:
-            reserved = self._reserve([entry], ruleset, f"queue:{name}", self.settings.timers)
+            reserved: Reserved | None = self._reserve([entry], ruleset, f"queue:{name}", self.settings.timers)
         else:
-            queue = self._queues.setdefault(name, [])
-            queue.append(entry)
-            if len(queue) >= 4:
-                group, queue[:] = queue[:4], queue[4:]
-                reserved = self._reserve(group, ruleset, f"queue:{name}", self.settings.timers)
-            self._announce_queue(name)
-            self._arm_fill(name)
+            reserved = self._enqueue(name, entry)
         if reserved is not None:
             await self._start(reserved)
 
-    async def _join_ranked(self, p: Participant, name: str, request_id: int | None) -> None:
+    def _entry(self, p: Participant, request_id: int | None, waited_s: float | None) -> _Waiting:
+        now = self._clock.now()
+        if waited_s is None:
+            return _Waiting(p, now, request_id, joined=now)
+        waited = min(max(0.0, waited_s), 3600.0)
+        return _Waiting(p, now - waited, request_id, joined=now, relayed=True)
+
+    def _enqueue(self, name: str, entry: _Waiting) -> Reserved | None:
+        """Queue ``entry`` (in the order players first queued: one handed over from another node
+        has waited longer) and take the first four out as a table if there are four."""
+        queue = self._queues.setdefault(name, [])
+        bisect.insort(queue, entry, key=lambda w: w.since)
+        reserved: Reserved | None = None
+        if len(queue) >= 4:
+            group, queue[:] = queue[:4], queue[4:]
+            ruleset, source = self._queue_table(name)
+            reserved = self._reserve(group, ruleset, source, self.settings.timers)
+        self._queue_changed(name)
+        return reserved
+
+    def _queue_table(self, name: str) -> tuple[Ruleset, str]:
+        """The ruleset and source of a table made of queue ``name``'s players."""
+        if ranked.is_ranked(name):
+            base = self.rulesets.get(ranked.BASE_PRESET) or PRESETS[ranked.BASE_PRESET]
+            return ranked.ranked_queue(name, base).ruleset, name
+        return self.rulesets[name], f"queue:{name}"
+
+    def _queue_changed(self, name: str) -> None:
+        self._announce_queue(name)
+        self._arm_fill(name)
+        if self.stragglers is not None:
+            self.stragglers.schedule(name)
+
+    def requeue(self, p: Participant, name: str, request_id: int | None, since: float) -> None:
+        """Cluster mode: a hand-over of ``p`` to another node failed; it waits here again, in its
+        place (it first queued at ``since``), and is looked at again after the recheck delay."""
+        if self.closing or name not in self._queues:
+            p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "could not queue you; join again", request_id))
+            return
+        self._forget_waiting(p.account.id)
+        now = self._clock.now()
+        entry = _Waiting(p, since, request_id, joined=now)
+        if self.stragglers is not None:
+            entry.check_at = now + self.stragglers.recheck_s
+        reserved = self._enqueue(name, entry)
+        if reserved is not None:
+            self._spawn(self._started(reserved))
+
+    async def _started(self, reserved: Reserved) -> None:
+        await self._start(reserved)
+
+    async def _join_ranked(
+        self, p: Participant, name: str, request_id: int | None, waited_s: float | None = None
+    ) -> None:
         """A ranked room's queue: entry checked, never filled with bots (server.hub.ranked)."""
         try:
             self._check_open()
@@ -155,13 +224,7 @@ class Lobby:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))
             return
         self._forget_waiting(p.account.id)
-        queue = self._queues.setdefault(name, [])
-        queue.append(_Waiting(p, self._clock.now()))
-        reserved: Reserved | None = None
-        if len(queue) >= 4:
-            group, queue[:] = queue[:4], queue[4:]
-            reserved = self._reserve(group, q.ruleset, name, self.settings.timers)
-        self._announce_queue(name)
+        reserved = self._enqueue(name, self._entry(p, request_id, waited_s))
         if reserved is not None:
             await self._start(reserved)
 
@@ -190,8 +253,7 @@ class Lobby:
             return
         group, queue[:] = queue[:4], queue[4:]
         reserved = self._reserve(group, self.rulesets[name], f"queue:{name}", self.settings.timers)
-        self._announce_queue(name)
-        self._arm_fill(name)
+        self._queue_changed(name)
         await self._start(reserved)
 
     # -- private tables ------------------------------------------------------------------------------
@@ -346,8 +408,7 @@ class Lobby:
             if len(kept) != len(queue):
                 found = True
                 queue[:] = kept
-                self._announce_queue(name)
-                self._arm_fill(name)
+                self._queue_changed(name)
         for invite in self._private.values():
             kept = [w for w in invite.waiting if keep(w)]
             if len(kept) != len(invite.waiting):
@@ -479,38 +540,19 @@ class Lobby:
         for match in await self._running(match_ids):
             if match.id in self.tables or not await self._placement.claim(match.id, new=False):
                 continue  # cluster mode: another node owns it
-            try:
-                recovery = await self._repo.recovery_record(match.id)
-                steps = await self._repo.steps(match.id)
-                recovered = rebuild(
-                    match,
-                    recovery,
-                    steps,
-                    default_timers=self.settings.timers,
-                    default_spectate=self.settings.spectate,
-                )
-            except ReplayDivergedError as exc:
-                log.error(
-                    "MATCH %s DIVERGED: replaying its stored log does not give its stored events (%s); "
-                    "flagged and NOT resumed",
-                    match.id,
-                    exc,
-                )
-                await self._give_up(match, exc.reason)
-                report.diverged.append(match.id)
+            found = await rebuild_stored(
+                self._repo,
+                match,
+                default_timers=self.settings.timers,
+                default_spectate=self.settings.spectate,
+            )
+            if isinstance(found, RecoveredMatch):
+                await self._resume(found)
+                report.resumed.append(match.id)
                 continue
-            except UnrecoverableError as exc:
-                log.error(
-                    "match %s cannot be resumed: %s; marked aborted",
-                    match.id,
-                    exc,
-                    extra={"match_id": match.id},
-                )
-                await self._give_up(match, f"unrecoverable: {exc}")
-                report.unrecoverable.append(match.id)
-                continue
-            await self._resume(recovered)
-            report.resumed.append(match.id)
+            kind, reason = found
+            await self._give_up(match, reason)
+            (report.diverged if kind == "diverged" else report.unrecoverable).append(match.id)
         if report.resumed or report.diverged or report.unrecoverable:
             log.info(
                 "recovery: %d matches resumed, %d diverged (flagged), %d unrecoverable",
@@ -601,6 +643,8 @@ class Lobby:
         for timer in self._fill_timers.values():
             timer.cancel()
         self._fill_timers.clear()
+        if self.stragglers is not None:
+            self.stragglers.close()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*(t.stop() for t in list(self.tables.values())), return_exceptions=True)

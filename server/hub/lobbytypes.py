@@ -25,7 +25,11 @@ class LobbyError(Exception):
 @dataclass(eq=False, slots=True)
 class _Waiting:
     participant: Participant
-    since: float
+    since: float  # when the player first queued (this node's clock; earlier if another node sent it)
+    request_id: int | None = None  # its join's (a hand-over to another node repeats it)
+    joined: float = 0.0  # when it joined here (cluster mode: its local wait counts from then)
+    relayed: bool = False  # handed over by another node (cluster mode, server.hub.crossnode)
+    check_at: float | None = None  # cluster mode: when this node next asks who pairs its queue
 
 
 @dataclass(eq=False, slots=True)

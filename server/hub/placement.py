@@ -14,6 +14,8 @@ from typing import Protocol
 
 # The header a relaying node sends with the real address of the client it relays (cluster mode).
 RELAY_HEADER = "X-Jantaku-Relayed-For"
+# The header with which a node hands a queued player over to a queue's matcher: how long it waited.
+QUEUE_HEADER = "X-Jantaku-Queued-For"
 
 
 class Placement(Protocol):
@@ -39,9 +41,24 @@ class Placement(Protocol):
         another node (None otherwise). Asked once per ``hello``."""
         ...
 
-    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+    def relay_headers(
+        self, client_address: str | None, *, waited_s: float | None = None
+    ) -> list[tuple[str, str]]:
         """The headers with which this node opens a relay to another node for a client from
-        ``client_address`` (cluster mode: its address, signed as this cluster's)."""
+        ``client_address`` (cluster mode: its address, signed as this cluster's), and, for a
+        queued player handed over to its queue's matcher, how long it has waited (``waited_s``)."""
+        ...
+
+    def relayed_wait(self, value: str) -> float | None:
+        """The wait a :data:`QUEUE_HEADER` ``value`` vouches for (seconds), when another node of the
+        cluster signed it; None otherwise (then the player's wait starts here)."""
+        ...
+
+    @property
+    def queue_local_wait_s(self) -> float | None:
+        """How long a queued player waits to be paired on its own node before it is handed over to
+        its queue's matcher node (cluster mode, ``server.hub.crossnode``); None: one process, every
+        player is paired here."""
         ...
 
     def relayed_address(self, value: str) -> str | None:
@@ -57,9 +74,11 @@ class Placement(Protocol):
         """The websocket URL of the node where the private table of ``code`` waits, if another."""
         ...
 
-    async def locate_queue(self, queue: str) -> str | None:
-        """The websocket URL of the node where quick-match ``queue`` pairs players, if that is
-        another node (None: this one, or the cluster cannot say now: the player queues here)."""
+    async def locate_queue(self, queue: str, *, keep: bool = False) -> str | None:
+        """The base URL of the node where quick-match ``queue`` pairs the players not paired on
+        their own node (its matcher), if that is another node (None: this one, or the cluster
+        cannot say now: the players stay here). ``keep``: this node was sent players for it, so it
+        becomes the matcher if there is none."""
         ...
 
     async def hand_over(self, match_ids: Sequence[str]) -> None:
@@ -84,11 +103,20 @@ class LocalPlacement:
     async def locate_player(self, account_id: str) -> str | None:
         return None
 
-    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
+    def relay_headers(
+        self, client_address: str | None, *, waited_s: float | None = None
+    ) -> list[tuple[str, str]]:
         return []
 
     def relayed_address(self, value: str) -> str | None:
         return None  # one process relays nothing: such a header comes from a client
+
+    def relayed_wait(self, value: str) -> float | None:
+        return None
+
+    @property
+    def queue_local_wait_s(self) -> float | None:
+        return None
 
     async def invited(self, code: str, ttl_s: float) -> None:
         return None
@@ -96,7 +124,7 @@ class LocalPlacement:
     async def locate_invite(self, code: str) -> str | None:
         return None
 
-    async def locate_queue(self, queue: str) -> str | None:
+    async def locate_queue(self, queue: str, *, keep: bool = False) -> str | None:
         return None
 
     async def hand_over(self, match_ids: Sequence[str]) -> None:

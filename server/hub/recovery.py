@@ -28,10 +28,12 @@ server.hub.recovery.ReplayDivergedError: step 0, event 0 (match_started): stored
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from server.domain.ports import Repository
 from server.domain.records import DIVERGED_PREFIX, JSON, MatchRecord, RecoveryRecord, StepRecord
 from server.engine import Transition, new_match
 from server.engine import apply as engine_apply
@@ -191,6 +193,35 @@ def rebuild(
         transitions=tuple(transitions),
         steps=tuple(steps),
     )
+
+
+log = logging.getLogger(__name__)
+
+
+async def rebuild_stored(
+    repo: Repository, match: MatchRecord, *, default_timers: TableTimers, default_spectate: SpectatePolicy
+) -> RecoveredMatch | tuple[str, str]:
+    """Read ``match``'s seed and log from ``repo`` and replay them (:func:`rebuild`): the rebuilt
+    match, or, logged as an error, ``("diverged" | "unrecoverable", the reason to store)``."""
+    try:
+        recovery = await repo.recovery_record(match.id)
+        steps = await repo.steps(match.id)
+        return rebuild(
+            match, recovery, steps, default_timers=default_timers, default_spectate=default_spectate
+        )
+    except ReplayDivergedError as exc:
+        log.error(
+            "MATCH %s DIVERGED: replaying its stored log does not give its stored events (%s); "
+            "flagged and NOT resumed",
+            match.id,
+            exc,
+        )
+        return "diverged", exc.reason
+    except UnrecoverableError as exc:
+        log.error(
+            "match %s cannot be resumed: %s; marked aborted", match.id, exc, extra={"match_id": match.id}
+        )
+        return "unrecoverable", f"unrecoverable: {exc}"
 
 
 def table_settings_from_json(

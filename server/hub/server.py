@@ -63,7 +63,8 @@ from server.hub.lobby import Lobby
 from server.hub.lobbytypes import LobbyError, RecoveryReport
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
-from server.hub.placement import RELAY_HEADER, LocalPlacement, Placement
+from server.hub.outputs import Participant
+from server.hub.placement import QUEUE_HEADER, RELAY_HEADER, LocalPlacement, Placement
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
@@ -208,6 +209,7 @@ class Hub:
             placement=placement,
             store_guest=self._auth.store_guest,
             ratings=ratings,
+            hand_off=None if isinstance(self._placement, LocalPlacement) else self._hand_off,
         )
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
@@ -303,8 +305,10 @@ class Hub:
             )
         return real if real is not None else peer
 
-    def relay_headers(self, client_address: str | None) -> list[tuple[str, str]]:
-        return self._placement.relay_headers(client_address)
+    def relay_headers(
+        self, client_address: str | None, *, waited_s: float | None = None
+    ) -> list[tuple[str, str]]:
+        return self._placement.relay_headers(client_address, waited_s=waited_s)
 
     def unregister(self, session: WebSocketConnection) -> None:
         if self._by_account.get(session.account.id) is session:
@@ -329,8 +333,20 @@ class Hub:
     async def route_invite(self, code: str) -> str | None:
         return await self._route(self._placement.locate_invite(code.strip().upper()))
 
-    async def route_queue(self, queue: str) -> str | None:
-        return await self._route(self._placement.locate_queue(queue))
+    def _hand_off(self, p: Participant, url: str, queue: str, request_id: int | None, since: float) -> bool:
+        """Cluster mode: relay the connection of ``p``, queued here since ``since``, to the node at
+        ``url``, its queue's matcher (``server.hub.crossnode``)."""
+        conn = self._by_account.get(p.account.id)
+        if conn is None or conn.core is not p:
+            return False
+        return conn.hand_off(url.rstrip("/") + WS_PATH, queue, request_id, since)
+
+    def queued_for(self, ws: ServerConnection) -> float | None:
+        """How long the player relayed on ``ws`` waited in its queue on the node that handed it
+        over (a :data:`QUEUE_HEADER` signed by a node of this cluster), else None."""
+        request = ws.request
+        value = request.headers.get(QUEUE_HEADER) if request is not None else None
+        return None if value is None else self._placement.relayed_wait(value)
 
     async def _route(self, lookup: Awaitable[str | None]) -> str | None:
         """A node's URL to relay to (cluster mode); a failing lookup relays nothing."""
