@@ -175,6 +175,8 @@ class Config:
     seconds: float
     loop: str
     p99_ms: float = 20.0
+    seat_timeout_s: float = 240.0  # a step whose bots are not all seated by then failed
+    local_wait_s: float | None = None  # the nodes' --queue-local-wait (None: their default)
 
 
 def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str, Any]:
@@ -182,19 +184,25 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
     database_url = asyncio.run(_create(cfg.postgres, name))
     redis = RedisServer() if cluster else None
     servers: list[Server] = []
+    load: subprocess.Popen[str] | None = None
     started = time.monotonic()
     try:
         for i in range(nodes):
             extra = ["--port", str(free_port())]
             if redis is not None:
                 extra += ["--redis-url", redis.url, "--node-id", f"n{i}", "--cluster-prefix", "bench"]
+                if cfg.local_wait_s is not None:
+                    extra += ["--queue-local-wait", str(cfg.local_wait_s)]
             servers.append(Server(database_url, 10000, extra, loop=cfg.loop))
         urls = ",".join(s.url for s in servers)
         argv = [sys.executable, str(HUB), "--url", urls, "--load", "play", "--tables", str(tables)]
         load = subprocess.Popen(
             [*argv, "--pace", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
-        read_json(load, "seated", 600)
+        try:
+            read_json(load, "seated", cfg.seat_timeout_s)
+        except (TimeoutError, RuntimeError) as exc:  # the step failed: reported, not waited for
+            return unseated(nodes, tables, cluster, str(exc), time.monotonic() - started)
         time.sleep(cfg.warmup)
         assert load.stdin is not None
         load.stdin.write("window\n")
@@ -214,7 +222,11 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
         commits1 = pg_commits(cfg.postgres, name)
         window_s = time.monotonic() - window_at
         client = finish_load(load)
+        load = None
     finally:
+        if load is not None and load.poll() is None:
+            load.kill()
+            load.wait()
         for s in servers:  # killed, not drained: the database is dropped just after
             s.proc.kill()
             s.proc.wait()
@@ -236,6 +248,9 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
         "tables": tables,
         "actions_per_s": round(actions / (t1 - t0), 1),
         "node_timed_acts_per_s": round(sum(st["actions"] for st in stats) / (t1 - t0), 1),
+        # the share of the acts that passed two nodes (a node times every act through its
+        # connections, the relayed ones included, so those are counted twice)
+        "relayed_share": round(max(0.0, sum(st["actions"] for st in stats) / actions - 1), 3),
         "p50_ms": max((st["p50_ms"] or 0.0) for st in stats),
         "p99_ms": max((p or 0.0) for p in p99s),
         "node_p99_ms": p99s,
@@ -256,7 +271,22 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
     }
 
 
+def unseated(nodes: int, tables: int, cluster: bool, why: str, seconds: float) -> dict[str, Any]:
+    """A step whose bots were not all seated in time: failed, with no figures."""
+    return {
+        "nodes": nodes,
+        "mode": "cluster" if cluster else "single",
+        "tables": tables,
+        "failed": f"not seated: {why}",
+        "p99_ms": float("inf"),
+        "client_errors": None,
+        "step_s": round(seconds, 1),
+    }
+
+
 def line(r: dict[str, Any]) -> str:
+    if "failed" in r:
+        return f"  {r['mode']} x{r['nodes']}, {r['tables']} tables: FAILED ({r['failed']}), {r['step_s']} s"
     redis = (
         f", Redis {r['redis_commands_per_action']} cmd/action ({r['redis_commands_per_s']}/s: "
         f"{r['redis_by_command_per_s']})"
@@ -265,7 +295,8 @@ def line(r: dict[str, Any]) -> str:
     )
     return (
         f"  {r['mode']} x{r['nodes']}, {r['tables']} tables: {r['actions_per_s']} actions/s "
-        f"({r['node_timed_acts_per_s']}/s timed at the nodes, relays included), "
+        f"({r['node_timed_acts_per_s']}/s timed at the nodes, relays included: relayed share "
+        f"{r['relayed_share']}), "
         f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms (nodes {r['node_p99_ms']}), max {r['max_ms']} ms; "
         f"CPU {r['node_cpu_percent']} % of a core, {r['cpu_us_per_action']} us/action; "
         f"PG {r['pg_commits_per_action']} commits/action ({r['pg_commits_per_s']}/s){redis}; "
@@ -290,7 +321,7 @@ def search(
         r = run_step(cfg, nodes, tables, cluster=True)
         runs.append(r)
         print(line(r), flush=True)
-        ok = r["p99_ms"] <= cfg.p99_ms and not r["client_errors"]
+        ok = "failed" not in r and r["p99_ms"] <= cfg.p99_ms and not r["client_errors"]
         if ok and (passed is None or tables > passed["tables"]):
             passed = r
         if not ok and (failed is None or tables < failed["tables"]):
@@ -329,12 +360,39 @@ def main() -> int:
     parser.add_argument(
         "--p99-ms", type=float, default=20.0, help="the latency bound of the search (the target's: 20)"
     )
+    parser.add_argument(
+        "--seat-timeout", type=float, default=240.0, help="a step not seated by then fails (seconds)"
+    )
+    parser.add_argument(
+        "--queue-local-wait", type=float, default=None, help="the nodes' --queue-local-wait (their default)"
+    )
+    parser.add_argument(
+        "--step",
+        default=None,
+        metavar="NODES:TABLES",
+        help="run this one cluster step only (e.g. 2:400) and print it",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON at the end")
     args = parser.parse_args()
     quick = args.quick
     cfg = Config(
-        args.postgres_url, 3.0 if quick else 5.0, 8.0 if quick else 15.0, resolve_loop("auto"), args.p99_ms
+        args.postgres_url,
+        3.0 if quick else 5.0,
+        8.0 if quick else 15.0,
+        resolve_loop("auto"),
+        args.p99_ms,
+        args.seat_timeout,
+        args.queue_local_wait,
     )
+    if args.step:
+        nodes, tables = (int(v) for v in args.step.split(":"))
+        if not 1 <= nodes <= 4 or not nodes <= tables <= MAX_TABLES:
+            parser.error(f"--step: 1-4 nodes, at most {MAX_TABLES} tables")
+        r = run_step(cfg, nodes, tables, cluster=True)
+        print(line(r), flush=True)
+        if args.json:
+            print(json.dumps(r))
+        return 0 if "failed" not in r else 1
     start = args.start or (200 if quick else 300)
     factor = args.factor or (2.0 if quick else 1.6)
     steps, budget = (2, 75.0) if quick else (5, 240.0)
@@ -360,6 +418,9 @@ def main() -> int:
     reference = run_step(cfg, 1, tables, cluster=True)
     print(line(reference), flush=True)
     ratio = two["largest_tables"] / one["largest_tables"] if one["largest_tables"] else None
+    if "failed" in reference or "failed" in single:
+        print("CPU per action: a reference step failed (above); no ratio")
+        return 1
     cpu_ratio = reference["cpu_us_per_action"] / max(1e-9, single["cpu_us_per_action"])
     result = {
         "one_node": one,

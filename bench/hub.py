@@ -38,12 +38,14 @@ import asyncio
 import contextlib
 import json
 import os
+import queue
 import random
 import re
 import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -329,8 +331,12 @@ async def run_load(args: argparse.Namespace) -> None:
         clients += batch
     print(json.dumps({"connected": len(clients)}), flush=True)
     if play:
+        progress_at = time.monotonic() + 10.0
         while counters.seated < len(clients):
             await asyncio.sleep(0.1)
+            if time.monotonic() >= progress_at:  # what a stalled seating got to (bench/cluster.py)
+                print(json.dumps({"seating": counters.seated, "of": len(clients)}), flush=True)
+                progress_at += 10.0
         print(json.dumps({"seated": counters.seated}), flush=True)
     # The orchestrator writes "window" when its measured window starts, and closes our stdin to stop us.
     while line := await reader.readline():
@@ -576,18 +582,44 @@ def start_load(server: Server, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
+_LINES: dict[int, queue.Queue[str]] = {}
+
+
+def _lines(proc: subprocess.Popen[str]) -> queue.Queue[str]:
+    """The lines of ``proc``'s stdout, read by a thread of their own (so that waiting for one can
+    time out: a blocking ``readline`` would wait for ever on a load process that prints nothing)."""
+    lines = _LINES.get(proc.pid)
+    if lines is None:
+        lines = _LINES[proc.pid] = queue.Queue()
+        stdout = proc.stdout
+        assert stdout is not None
+
+        def pump(out: queue.Queue[str] = lines) -> None:
+            for line in stdout:
+                out.put(line)
+            out.put("")  # the end
+
+        threading.Thread(target=pump, daemon=True, name=f"stdout-{proc.pid}").start()
+    return lines
+
+
 def read_json(proc: subprocess.Popen[str], key: str, timeout: float) -> dict[str, Any]:
-    """The load process's next JSON line that has ``key``."""
-    assert proc.stdout is not None
+    """The load process's next JSON line that has ``key``; TimeoutError after ``timeout`` s."""
+    lines = _lines(proc)
+    last: dict[str, Any] = {}
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
         if not line:
             raise RuntimeError(f"the load process ended (code {proc.wait()}) before {key!r}")
         data: dict[str, Any] = json.loads(line)
         if key in data:
             return data
-    raise TimeoutError(f"no {key!r} from the load process in {timeout} s")
+        last = data
+    raise TimeoutError(f"no {key!r} from the load process in {timeout} s (its last report: {last})")
 
 
 def finish_load(proc: subprocess.Popen[str]) -> dict[str, Any]:

@@ -316,6 +316,16 @@ class WebSocketConnection:
         return self.core.account
 
     @property
+    def handing_off(self) -> bool:
+        """Cluster mode: relayed to its queue's matcher node (:meth:`hand_off`)."""
+        return self._handoff is not None
+
+    @property
+    def handed_over(self) -> bool:
+        """Cluster mode: a player another node handed over to this one (a signed header said so)."""
+        return self._waited is not None
+
+    @property
     def address(self) -> str | None:
         """The client's address (for per-address limits; a relayed client's real one)."""
         return self._host.client_address(self._ws)

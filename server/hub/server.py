@@ -282,7 +282,9 @@ class Hub:
     def register(self, session: WebSocketConnection) -> None:
         old = self._by_account.get(session.account.id)
         self._by_account[session.account.id] = session
-        if old is not None and old is not session:
+        # a player handed over from node to node may come back to the node relaying it (its
+        # queue's matcher moved here): that relay is the way to the client, not an older tab
+        if old is not None and old is not session and not (old.handing_off and session.handed_over):
             old.replaced()
 
     def guest_allowed(self, session: WebSocketConnection) -> bool:

@@ -279,3 +279,34 @@ async def test_without_redis_a_player_queues_where_it_is(redis_prefix: str) -> N
         assert await node.locate_queue("tenhou") is None
     finally:
         await node.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_node_sent_players_keeps_the_queue_name_or_finds_the_live_matcher(
+    redis_server: str, redis_prefix: str
+) -> None:
+    """``keep``: a node that was handed players becomes the matcher when nobody is, instead of the
+    least-loaded node; a live matcher stays the matcher; the matcher's own look keeps its name alive."""
+    repo = InMemoryRepository()
+    nodes = {
+        n: ClusterNode(
+            dataclasses.replace(cluster(redis_server, redis_prefix, n), advertise_url=f"ws://{n}:1"), repo
+        )
+        for n in "ab"
+    }
+    loads = {"a": _Load(5, waiting=1), "b": _Load(0)}
+    try:
+        for n, node in nodes.items():
+            node.host = loads[n]
+            await node.heartbeat()
+        key = nodes["a"].settings.key("queue", "tenhou")
+        assert await nodes["a"].locate_queue("tenhou", keep=True) is None  # a, though b runs fewer tables
+        assert await nodes["b"].locate_queue("tenhou", keep=True) == "ws://a:1"  # a is live: it stays
+        await nodes["a"].redis.pexpire(key, 50)
+        assert await nodes["a"].locate_queue("tenhou") is None  # a's own look: its name lives on
+        assert await nodes["a"].redis.pttl(key) > 100  # renewed to node_ttl_ms (500 here)
+        await nodes["a"].redis.delete(key)
+        assert await nodes["a"].locate_queue("tenhou") == "ws://b:1"  # no keep: the least-loaded
+    finally:
+        for node in nodes.values():
+            await node.stop()
