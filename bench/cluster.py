@@ -177,6 +177,7 @@ class Config:
     p99_ms: float = 20.0
     seat_timeout_s: float = 240.0  # a step whose bots are not all seated by then failed
     local_wait_s: float | None = None  # the nodes' --queue-local-wait (None: their default)
+    server_tree: Path | None = None  # run the nodes from this checkout (an A/B against another commit)
 
 
 def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str, Any]:
@@ -193,7 +194,8 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
                 extra += ["--redis-url", redis.url, "--node-id", f"n{i}", "--cluster-prefix", "bench"]
                 if cfg.local_wait_s is not None:
                     extra += ["--queue-local-wait", str(cfg.local_wait_s)]
-            servers.append(Server(database_url, 10000, extra, loop=cfg.loop))
+            tree = {"repo": cfg.server_tree} if cfg.server_tree else {}
+            servers.append(Server(database_url, 10000, extra, loop=cfg.loop, **tree))
         urls = ",".join(s.url for s in servers)
         argv = [sys.executable, str(HUB), "--url", urls, "--load", "play", "--tables", str(tables)]
         load = subprocess.Popen(
@@ -367,6 +369,13 @@ def main() -> int:
         "--queue-local-wait", type=float, default=None, help="the nodes' --queue-local-wait (their default)"
     )
     parser.add_argument(
+        "--server-tree",
+        type=Path,
+        default=None,
+        help="run the nodes from this checkout of Jantaku (an A/B against another commit; its "
+        "compiled engine must be built there)",
+    )
+    parser.add_argument(
         "--step",
         default=None,
         metavar="NODES:TABLES",
@@ -383,6 +392,7 @@ def main() -> int:
         args.p99_ms,
         args.seat_timeout,
         args.queue_local_wait,
+        args.server_tree,
     )
     if args.step:
         nodes, tables = (int(v) for v in args.step.split(":"))

@@ -13,7 +13,8 @@ Redis keys (``PREFIX`` is ``jantaku`` unless ``--cluster-prefix`` says otherwise
                          is 0 (due now), a finished one's is removed. The takeover scan reads only
                          the entries that are due (ZRANGEBYSCORE), not every running match
     PREFIX:seen:{id}     a marker without expiry: when it is gone, Redis lost its data (restarted)
-    PREFIX:queue:{name}  the node where quick-match queue ``name`` pairs players (its matcher);
+    PREFIX:queue:{name}  the node where quick-match queue ``name`` pairs the players not paired on
+                         their own node within the local wait (its matcher, server.hub.crossnode);
                          expires after node_ttl_ms unless renewed (every heartbeat while players
                          wait there), then the next player elects the least-loaded live node
 

@@ -3,7 +3,8 @@ and the registry of live tables (who holds which seat).
 
 * Quick match: ``{"type": "queue", "preset": "tenhou"}``. Four waiting players make a table; when
   the oldest has waited ``bot_fill_after_s``, built-in bots take the empty seats. The variant
-  ``"tenhou+bots"`` ("play now against bots") seats the player at once with three bots.
+  ``"tenhou+bots"`` ("play now against bots") seats the player at once with three bots. Cluster
+  mode pairs a node's own players first (:mod:`server.hub.crossnode`).
 * Private tables: made by :meth:`Lobby.create_private` (over HTTP: ``GET /private/new``, see
   ``docs/hub.md``) with a preset, rule overrides, per-table timers and a number of bots; players
   join with ``{"type": "private", "code": CODE}``; the table starts when the humans are all there.
@@ -91,7 +92,7 @@ class Lobby:
         self._queues: dict[str, list[_Waiting]] = {}
         self._fill_timers: dict[str, Cancellable] = {}
         self._private: dict[str, PrivateTable] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[object]] = set()
         self.closing = False
         # cluster mode: players not paired here within the local wait go to the queue's matcher
         local_wait = self._placement.queue_local_wait_s
@@ -204,10 +205,7 @@ class Lobby:
             entry.check_at = now + self.stragglers.recheck_s
         reserved = self._enqueue(name, entry)
         if reserved is not None:
-            self._spawn(self._started(reserved))
-
-    async def _started(self, reserved: Reserved) -> None:
-        await self._start(reserved)
+            self._spawn(self._start(reserved))
 
     async def _join_ranked(
         self, p: Participant, name: str, request_id: int | None, waited_s: float | None = None
@@ -625,7 +623,7 @@ class Lobby:
         if self.closing:
             raise LobbyError(ErrorCode.BUSY_RETRY, "the server is shutting down; try again shortly")
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
