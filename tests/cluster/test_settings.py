@@ -32,6 +32,21 @@ def test_cluster_settings_come_from_flags_environment_and_file(tmp_path: Path) -
     assert cluster_settings(serve_args([], {}), HubSettings(), PG) is None  # no Redis: one process
     defaulted = cluster_settings(serve_args(["--redis-url", "redis://r:6379/0"], {}), HubSettings(), PG)
     assert defaulted is not None and "-" in defaulted.node_id  # HOSTNAME-PID
+    assert defaulted.queue_local_wait_s == 1.0
+
+
+def test_the_quick_match_local_wait_comes_from_flag_environment_and_file(tmp_path: Path) -> None:
+    conf = tmp_path / "jantaku.toml"
+    conf.write_text('redis_url = "redis://file:6379/0"\nqueue_local_wait = 2.5\n')
+    from_file = cluster_settings(serve_args(["--config", str(conf)], {}), HubSettings(), PG)
+    assert from_file is not None and from_file.queue_local_wait_s == 2.5
+    env = {"JANTAKU_REDIS_URL": "redis://env:6379/1", "JANTAKU_QUEUE_LOCAL_WAIT": "0"}
+    from_env = cluster_settings(serve_args([], env), HubSettings(), PG)
+    assert from_env is not None and from_env.queue_local_wait_s == 0.0  # 0: hand over at once
+    flagged = serve_args(["--config", str(conf), "--queue-local-wait", "0.25"], env)
+    assert (cluster_settings(flagged, HubSettings(), PG) or from_env).queue_local_wait_s == 0.25
+    with pytest.raises(ValueError, match="queue_local_wait_s"):
+        cluster_settings(serve_args(["--queue-local-wait", "-1"], env), HubSettings(), PG)
 
 
 @pytest.mark.parametrize(
