@@ -335,8 +335,8 @@ async def run_load(args: argparse.Namespace) -> None:
         while counters.seated < len(clients):
             await asyncio.sleep(0.1)
             if time.monotonic() >= progress_at:  # what a stalled seating got to (bench/cluster.py)
-                report = {"seating": counters.seated, "of": len(clients), "closed": counters.closed}
-                print(json.dumps(report), flush=True)
+                progress = {"seating": counters.seated, "of": len(clients), "closed": counters.closed}
+                print(json.dumps(progress), flush=True)
                 progress_at += 10.0
         print(json.dumps({"seated": counters.seated}), flush=True)
     # The orchestrator writes "window" when its measured window starts, and closes our stdin to stop us.
