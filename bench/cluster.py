@@ -1,6 +1,12 @@
 """Cluster benchmark: human-paced tables against 1 and 2 ``jantaku serve`` nodes on PostgreSQL.
 
     python bench/cluster.py [--quick] [--postgres-url URL] [--start 200] [--json]
+    python bench/cluster.py --step 2:400 [--queue-local-wait S] [--server-tree DIR]   # one step
+
+A step whose bots are not all seated within ``--seat-timeout`` (240 s) fails (reported with how
+many were seated and how many connections the server closed) rather than waiting for ever; the
+search counts it as a failure. ``--server-tree DIR`` runs the nodes from another checkout (an A/B
+against an older commit in one window, as docs/benchmarks.md does).
 
 Each step starts everything afresh: a new PostgreSQL database (created, migrated, and dropped
 after), a redis-server of the bench's own on a free port (nothing on disk; its own, so that
