@@ -846,6 +846,22 @@ def summary(r: dict[str, Any]) -> str:
                 if g != "frozen"
             )
         )
+        commits = t.get("commits")
+        if commits and commits["count"]:
+            lines.append(
+                f"  step commits: {commits['count']}, p50 {commits['p50_ms']} ms, p90 "
+                f"{commits['p90_ms']} ms, p99 {commits['p99_ms']} ms, max {commits['max_ms']} ms"
+            )
+        if "engine_cache_entries" in t:
+            lines.append(f"  engine caches: {t['engine_cache_entries']} entries at the end")
+        loop = t.get("loop")
+        if loop:
+            lines.append(
+                f"  event loop: {loop['stalls']} stalls >= 5 ms of {loop['wakeups']} 10-ms wake-ups "
+                f"({loop['gc_stalls']} mostly GC), >= 10 ms {loop['over_10ms']}, >= 20 ms "
+                f"{loop['over_20ms']}, >= 50 ms {loop['over_50ms']}, longest {loop['longest_ms']} ms, "
+                f"total {loop['stalled_ms']} ms"
+            )
     if "floor" in r:
         f = r["floor"]
         lines.append(

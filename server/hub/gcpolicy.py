@@ -23,8 +23,16 @@ The policy here, applied by ``jantaku serve`` only (tests and embedders keep Pyt
   cycles hold; it is the one long pause left (0.5-1.2 s at 1,000 tables), once an hour by default
   (0: never).
 
-``freeze_every_s = 0`` leaves the collector exactly as Python sets it. :class:`GcPauses` times every
-collection (``gc.callbacks``) for ``/metrics`` (``jantaku_gc_pause_seconds``) and ``/stats``.
+``freeze_every_s = 0`` leaves the collector exactly as Python sets it.
+
+The other process-wide setting ``jantaku serve`` makes is the GIL's switch interval
+(:func:`switching`, ``--gil-switch-interval``, 1 ms): the SQLite writer thread drops the GIL around
+each sqlite3 call and the fsync and, to get it back while the event loop runs Python, waits until
+the loop's thread is asked to drop it, which Python does only after the interval (5 ms by default):
+at a busy loop a group commit paid that several times (``bench/gil.py``; docs/benchmarks.md).
+
+:class:`GcPauses` times every collection (``gc.callbacks``) for ``/metrics``
+(``jantaku_gc_pause_seconds``) and ``/stats``.
 """
 
 from __future__ import annotations
@@ -33,8 +41,9 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Protocol
 
 from server.hub.settings import GcPolicy
@@ -152,6 +161,22 @@ async def run_policy(
         else:
             collector.collect(0)  # what was allocated since the last tick and is garbage already
         collector.freeze()
+
+
+@contextlib.contextmanager
+def switching(interval_s: float) -> Iterator[None]:
+    """``sys.setswitchinterval(interval_s)`` for the duration of the block (0: leave Python's),
+    then the interval as it was."""
+    if not interval_s:
+        yield
+        return
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(interval_s)
+    log.info("GIL switch interval: %g ms (Python's default: 5 ms)", interval_s * 1000)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 @contextlib.asynccontextmanager
