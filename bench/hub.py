@@ -619,14 +619,21 @@ def measure_idle(server: Server, count: int) -> dict[str, Any]:
     }
 
 
-def rss_over(server: Server, seconds: float, every: float) -> list[tuple[float, int]]:
+def rss_over(
+    server: Server, seconds: float, every: float, caches: list[int] | None = None
+) -> list[tuple[float, int]]:
     """Sleep ``seconds``, reading the server's RSS at the start and every ``every`` seconds (and at
-    the end): ``(seconds since the start, KiB)``."""
+    the end): ``(seconds since the start, KiB)``. With ``caches``, also appends the engine's cache
+    entries (``/stats``) at each reading."""
     start = time.monotonic()
     samples = [(0.0, server.rss_kib())]
+    if caches is not None:
+        caches.append(server.stats().get("engine_cache_entries", -1))
     while (left := seconds - (time.monotonic() - start)) > 0:
         time.sleep(min(every, left))
         samples.append((round(time.monotonic() - start, 1), server.rss_kib()))
+        if caches is not None:
+            caches.append(server.stats().get("engine_cache_entries", -1))
     return samples
 
 
@@ -669,7 +676,8 @@ def measure_tables(
     server.stats(reset=True)
     pid = server.proc.pid
     cpu0, load0, idle0, t0 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
-    samples = rss_over(server, seconds, rss_every)
+    caches: list[int] = []
+    samples = rss_over(server, seconds, rss_every, caches)
     stats = server.stats()
     cpu1, load1, idle1, t1 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
     rss1 = server.rss_kib()
@@ -686,6 +694,7 @@ def measure_tables(
         "rss_before_tables_kib": rss_before,
         "kib_per_live_table": round((rss1 - rss_before) / max(1, tables), 1),  # its 4 connections too
         **per_action(rss_growth(samples, tables), stats["actions_per_s"]),
+        "engine_cache_entries_samples": caches,
         "client": client,
     }
 
@@ -853,7 +862,10 @@ def summary(r: dict[str, Any]) -> str:
                 f"{commits['p90_ms']} ms, p99 {commits['p99_ms']} ms, max {commits['max_ms']} ms"
             )
         if "engine_cache_entries" in t:
-            lines.append(f"  engine caches: {t['engine_cache_entries']} entries at the end")
+            fill = ", ".join(str(n) for n in t.get("engine_cache_entries_samples", []))
+            lines.append(
+                f"  engine caches: {t['engine_cache_entries']} entries at the end; at each RSS reading {fill}"
+            )
         loop = t.get("loop")
         if loop:
             lines.append(
