@@ -10,13 +10,16 @@ made. Every table waits through each pause (measured with ``bench/hub.py``; docs
 
 The policy here, applied by ``jantaku serve`` only (tests and embedders keep Python's defaults):
 
-* every ``freeze_every_s`` seconds (0.1 s), a **young collection** (``gc.collect(0)``: only what was
+* every ``freeze_every_s`` seconds (0.025 s), a **young collection** (``gc.collect(0)``: only what was
   allocated since the last tick and is still tracked), then ``gc.freeze()``: what survived moves out
-  of the collector's view for good. Each pause is bounded by one tick's allocations (a few ms at
-  1,000 tables). Reference counting still frees frozen objects the moment they are unused; only a
-  reference *cycle* that was alive at a tick and becomes garbage later waits for the next full
-  collection, and the hub makes almost none (none in 30 s with 1,000 tables at human pace, about
-  500 objects in 30 s at full bot speed on SQLite).
+  of the collector's view for good. Each pause is bounded by one tick's allocations, so the tick is
+  short: the pause's length goes with the tick while the collector's total time does not (a tick of
+  0.1 s paused 2.7 ms on average and up to 19 ms at 1,000 tables; 0.025 s makes four times as many
+  pauses a quarter as long, for the same total: docs/benchmarks.md). Reference counting still
+  frees frozen objects the moment they are unused; only a reference *cycle* that was alive at a
+  tick and becomes garbage later waits for the next full collection, and the hub makes almost none
+  (none in 30 s with 1,000 tables at human pace, about 500 objects in 30 s at full bot speed on
+  SQLite).
 * automatic collections stay on, with **thresholds** ``(50_000, 1_000, 1_000)``, as a safety net
   for a loop blocked between ticks;
 * a **full collection** every ``full_every_s`` seconds (unfreeze, collect, freeze) returns what such

@@ -117,7 +117,7 @@ class ConnectionLimits:
 class GcPolicy:
     """How ``jantaku serve`` runs the garbage collector (``server/hub/gcpolicy.py`` explains it)."""
 
-    freeze_every_s: float = 0.1  # collect the young objects, freeze the rest (0: Python's own settings)
+    freeze_every_s: float = 0.025  # collect the young objects, freeze the rest (0: Python's own settings)
     full_every_s: float = 3600.0  # a full collection this often (0: never)
     thresholds: tuple[int, int, int] = (50_000, 1_000, 1_000)  # automatic collections: a safety net
 
