@@ -26,7 +26,9 @@ and time.
 
 ``--server-args`` adds options to ``jantaku serve`` (for instance ``"--gc-freeze-every 0"`` runs it
 with Python's own garbage-collector settings instead of the hub's policy, ``server/hub/gcpolicy.py``).
-The server's garbage-collector pauses in the measured window are printed with the latency.
+The server's garbage-collector pauses in the measured window are printed with the latency, and so
+are the step commits' latencies, the event loop's stalls (a 10-ms probe: wake-ups >= 5 ms late,
+and how many were mostly GC) and the engine's cache fill at each RSS reading (server/hub/stats.py).
 
 Nothing here is asserted by the test suite; the figures go to docs/benchmarks.md ("Hub").
 """

@@ -11,6 +11,12 @@ connection's writer task only after that step, so this is the action-to-broadcas
 server sees it: the inbox wait, the engine, the commit (the store), redaction, encoding, and the
 event loop's queueing.
 
+``/stats`` also gives, for the same window, the step commits' durations (``commits``: each
+``append_step`` as the table awaits it), the event loop's stalls (``loop``:
+:mod:`server.hub.looplag`), the garbage collector's pauses (``gc``) and how full the engine's
+process-wide caches are (``engine_cache_entries``): what an action's tail latency and the RSS are
+made of.
+
 The latencies go into a fixed histogram (:class:`LatencyStats`: log-spaced buckets 1 % wide from 10
 us to 1,000 s, one integer each), not a list of samples, so what the figures keep does not grow with
 the number of actions (a list grew by 32 bytes per action: ~1.9 MiB a minute at 1,000 actions/s);
