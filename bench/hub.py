@@ -26,7 +26,9 @@ and time.
 
 ``--server-args`` adds options to ``jantaku serve`` (for instance ``"--gc-freeze-every 0"`` runs it
 with Python's own garbage-collector settings instead of the hub's policy, ``server/hub/gcpolicy.py``).
-The server's garbage-collector pauses in the measured window are printed with the latency.
+The server's garbage-collector pauses in the measured window are printed with the latency, and so
+are the step commits' latencies, the event loop's stalls (a 10-ms probe: wake-ups >= 5 ms late,
+and how many were mostly GC) and the engine's cache fill at each RSS reading (server/hub/stats.py).
 
 Nothing here is asserted by the test suite; the figures go to docs/benchmarks.md ("Hub").
 """
@@ -652,14 +654,21 @@ def measure_idle(server: Server, count: int) -> dict[str, Any]:
     }
 
 
-def rss_over(server: Server, seconds: float, every: float) -> list[tuple[float, int]]:
+def rss_over(
+    server: Server, seconds: float, every: float, caches: list[int] | None = None
+) -> list[tuple[float, int]]:
     """Sleep ``seconds``, reading the server's RSS at the start and every ``every`` seconds (and at
-    the end): ``(seconds since the start, KiB)``."""
+    the end): ``(seconds since the start, KiB)``. With ``caches``, also appends the engine's cache
+    entries (``/stats``) at each reading."""
     start = time.monotonic()
     samples = [(0.0, server.rss_kib())]
+    if caches is not None:
+        caches.append(server.stats().get("engine_cache_entries", -1))
     while (left := seconds - (time.monotonic() - start)) > 0:
         time.sleep(min(every, left))
         samples.append((round(time.monotonic() - start, 1), server.rss_kib()))
+        if caches is not None:
+            caches.append(server.stats().get("engine_cache_entries", -1))
     return samples
 
 
@@ -702,7 +711,8 @@ def measure_tables(
     server.stats(reset=True)
     pid = server.proc.pid
     cpu0, load0, idle0, t0 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
-    samples = rss_over(server, seconds, rss_every)
+    caches: list[int] = []
+    samples = rss_over(server, seconds, rss_every, caches)
     stats = server.stats()
     cpu1, load1, idle1, t1 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
     rss1 = server.rss_kib()
@@ -719,6 +729,7 @@ def measure_tables(
         "rss_before_tables_kib": rss_before,
         "kib_per_live_table": round((rss1 - rss_before) / max(1, tables), 1),  # its 4 connections too
         **per_action(rss_growth(samples, tables), stats["actions_per_s"]),
+        "engine_cache_entries_samples": caches,
         "client": client,
     }
 
@@ -879,6 +890,25 @@ def summary(r: dict[str, Any]) -> str:
                 if g != "frozen"
             )
         )
+        commits = t.get("commits")
+        if commits and commits["count"]:
+            lines.append(
+                f"  step commits: {commits['count']}, p50 {commits['p50_ms']} ms, p90 "
+                f"{commits['p90_ms']} ms, p99 {commits['p99_ms']} ms, max {commits['max_ms']} ms"
+            )
+        if "engine_cache_entries" in t:
+            fill = ", ".join(str(n) for n in t.get("engine_cache_entries_samples", []))
+            lines.append(
+                f"  engine caches: {t['engine_cache_entries']} entries at the end; at each RSS reading {fill}"
+            )
+        loop = t.get("loop")
+        if loop:
+            lines.append(
+                f"  event loop: {loop['stalls']} stalls >= 5 ms of {loop['wakeups']} 10-ms wake-ups "
+                f"({loop['gc_stalls']} mostly GC), >= 10 ms {loop['over_10ms']}, >= 20 ms "
+                f"{loop['over_20ms']}, >= 50 ms {loop['over_50ms']}, longest {loop['longest_ms']} ms, "
+                f"total {loop['stalled_ms']} ms"
+            )
     if "floor" in r:
         f = r["floor"]
         lines.append(

@@ -147,16 +147,18 @@ async def running_server(
     """The whole server on ``repo`` while the block runs: the hub (started: crash recovery, then
     listening), the admin review API beside it on ``review_port`` (``server.web.api``,
     docs/admin.md), and the process's garbage-collector policy (``settings.gc``,
-    server/hub/gcpolicy.py). The hub is shut down at the end; the caller closes ``repo``."""
-    hub = build_hub(settings, repo, placement)
-    await hub.start()
-    try:
-        async with (
-            gcpolicy.applied(settings.gc),
-            review_api(
-                repo, settings.host, review_port, required=review_required, cluster=cluster_status
-            ) as review,
-        ):
-            yield hub, review
-    finally:
-        await hub.shutdown()
+    server/hub/gcpolicy.py) with the GIL's switch interval (``settings.gil_switch_interval_s``). The
+    hub is shut down at the end; the caller closes ``repo``."""
+    with gcpolicy.switching(settings.gil_switch_interval_s):
+        hub = build_hub(settings, repo, placement)
+        await hub.start()
+        try:
+            async with (
+                gcpolicy.applied(settings.gc),
+                review_api(
+                    repo, settings.host, review_port, required=review_required, cluster=cluster_status
+                ) as review,
+            ):
+                yield hub, review
+        finally:
+            await hub.shutdown()

@@ -169,6 +169,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=gc_policy.full_every_s,
         help="seconds between full garbage collections (each pauses the hub; 0: never)",
     )
+    p.add_argument(
+        "--gil-switch-interval",
+        type=float,
+        default=DEFAULTS.gil_switch_interval_s,
+        help="seconds a thread may hold the GIL while another waits (sys.setswitchinterval): short, "
+        "so the SQLite writer thread gets it back soon after each call at a busy event loop (0: "
+        "Python's own 0.005; docs/operations.md)",
+    )
     c = p.add_argument_group("cluster mode (docs/scaling.md)")
     c.add_argument(
         "--redis-url",
@@ -264,6 +272,7 @@ def run_serve(args: argparse.Namespace) -> int:
             fill_bot=args.fill_bot,
             allowed_origins=tuple(args.allow_origin),
             gc=GcPolicy(freeze_every_s=args.gc_freeze_every, full_every_s=args.gc_full_every),
+            gil_switch_interval_s=args.gil_switch_interval,
             drain_s=args.drain_s,
         )
         review = review_port_option(settings.port, args.http_port)

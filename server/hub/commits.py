@@ -103,7 +103,7 @@ class Commits:
             self.uncertain = (record, action)
             raise CommitError(f"storing step {record.step} failed: {type(exc).__name__}: {exc}") from exc
         if self._metrics is not None:
-            self._metrics.commit_latency.observe(time.perf_counter() - started)
+            self._metrics.observe_commit(time.perf_counter() - started)
 
     async def reconcile(self, expected: int) -> tuple[StepRecord, Action] | None:
         """Settle the :attr:`uncertain` write, whose step is ``expected``: returns it if it landed

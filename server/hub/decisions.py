@@ -49,7 +49,7 @@ from server.hub.settings import TableTimers
 from server.hub.timing import OpenPrompt, TimeKeeper
 
 Refusal = tuple[ErrorCode, str]
-REMEMBERED_ANSWERS = 64  # request ids per seat whose ack a retry gets again
+REMEMBERED_ANSWERS = 16  # request ids per seat whose ack a retry gets again (2 KiB a seat)
 
 
 class Decisions:

@@ -10,21 +10,32 @@ made. Every table waits through each pause (measured with ``bench/hub.py``; docs
 
 The policy here, applied by ``jantaku serve`` only (tests and embedders keep Python's defaults):
 
-* every ``freeze_every_s`` seconds (0.1 s), a **young collection** (``gc.collect(0)``: only what was
+* every ``freeze_every_s`` seconds (0.025 s), a **young collection** (``gc.collect(0)``: only what was
   allocated since the last tick and is still tracked), then ``gc.freeze()``: what survived moves out
-  of the collector's view for good. Each pause is bounded by one tick's allocations (a few ms at
-  1,000 tables). Reference counting still frees frozen objects the moment they are unused; only a
-  reference *cycle* that was alive at a tick and becomes garbage later waits for the next full
-  collection, and the hub makes almost none (none in 30 s with 1,000 tables at human pace, about
-  500 objects in 30 s at full bot speed on SQLite).
+  of the collector's view for good. Each pause is bounded by one tick's allocations, so the tick is
+  short: the pause's length goes with the tick while the collector's total time does not (a tick of
+  0.1 s paused 2.7 ms on average and up to 19 ms at 1,000 tables; 0.025 s makes four times as many
+  pauses a quarter as long, for the same total: docs/benchmarks.md). Reference counting still
+  frees frozen objects the moment they are unused; only a reference *cycle* that was alive at a
+  tick and becomes garbage later waits for the next full collection, and the hub makes almost none
+  (none in 30 s with 1,000 tables at human pace, about 500 objects in 30 s at full bot speed on
+  SQLite).
 * automatic collections stay on, with **thresholds** ``(50_000, 1_000, 1_000)``, as a safety net
   for a loop blocked between ticks;
 * a **full collection** every ``full_every_s`` seconds (unfreeze, collect, freeze) returns what such
   cycles hold; it is the one long pause left (0.5-1.2 s at 1,000 tables), once an hour by default
   (0: never).
 
-``freeze_every_s = 0`` leaves the collector exactly as Python sets it. :class:`GcPauses` times every
-collection (``gc.callbacks``) for ``/metrics`` (``jantaku_gc_pause_seconds``) and ``/stats``.
+``freeze_every_s = 0`` leaves the collector exactly as Python sets it.
+
+The other process-wide setting ``jantaku serve`` makes is the GIL's switch interval
+(:func:`switching`, ``--gil-switch-interval``, 1 ms): the SQLite writer thread drops the GIL around
+each sqlite3 call and the fsync and, to get it back while the event loop runs Python, waits until
+the loop's thread is asked to drop it, which Python does only after the interval (5 ms by default):
+at a busy loop a group commit paid that several times (``bench/gil.py``; docs/benchmarks.md).
+
+:class:`GcPauses` times every collection (``gc.callbacks``) for ``/metrics``
+(``jantaku_gc_pause_seconds``) and ``/stats``.
 """
 
 from __future__ import annotations
@@ -33,8 +44,9 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Protocol
 
 from server.hub.settings import GcPolicy
@@ -152,6 +164,22 @@ async def run_policy(
         else:
             collector.collect(0)  # what was allocated since the last tick and is garbage already
         collector.freeze()
+
+
+@contextlib.contextmanager
+def switching(interval_s: float) -> Iterator[None]:
+    """``sys.setswitchinterval(interval_s)`` for the duration of the block (0: leave Python's),
+    then the interval as it was."""
+    if not interval_s:
+        yield
+        return
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(interval_s)
+    log.info("GIL switch interval: %g ms (Python's default: 5 ms)", interval_s * 1000)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 @contextlib.asynccontextmanager

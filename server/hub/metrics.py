@@ -50,6 +50,7 @@ class HubMetrics:
 
     def __init__(self) -> None:
         self._hooks: list[Callable[[], None]] = []
+        self.commit_hook: Callable[[float], None] | None = None  # benchmarks: also sees each commit
         self._exposed: CollectorRegistry | None = None  # cluster mode: the series with a node label
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.tables = Gauge("jantaku_tables", "Tables whose match is running", registry=r)
@@ -100,6 +101,12 @@ class HubMetrics:
         if child is None:
             child = self._actions_by_source[source] = self.actions.labels(source)
         child.inc()
+
+    def observe_commit(self, seconds: float) -> None:
+        """One step commit took ``seconds`` (the histogram, and :attr:`commit_hook` if set)."""
+        self.commit_latency.observe(seconds)
+        if self.commit_hook is not None:
+            self.commit_hook(seconds)
 
     def observe_gc_pause(self, generation: int, seconds: float) -> None:
         self._gc_by_generation[generation].observe(seconds)

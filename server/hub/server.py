@@ -61,6 +61,7 @@ from server.hub.gcpolicy import GcPauses
 from server.hub.livetables import LiveTables
 from server.hub.lobby import Lobby
 from server.hub.lobbytypes import LobbyError, RecoveryReport
+from server.hub.looplag import LoopLag
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
 from server.hub.outputs import Participant
@@ -221,9 +222,14 @@ class Hub:
         self.adapters: dict[str, type[SeatConnection]] = {WS_PATH: ProtocolSession, MJAI_PATH: MjaiSession}
         # Benchmarks: JANTAKU_HUB_STATS=1 times each action and answers GET /stats (server/hub/stats.py).
         self.stats = LatencyStats() if stats_enabled() else None
+        if self.stats is not None:
+            self.metrics.commit_hook = self.stats.commits.record
         # Every garbage-collector pause while the hub runs (/metrics; /stats) (server/hub/gcpolicy.py).
         self.gc_pauses = GcPauses(self.metrics.observe_gc_pause)
         self.metrics.before_expose(self.gc_pauses.flush)
+        # Benchmarks: how late the loop runs what is due, and how much of it is the GC's (looplag.py).
+        self.loop_lag = LoopLag(lambda: sum(self.gc_pauses.total)) if self.stats is not None else None
+        self._lag_task: asyncio.Task[None] | None = None
         self._by_account: dict[str, WebSocketConnection] = {}
         self._sessions: set[WebSocketConnection] = set()
         self._server: Server | None = None
@@ -402,6 +408,8 @@ class Hub:
             if rated:
                 log.info("rated %d ranked matches left unrated", rated)
         self.gc_pauses.register()
+        if self.loop_lag is not None:
+            self._lag_task = asyncio.create_task(self.loop_lag.run(), name="loop-lag")
         limits = self.settings.limits
         self._server = await serve(
             self._handle,
@@ -465,9 +473,13 @@ class Hub:
             )
         if path == "/stats" and self.stats is not None:
             summary = {**self.stats.summary(), "gc": self.gc_pauses.summary()}
+            if self.loop_lag is not None:
+                summary["loop"] = self.loop_lag.summary()
             if "reset=1" in (urlsplit(request.path).query or ""):
                 self.stats.reset()
                 self.gc_pauses.reset()
+                if self.loop_lag is not None:
+                    self.loop_lag.reset()
             return _json(connection, http.HTTPStatus.OK, summary)
         if path in self.adapters:
             if not self._connects.take(self.client_address(connection, request)):
@@ -598,6 +610,8 @@ class Hub:
                 async with asyncio.timeout(grace):
                     await self._server.wait_closed()
         self.gc_pauses.unregister()
+        if self._lag_task is not None:
+            self._lag_task.cancel()
         log.info("stopped")
 
 

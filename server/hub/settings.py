@@ -117,7 +117,7 @@ class ConnectionLimits:
 class GcPolicy:
     """How ``jantaku serve`` runs the garbage collector (``server/hub/gcpolicy.py`` explains it)."""
 
-    freeze_every_s: float = 0.1  # collect the young objects, freeze the rest (0: Python's own settings)
+    freeze_every_s: float = 0.025  # collect the young objects, freeze the rest (0: Python's own settings)
     full_every_s: float = 3600.0  # a full collection this often (0: never)
     thresholds: tuple[int, int, int] = (50_000, 1_000, 1_000)  # automatic collections: a safety net
 
@@ -161,6 +161,8 @@ class HubSettings:
     drain_s: float = 5.0  # SIGTERM (jantaku serve): /readyz answers 503 this long first (0: off)
     allowed_origins: tuple[str, ...] = ()  # browser Origins allowed besides same-host ("*": any)
     gc: GcPolicy = field(default_factory=GcPolicy)  # applied by ``jantaku serve`` (serve_forever) only
+    # sys.setswitchinterval while ``jantaku serve`` runs (0: Python's own 5 ms; gcpolicy.switching)
+    gil_switch_interval_s: float = 0.001
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -169,5 +171,7 @@ class HubSettings:
             raise SettingsError(f"bot_fill_after_s must be >= 0, got {self.bot_fill_after_s}")
         if self.drain_s < 0:
             raise SettingsError(f"drain_s must be >= 0, got {self.drain_s}")
+        if not 0 <= self.gil_switch_interval_s <= 1:
+            raise SettingsError(f"gil_switch_interval must be 0..1 s, got {self.gil_switch_interval_s}")
         if self.commit_timeout_s <= 0 or self.commit_retry_s <= 0:
             raise SettingsError("commit_timeout_s and commit_retry_s must be > 0")

@@ -151,3 +151,24 @@ def test_registered_pauses_time_real_collections_until_unregistered() -> None:
     count = pauses.summary()["gen2"]["collections"]
     gc.collect()
     assert pauses.summary()["gen2"]["collections"] == count
+
+
+def test_switching_sets_the_gil_switch_interval_for_the_block_and_restores_it() -> None:
+    import sys
+
+    from server.hub.gcpolicy import switching
+
+    before = sys.getswitchinterval()
+    with switching(0.001):
+        assert sys.getswitchinterval() == pytest.approx(0.001)
+    assert sys.getswitchinterval() == before
+    with switching(0):  # 0: Python's own
+        assert sys.getswitchinterval() == before
+
+
+def test_the_gil_switch_interval_setting_is_checked() -> None:
+    from server.hub.settings import HubSettings
+
+    assert HubSettings().gil_switch_interval_s == 0.001
+    with pytest.raises(SettingsError):
+        HubSettings(gil_switch_interval_s=-1)
