@@ -20,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from server.store.batch import describe, is_unavailable
 from server.store.db import immediate_writes
@@ -58,6 +59,18 @@ class WriterThread:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, lambda: self._transaction(fn, *args, **kwargs))
 
+    async def run_raw(
+        self, fn: Callable[Concatenate[sqlite3.Connection, P], T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """``fn(raw, *args)`` on the ``sqlite3`` connection itself, in a write transaction
+        (``BEGIN IMMEDIATE``) committed when it returns, rolled back if it raises; the driver's
+        errors come back as SQLAlchemy's (``OperationalError``, ``IntegrityError``, ...), like
+        :meth:`run`'s. No SQLAlchemy machinery per statement: the step batches' path."""
+        if self._closed:
+            raise RuntimeError("the writer thread is closed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: self._raw_transaction(fn, *args, **kwargs))
+
     async def close(self) -> None:
         """Wait for the transaction in flight, close the connection and end the thread."""
         if self._closed:
@@ -83,6 +96,30 @@ class WriterThread:
                 with contextlib.suppress(Exception):
                     conn.rollback()
             if conn.invalidated or not _connection_survives(exc):
+                log.info("step writer: reconnecting after %s", describe(exc))
+                self._drop()
+            raise
+        self.transactions += 1
+        return result
+
+    def _raw_transaction(
+        self, fn: Callable[Concatenate[sqlite3.Connection, P], T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        conn = self._connection()
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        try:
+            try:
+                raw.execute("BEGIN IMMEDIATE")
+                result = fn(raw, *args, **kwargs)
+                raw.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise DBAPIError.instance("(the step batch)", None, exc, sqlite3.Error) from exc
+        except BaseException as exc:
+            if raw.in_transaction:  # fn or the COMMIT itself failed
+                with contextlib.suppress(Exception):
+                    raw.execute("ROLLBACK")
+            if not _connection_survives(exc):
                 log.info("step writer: reconnecting after %s", describe(exc))
                 self._drop()
             raise

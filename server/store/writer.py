@@ -57,6 +57,7 @@ from server.store.errors import (
     StoreUnavailableError,
 )
 from server.store.projection import HandOp
+from server.store.sqlite_batch import commit_batch_raw
 from server.store.sqlite_writer import WriterThread
 
 log = logging.getLogger(__name__)
@@ -306,7 +307,7 @@ class GroupCommitWriter:
         known = {m: self._next_step[m] for m in match_ids if m in self._next_step}
         async with self._gate if self._gate is not None else contextlib.nullcontext():
             if self._thread is not None:  # SQLite: one hand-off to the writer's thread
-                result = await self._thread.run(commit_batch, records, known, held)
+                result = await self._thread.run_raw(commit_batch_raw, records, known, held)
             else:
                 async with write_connection(self._engine) as conn:
                     result = await conn.run_sync(commit_batch, records, known, held)
