@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from collections import deque
 from collections.abc import Sequence
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from server.domain.clock import Clock, SystemClock, with_deadline
+from server.domain.clock import Cancellable, Clock, SystemClock, with_deadline
 from server.domain.errors import RepositoryError
 from server.domain.records import StepRecord
 from server.store.batch import (
@@ -73,7 +74,9 @@ __all__ = ["GroupCommitWriter", "WriterStats", "apply_hand_ops"]
 @dataclass(slots=True)
 class _Pending:
     record: StepRecord
-    future: asyncio.Future[None]
+    future: asyncio.Future[None]  # what the caller awaits (it may give up on it: cancelled)
+    deadline: float  # on the writer's clock: the caller is answered unavailable then
+    seq: int  # appends are numbered in the order they are queued, which is the order they settle
 
 
 @dataclass(slots=True)
@@ -129,7 +132,17 @@ class GroupCommitWriter:
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._busy_since: float | None = None  # the clock's time the commit in flight started
-        self._unsettled: dict[str, set[asyncio.Future[None]]] = {}  # per match: appends not settled
+        self._inflight: list[_Pending] = []  # the batch being committed
+        # Appends settle in the order they were queued (FIFO batches): the number of the last one
+        # appended and of the last one settled say what is still open. Per match, the number of
+        # its latest append not settled yet; the readers waiting in settled(), by the number each
+        # waits for.
+        self._appended = 0
+        self._done = 0
+        self._latest: dict[str, int] = {}
+        self._settle_waiters: list[tuple[int, asyncio.Future[None]]] = []
+        # One timer answers the callers whose commit_timeout passed (armed at the oldest deadline).
+        self._timer: Cancellable | None = None
         # The next step each match's log expects, as of this writer's last commit (it is the only
         # writer of steps): saves a query per commit. Forgotten on any failed commit; bounded.
         self._next_step: dict[str, int] = {}
@@ -153,7 +166,12 @@ class GroupCommitWriter:
         return 0.0 if self._busy_since is None else self._clock.now() - self._busy_since
 
     async def append(self, record: StepRecord) -> None:
-        """Store ``record``; returns once it is committed (or was already stored identically)."""
+        """Store ``record``; returns once it is committed (or was already stored identically).
+
+        The caller waits at most ``commit_timeout_s`` (then :class:`StoreUnavailableError`); a caller
+        that gives up (cancelled, timed out) leaves its step queued: it may still commit, and
+        :meth:`settled` waits for that outcome. Per append: one future, no task, no timer of its
+        own (one timer of the writer's answers every caller whose deadline passed)."""
         if self._closed:
             raise StoreUnavailableError("the store is closed")
         stalled = self.stalled_for()
@@ -162,48 +180,69 @@ class GroupCommitWriter:
         if len(self._queue) >= self.max_pending:
             raise StoreBusyError(f"{len(self._queue)} steps are already waiting for the database")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        # A caller that timed out never looks at its future again: mark the outcome retrieved.
-        future.add_done_callback(_consume)
-        match_id = record.match_id
-        self._unsettled.setdefault(match_id, set()).add(future)
-        future.add_done_callback(lambda f: self._forget(match_id, f))
-        self._queue.append(_Pending(record, future))
+        deadline = self._clock.now() + self.commit_timeout_s
+        self._appended += 1
+        self._queue.append(_Pending(record, future, deadline, self._appended))
+        self._latest[record.match_id] = self._appended
+        if self._timer is None:
+            self._timer = self._clock.call_at(deadline, self._expire)
         self.idle.clear()
         self._wakeup.set()
-        self._ensure_task()
-        deadline = self._clock.now() + self.commit_timeout_s
-        try:
-            await with_deadline(self._clock, asyncio.shield(future), deadline, "the append")
-        except TimeoutError:
-            raise StoreUnavailableError(
-                f"match {record.match_id} step {record.step}: not committed within "
-                f"{self.commit_timeout_s:g}s (it may still be; retrying is safe)"
-            ) from None
+        if self._task is None or self._task.done():
+            self._ensure_task()
+        await future
 
-    def _forget(self, match_id: str, future: asyncio.Future[None]) -> None:
-        futures = self._unsettled.get(match_id)
-        if futures is not None:
-            futures.discard(future)
-            if not futures:
-                del self._unsettled[match_id]
+    def _expire(self) -> None:
+        """The timer: answer every caller whose deadline passed, then wait for the next one."""
+        self._timer = None
+        now = self._clock.now()
+        for p in itertools.chain(self._inflight, self._queue):
+            if p.future.done():
+                continue
+            if p.deadline > now:  # FIFO: every later one is later still
+                self._timer = self._clock.call_at(p.deadline, self._expire)
+                return
+            r = p.record
+            p.future.set_exception(
+                StoreUnavailableError(
+                    f"match {r.match_id} step {r.step}: not committed within "
+                    f"{self.commit_timeout_s:g}s (it may still be; retrying is safe)"
+                )
+            )
+
+    def _settled(self, done: Sequence[_Pending]) -> None:
+        """``done`` (the oldest appends still open, in order) have their outcome."""
+        for p in done:
+            if self._latest.get(p.record.match_id) == p.seq:
+                del self._latest[p.record.match_id]
+        if done:
+            self._done = done[-1].seq
+        if self._settle_waiters:
+            still = []
+            for seq, waiter in self._settle_waiters:
+                if seq > self._done:
+                    still.append((seq, waiter))
+                elif not waiter.done():
+                    waiter.set_result(None)
+            self._settle_waiters = still
 
     async def settled(self, match_id: str) -> None:
         """Wait until every append of ``match_id`` made so far has its outcome (committed or not).
 
         Reads go through this barrier so that they see the writes made before them, even the
         ones whose caller stopped waiting (a cancelled or timed-out append may still commit)."""
-        futures = self._unsettled.get(match_id)
-        if not futures:
+        seq = self._latest.get(match_id)
+        if seq is None or seq <= self._done:
             return
-        waiting = set(futures)
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._settle_waiters.append((seq, waiter))
         deadline = self._clock.now() + self.commit_timeout_s
-        with contextlib.suppress(TimeoutError):
-            await with_deadline(self._clock, asyncio.wait(waiting), deadline, "settling")
-        pending = [f for f in waiting if not f.done()]
-        if pending:
+        try:
+            await with_deadline(self._clock, asyncio.shield(waiter), deadline, "settling")
+        except TimeoutError:
             raise StoreUnavailableError(
-                f"match {match_id}: {len(pending)} step(s) still waiting for the database"
-            )
+                f"match {match_id}: its step(s) still waiting for the database"
+            ) from None
 
     def _ensure_task(self) -> None:
         if self._task is None or self._task.done():
@@ -224,7 +263,12 @@ class GroupCommitWriter:
                     await task
         while self._queue:
             closed = StoreUnavailableError("the store closed before this commit")
-            _settle(self._queue.popleft().future, closed)
+            p = self._queue.popleft()
+            _settle(p.future, closed)
+            self._settled([p])
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._thread is not None:
             await self._thread.close()
 
@@ -238,6 +282,7 @@ class GroupCommitWriter:
                 await self._wakeup.wait()
                 continue
             batch = [self._queue.popleft() for _ in range(min(len(self._queue), self.max_batch))]
+            self._inflight = batch
             self._busy_since = self._clock.now()
             self.committing.set()
             try:
@@ -245,13 +290,16 @@ class GroupCommitWriter:
             except asyncio.CancelledError:
                 for p in batch:
                     _settle(p.future, StoreUnavailableError("the store closed during this commit"))
+                self._settled(batch)
                 self.idle.set()
                 raise
             finally:
+                self._inflight = []
                 self._busy_since = None
                 self.committing.clear()
             for p, outcome in zip(batch, outcomes, strict=True):
                 _settle(p.future, outcome)
+            self._settled(batch)
 
     async def _commit_isolating(self, records: Sequence[StepRecord]) -> list[BaseException | None]:
         """Commit the records; if one of them breaks the batch, commit them one by one."""
@@ -337,14 +385,9 @@ def _record_error(r: StepRecord, exc: BaseException) -> BaseException:
 
 
 def _settle(future: asyncio.Future[None], outcome: BaseException | None) -> None:
-    if future.done():
+    if future.done():  # its caller gave up (cancelled) or was answered by the timer
         return
     if outcome is None:
         future.set_result(None)
     else:
         future.set_exception(outcome)
-
-
-def _consume(future: asyncio.Future[None]) -> None:
-    if not future.cancelled():
-        future.exception()
