@@ -177,10 +177,12 @@ def _apply_in_savepoint(
     try:
         for match_id, ops in projections:
             _apply(conn, match_id, ops)
-    except BaseException:
+    except _PROJECTION_ERRORS:
         conn.execute("ROLLBACK TO hand_projection")
         conn.execute("RELEASE hand_projection")
         raise
+    # (anything else, such as a full disk, fails the whole transaction: SQLite may have rolled it
+    # back already, savepoint included)
     conn.execute("RELEASE hand_projection")
 
 

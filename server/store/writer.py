@@ -35,9 +35,11 @@ import contextlib
 import itertools
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -62,6 +64,7 @@ from server.store.sqlite_batch import commit_batch_raw
 from server.store.sqlite_writer import WriterThread
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_MAX_BATCH = 1000
 DEFAULT_MAX_PENDING = 20_000
@@ -80,6 +83,14 @@ class _Pending:
 
 
 @dataclass(slots=True)
+class _Op:
+    """A write of other rows (accounts, sessions, matches) waiting to be grouped."""
+
+    fn: Callable[[Connection], Any]
+    future: asyncio.Future[Any]
+
+
+@dataclass(slots=True)
 class WriterStats:
     """Counters for tests, benchmarks and metrics."""
 
@@ -88,6 +99,8 @@ class WriterStats:
     retries_absorbed: int = 0  # appends of an identical, already stored step
     rejected: int = 0  # conflicts and unknown matches
     failed_batches: int = 0
+    write_groups: int = 0  # transactions of grouped writes (write())
+    writes: int = 0  # grouped writes committed or refused in them
     largest_batch: int = 0
     batch_sizes: list[int] = field(default_factory=list)  # the most recent ones (bounded)
 
@@ -123,6 +136,7 @@ class GroupCommitWriter:
         self.max_pending = max_pending
         self.commit_timeout_s = commit_timeout_s
         self._queue: deque[_Pending] = deque()
+        self._ops: deque[_Op] = deque()  # write() calls waiting for the writer's thread
         self._clock: Clock = clock or SystemClock()
         self._wakeup = asyncio.Event()
         # Observable states, for tests (they synchronise on these, never on time) and shutdown.
@@ -191,6 +205,27 @@ class GroupCommitWriter:
         if self._task is None or self._task.done():
             self._ensure_task()
         await future
+
+    async def write(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn(conn)`` in a write transaction and return its result once that is committed.
+
+        SQLite: grouped. The writes queued while the writer is busy run together in ONE
+        transaction on the writer's thread (each in a savepoint: one that raises is rolled back
+        alone and its caller gets the exception), committed before any caller is answered; the
+        writer alternates such a group with a batch of steps, so neither waits behind the other.
+        Elsewhere (PostgreSQL, an in-memory SQLite): one transaction of its own on the engine."""
+        if self._thread is None:
+            async with write_connection(self._engine, self._gate) as conn:
+                return await conn.run_sync(fn)
+        if self._closed:
+            raise StoreUnavailableError("the store is closed")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._ops.append(_Op(fn, future))
+        self.idle.clear()
+        self._wakeup.set()
+        if self._task is None or self._task.done():
+            self._ensure_task()
+        return await future
 
     def _expire(self) -> None:
         """The timer: answer every caller whose deadline passed, then wait for the next one."""
@@ -266,6 +301,8 @@ class GroupCommitWriter:
             p = self._queue.popleft()
             _settle(p.future, closed)
             self._settled([p])
+        while self._ops:
+            _settle(self._ops.popleft().future, StoreUnavailableError("the store closed before this write"))
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -274,7 +311,11 @@ class GroupCommitWriter:
 
     async def _run(self) -> None:
         while True:
+            if self._ops:
+                await self._write_group()
             if not self._queue:
+                if self._ops:
+                    continue
                 self.idle.set()
                 if self._closed:
                     return
@@ -300,6 +341,33 @@ class GroupCommitWriter:
             for p, outcome in zip(batch, outcomes, strict=True):
                 _settle(p.future, outcome)
             self._settled(batch)
+
+    async def _write_group(self) -> None:
+        assert self._thread is not None
+        ops = [self._ops.popleft() for _ in range(min(len(self._ops), self.max_batch))]
+        self.committing.set()
+        try:
+            async with self._gate if self._gate is not None else contextlib.nullcontext():
+                outcomes = await self._thread.run(_run_writes, [op.fn for op in ops])
+        except asyncio.CancelledError:
+            for op in ops:
+                _settle(op.future, StoreUnavailableError("the store closed during this commit"))
+            raise
+        except Exception as exc:  # the transaction failed: every write of it
+            self.stats.failed_batches += 1
+            log.error("a group of %d writes failed: %s", len(ops), describe(exc))
+            outcomes = [(None, exc)] * len(ops)
+        finally:
+            self.committing.clear()
+        self.stats.write_groups += 1
+        self.stats.writes += len(ops)
+        for op, (value, error) in zip(ops, outcomes, strict=True):
+            if op.future.done():
+                continue
+            if error is None:
+                op.future.set_result(value)
+            else:
+                op.future.set_exception(error)
 
     async def _commit_isolating(self, records: Sequence[StepRecord]) -> list[BaseException | None]:
         """Commit the records; if one of them breaks the batch, commit them one by one."""
@@ -384,7 +452,29 @@ def _record_error(r: StepRecord, exc: BaseException) -> BaseException:
     return error
 
 
-def _settle(future: asyncio.Future[None], outcome: BaseException | None) -> None:
+def _run_writes(
+    conn: Connection, fns: Sequence[Callable[[Connection], Any]]
+) -> list[tuple[Any, BaseException | None]]:
+    """The grouped writes, each in a savepoint of the transaction open on ``conn``: a write that
+    raises is rolled back alone (its exception is its outcome); the database failing (locked,
+    full, I/O) fails the whole transaction."""
+    out: list[tuple[Any, BaseException | None]] = []
+    for fn in fns:
+        savepoint = conn.begin_nested()
+        try:
+            value = fn(conn)
+        except Exception as exc:
+            if isinstance(exc, SQLAlchemyError) and is_unavailable(exc):
+                raise  # SQLite may have rolled the whole transaction back already (disk full)
+            savepoint.rollback()
+            out.append((None, exc))
+            continue
+        savepoint.commit()
+        out.append((value, None))
+    return out
+
+
+def _settle(future: asyncio.Future[Any], outcome: BaseException | None) -> None:
     if future.done():  # its caller gave up (cancelled) or was answered by the timer
         return
     if outcome is None:
