@@ -235,7 +235,10 @@ class GroupCommitWriter:
             if p.future.done():
                 continue
             if p.deadline > now:  # FIFO: every later one is later still
-                self._timer = self._clock.call_at(p.deadline, self._expire)
+                # (at most 20 wake-ups per timeout: a stalled database's many callers are answered
+                # in a few sweeps, each walking the queue once)
+                when = max(p.deadline, now + self.commit_timeout_s / 20)
+                self._timer = self._clock.call_at(when, self._expire)
                 return
             r = p.record
             p.future.set_exception(
