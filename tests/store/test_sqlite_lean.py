@@ -231,3 +231,40 @@ async def test_close_commits_the_queued_writes_and_refuses_later_ones(sqlite_db:
         assert [await reopened.account_by_id(f"g-{i:04d}") for i in range(3)] == [guest(0), guest(1), None]
     finally:
         await reopened.close()
+
+
+@pytest.mark.asyncio
+async def test_a_group_runs_its_writes_in_the_order_they_were_made(sqlite_db: Database) -> None:
+    """A session queued right behind its account (not awaited in between) lands in the same group
+    after it: the foreign key holds, both are stored."""
+    repo = await sqlite_db.open()
+    try:
+        async with write_lock(sqlite_db):
+            first = asyncio.create_task(repo.create_account(guest(0)))
+            await repo.writer.committing.wait()  # the writer is busy: what follows queues
+            pairs = [(repo.create_account(guest(i)), repo.create_session(session(i))) for i in range(1, 6)]
+            tasks = [asyncio.create_task(w) for pair in pairs for w in pair]
+            await asyncio.sleep(0)
+        await asyncio.gather(first, *tasks)
+        assert repo.writer.stats.write_groups == 2  # the lone first write, then the ten together
+        assert [await repo.session_by_id(f"s-{i:04d}") for i in range(1, 6)] == [
+            session(i) for i in range(1, 6)
+        ]
+    finally:
+        await repo.close()
+
+
+@pytest.mark.asyncio
+async def test_groups_are_capped_like_step_batches(sqlite_db: Database) -> None:
+    repo = await sqlite_db.open(max_batch=7)
+    try:
+        async with write_lock(sqlite_db):
+            first = asyncio.create_task(repo.create_account(guest(0)))
+            await repo.writer.committing.wait()
+            rest = [asyncio.create_task(repo.create_account(guest(i))) for i in range(1, 21)]
+            await asyncio.sleep(0)
+        await asyncio.gather(first, *rest)
+        assert repo.writer.stats.writes == 21
+        assert repo.writer.stats.write_groups == 1 + 3  # 20 queued behind the first: 7 + 7 + 6
+    finally:
+        await repo.close()
