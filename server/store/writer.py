@@ -355,6 +355,7 @@ class GroupCommitWriter:
         except asyncio.CancelledError:
             for op in ops:
                 _settle(op.future, StoreUnavailableError("the store closed during this commit"))
+            self.idle.set()
             raise
         except Exception as exc:  # the transaction failed: every write of it
             self.stats.failed_batches += 1
