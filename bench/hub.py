@@ -18,7 +18,9 @@ and time.
    (uniform) before each answer, about one action per second per table (human pace). After the
    tables are seated and ``--warmup`` seconds, the server's figures are read over ``--seconds``:
    applied actions per second, action-to-broadcast latency p50/p99 (server side), the CPU the
-   server process used (of one core) and its RSS, and how busy the whole machine was. The RSS is
+   server process used (of one core), also per action by thread (the event loop's, and the others:
+   the SQLite writer's, aiosqlite's; user and system, from ``/proc/PID/task``), its RSS, and how
+   busy the whole machine was. The RSS is
    also read before the tables, at the window's start and every ``--rss-every`` seconds of it: its
    growth per minute (least squares), per table and per applied action, and the KiB per live table
    (RSS at the end minus before the tables, over the tables: their 4 connections included). A bot
