@@ -18,7 +18,9 @@ and time.
    (uniform) before each answer, about one action per second per table (human pace). After the
    tables are seated and ``--warmup`` seconds, the server's figures are read over ``--seconds``:
    applied actions per second, action-to-broadcast latency p50/p99 (server side), the CPU the
-   server process used (of one core) and its RSS, and how busy the whole machine was. The RSS is
+   server process used (of one core), also per action by thread (the event loop's, and the others:
+   the SQLite writer's, aiosqlite's; user and system, from ``/proc/PID/task``), its RSS, and how
+   busy the whole machine was. The RSS is
    also read before the tables, at the window's start and every ``--rss-every`` seconds of it: its
    growth per minute (least squares), per table and per applied action, and the KiB per live table
    (RSS at the end minus before the tables, over the tables: their 4 connections included). A bot
@@ -518,6 +520,30 @@ def cpu_times(pid: int) -> tuple[float, float]:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
+def thread_cpu(pid: int) -> dict[int, tuple[float, float]]:
+    """(user, system) CPU seconds per thread of a process (``/proc/PID/task/TID/stat``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, tuple[float, float]] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            out[int(task.name)] = (int(fields[11]) / tick, int(fields[12]) / tick)
+    return out
+
+
+def split_per_action(pid: int, before: dict[int, tuple[float, float]], actions: int) -> dict[str, float]:
+    """CPU per action of the event loop's thread (the main one) and of the process's other threads
+    (the SQLite writer's, aiosqlite's), user and system, since ``before``."""
+    after = thread_cpu(pid)
+    sums = {"loop_user": 0.0, "loop_sys": 0.0, "threads_user": 0.0, "threads_sys": 0.0}
+    for tid, (user, system) in after.items():
+        u0, s0 = before.get(tid, (0.0, 0.0))
+        who = "loop" if tid == pid else "threads"
+        sums[f"{who}_user"] += user - u0
+        sums[f"{who}_sys"] += system - s0
+    return {f"server_{k}_us_per_action": round(1e6 * v / max(1, actions), 1) for k, v in sums.items()}
+
+
 def cpu_seconds(pid: int) -> float:
     return sum(cpu_times(pid))
 
@@ -710,11 +736,13 @@ def measure_tables(
     load.stdin.flush()
     server.stats(reset=True)
     pid = server.proc.pid
+    threads0 = thread_cpu(pid)
     cpu0, load0, idle0, t0 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
     caches: list[int] = []
     samples = rss_over(server, seconds, rss_every, caches)
     stats = server.stats()
     cpu1, load1, idle1, t1 = cpu_times(pid), cpu_seconds(load.pid), machine_idle(), time.monotonic()
+    threads = split_per_action(pid, threads0, stats["actions"])
     rss1 = server.rss_kib()
     client = finish_load(load)
     busy = 1 - (idle1[0] - idle0[0]) / max(1e-9, idle1[1] - idle0[1])
@@ -723,6 +751,7 @@ def measure_tables(
         "server_cpu_percent_of_one_core": round(100 * (sum(cpu1) - sum(cpu0)) / (t1 - t0), 1),
         "server_system_cpu_percent": round(100 * (cpu1[1] - cpu0[1]) / (t1 - t0), 1),
         "server_cpu_us_per_action": round(1e6 * (sum(cpu1) - sum(cpu0)) / max(1, stats["actions"]), 1),
+        **threads,
         "load_process_cpu_percent": round(100 * (load1 - load0) / (t1 - t0), 1),
         "machine_busy_percent": round(100 * busy, 1),
         "rss_kib": rss1,
@@ -864,6 +893,13 @@ def summary(r: dict[str, Any]) -> str:
             f"{t['machine_busy_percent']}%; client side p50 {t['client']['client_p50_ms']} ms, "
             f"p99 {t['client']['client_p99_ms']} ms, errors {t['client']['errors']}"
         )
+        if "server_loop_user_us_per_action" in t:
+            lines.append(
+                f"  server CPU per action by thread: event loop {t['server_loop_user_us_per_action']} us "
+                f"user + {t['server_loop_sys_us_per_action']} us system; other threads (SQLite writer, "
+                f"aiosqlite) {t['server_threads_user_us_per_action']} us user + "
+                f"{t['server_threads_sys_us_per_action']} us system"
+            )
         if "rss_growth_mib_per_min" in t:
             samples = ", ".join(f"{int(s)} s {r / 1024:.1f}" for s, r in t["rss_samples_kib"])
             lines.append(

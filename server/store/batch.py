@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -96,7 +96,7 @@ _INSERT_STEPS_ENCODED = insert(_STEPS_ENCODED)
 _JSON = msgspec.json.Encoder()
 
 
-def _json_text(value: Any) -> str:
+def json_text(value: Any) -> str:
     try:
         return _JSON.encode(value).decode()
     except (TypeError, ValueError, OverflowError) as exc:
@@ -114,13 +114,13 @@ def sqlite_step_row(record: StepRecord) -> dict[str, Any]:
         "match_id": record.match_id,
         "step": record.step,
         "seat": record.seat,
-        "action": None if record.action is None else _json_text(record.action),
-        "events": _json_text(record.events),
+        "action": None if record.action is None else json_text(record.action),
+        "events": json_text(record.events),
         "request_id": record.request_id,
         "applied_at": sqlite_datetime(record.applied_at),
         "source": record.source,
         "format_version": record.format_version,
-        "banks": None if record.banks is None else _json_text(record.banks),
+        "banks": None if record.banks is None else json_text(record.banks),
     }
 
 
@@ -161,12 +161,39 @@ def commit_batch(
 
     ``known_next``: the next step the writer remembers for some of the batch's matches;
     ``held``: the fencing token this node holds for the batch's fenced matches."""
-    outcomes: list[BaseException | None] = [None] * len(records)
     stale = _check_fences(conn, held)
     match_ids = {r.match_id for r in records}
     expected = {m: n for m, n in known_next.items() if m in match_ids and m not in stale}
     if len(expected) < len(match_ids):
         expected.update(_next_steps(conn, match_ids - expected.keys()))
+    outcomes, to_insert, duplicates = classify(records, expected, stale, lambda r: _stored_step(conn, r))
+    if to_insert:
+        if conn.dialect.name == "sqlite":
+            conn.execute(_INSERT_STEPS_ENCODED, [sqlite_step_row(r) for r in to_insert])
+        else:
+            conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
+        projections = [
+            (r.match_id, ops)
+            for r in to_insert
+            if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
+        ]
+        if projections:
+            _project(conn, projections)
+    return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
+
+
+def classify(
+    records: Sequence[StepRecord],
+    expected: dict[str, int],
+    stale: Mapping[str, FencedError],
+    stored: Callable[[StepRecord], StepRecord | None],
+) -> tuple[list[BaseException | None], list[StepRecord], int]:
+    """Sort a batch's records, in order: the next step of its match is inserted; a step already
+    stored (or earlier in the batch) and identical is a retry that succeeds; anything else is
+    refused. ``expected`` (the next step of each known match) is advanced past the inserted ones;
+    ``stored`` reads a stored step back. Returns the outcome per record (None: stored or already
+    stored), the records to insert and the number of retries absorbed."""
+    outcomes: list[BaseException | None] = [None] * len(records)
     in_batch: dict[tuple[str, int], StepRecord] = {}
     to_insert: list[StepRecord] = []
     duplicates = 0
@@ -181,27 +208,15 @@ def commit_batch(
             in_batch[(r.match_id, r.step)] = r
             to_insert.append(r)
         elif 0 <= r.step < nxt:
-            stored = in_batch.get((r.match_id, r.step)) or _stored_step(conn, r)
-            if stored is not None and same_step(stored, r):
+            previous = in_batch.get((r.match_id, r.step)) or stored(r)
+            if previous is not None and same_step(previous, r):
                 duplicates += 1
             else:
                 reason = "a different step is already stored there"
                 outcomes[i] = StepConflictError(r.match_id, r.step, reason)
         else:
             outcomes[i] = StepConflictError(r.match_id, r.step, f"the log expects step {nxt}")
-    if to_insert:
-        if conn.dialect.name == "sqlite":
-            conn.execute(_INSERT_STEPS_ENCODED, [sqlite_step_row(r) for r in to_insert])
-        else:
-            conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
-        projections = [
-            (r.match_id, ops)
-            for r in to_insert
-            if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
-        ]
-        if projections:
-            _project(conn, projections)
-    return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
+    return outcomes, to_insert, duplicates
 
 
 def _check_fences(conn: Connection, held: Mapping[str, int]) -> dict[str, FencedError]:

@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -120,6 +121,64 @@ def _step(row: Row[Any]) -> StepRecord:
     )
 
 
+# The lobby's and the tables' writes of other rows than steps: synchronous bodies that the writer
+# groups on SQLite (GroupCommitWriter.write: many in one transaction on its thread, each in a
+# savepoint) and runs in a transaction of its own elsewhere.
+
+
+def _create_account(conn: Connection, account: Account) -> None:
+    if conn.execute(select(AccountRow.id).where(AccountRow.id == account.id)).first():
+        raise ConflictError(f"account id {account.id!r} exists")
+    if account.kind is not AccountKind.GUEST:
+        same_name = select(AccountRow.id).where(
+            AccountRow.name == account.name, AccountRow.kind != AccountKind.GUEST.value
+        )
+        if conn.execute(same_name).first():
+            raise ConflictError(f"an account named {account.name!r} exists")
+    try:
+        conn.execute(insert(AccountRow).values(_account_values(account)))
+    except IntegrityError as exc:
+        raise ConflictError(f"account {account.id!r} ({account.name!r}): {exc.orig}") from exc
+
+
+def _create_session(conn: Connection, session_id: str, values: dict[str, Any]) -> None:
+    try:
+        conn.execute(insert(SessionRow).values(values))
+    except IntegrityError as exc:
+        raise ConflictError(f"session {session_id!r}: {exc.orig}") from exc
+
+
+def _create_match(
+    conn: Connection,
+    values: dict[str, Any],
+    seats: list[dict[str, Any]],
+    recovery: dict[str, Any] | None,
+) -> None:
+    match_id = values["id"]
+    try:
+        if conn.execute(select(MatchRow.id).where(MatchRow.id == match_id)).first():
+            raise ConflictError(f"match {match_id!r} exists")
+        conn.execute(insert(MatchRow).values(values))
+        if seats:
+            conn.execute(insert(SeatRow), seats)
+        if recovery is not None:
+            conn.execute(insert(MatchRecoveryRow).values(recovery))
+    except IntegrityError as exc:
+        raise ConflictError(f"match {match_id!r}: {exc.orig}") from exc
+
+
+def _finish_match(
+    conn: Connection, match_id: str, target: Any, fence: int | None, values: dict[str, Any]
+) -> None:
+    result = conn.execute(update(MatchRow).where(target).values(values))
+    if result.rowcount == 0:
+        current = conn.execute(select(MatchRow.fence).where(MatchRow.id == match_id)).scalar_one_or_none()
+        if current is None:
+            raise NotFoundError(f"no match {match_id!r}")
+        assert fence is not None
+        raise FencedError(match_id, fence, current)
+
+
 class SqlRepository(SqlReads, SqlRatings):
     """Implements :class:`~server.domain.ports.Store` (both sides) on SQLite or PostgreSQL.
 
@@ -204,19 +263,7 @@ class SqlRepository(SqlReads, SqlRatings):
     # -- accounts ------------------------------------------------------------------------------------
 
     async def create_account(self, account: Account) -> None:
-        async with write_connection(self.engine, self._gate) as conn:
-            if (await conn.execute(select(AccountRow.id).where(AccountRow.id == account.id))).first():
-                raise ConflictError(f"account id {account.id!r} exists")
-            if account.kind is not AccountKind.GUEST:
-                same_name = select(AccountRow.id).where(
-                    AccountRow.name == account.name, AccountRow.kind != AccountKind.GUEST.value
-                )
-                if (await conn.execute(same_name)).first():
-                    raise ConflictError(f"an account named {account.name!r} exists")
-            try:
-                await conn.execute(insert(AccountRow).values(_account_values(account)))
-            except IntegrityError as exc:
-                raise ConflictError(f"account {account.id!r} ({account.name!r}): {exc.orig}") from exc
+        await self.writer.write(lambda conn: _create_account(conn, account))
 
     async def account_by_id(self, account_id: str) -> Account | None:
         row = await self._first(select(AccountRow).where(AccountRow.id == account_id))
@@ -260,11 +307,7 @@ class SqlRepository(SqlReads, SqlRatings):
             "created_at": from_unix(session.created_at),
             "expires_at": from_unix(session.expires_at),
         }
-        try:
-            async with write_connection(self.engine, self._gate) as conn:
-                await conn.execute(insert(SessionRow).values(values))
-        except IntegrityError as exc:
-            raise ConflictError(f"session {session.id!r}: {exc.orig}") from exc
+        await self.writer.write(lambda conn: _create_session(conn, session.id, values))
 
     async def session_by_id(self, session_id: str) -> SessionRecord | None:
         row = await self._first(select(SessionRow).where(SessionRow.id == session_id))
@@ -308,21 +351,12 @@ class SqlRepository(SqlReads, SqlRatings):
             }
             for s in match.seats
         ]
-        try:
-            async with write_connection(self.engine, self._gate) as conn:
-                if (await conn.execute(select(MatchRow.id).where(MatchRow.id == match.id))).first():
-                    raise ConflictError(f"match {match.id!r} exists")
-                await conn.execute(insert(MatchRow).values(values))
-                if seats:
-                    await conn.execute(insert(SeatRow), seats)
-                if recovery is not None:
-                    await conn.execute(
-                        insert(MatchRecoveryRow).values(
-                            match_id=match.id, seed_hex=recovery.seed_hex, table_settings=recovery.table
-                        )
-                    )
-        except IntegrityError as exc:
-            raise ConflictError(f"match {match.id!r}: {exc.orig}") from exc
+        recovery_values = (
+            None
+            if recovery is None
+            else {"match_id": match.id, "seed_hex": recovery.seed_hex, "table_settings": recovery.table}
+        )
+        await self.writer.write(lambda conn: _create_match(conn, values, seats, recovery_values))
         if self.owner is not None:
             self.writer.fences[match.id] = 1
 
@@ -361,25 +395,13 @@ class SqlRepository(SqlReads, SqlRatings):
         target = MatchRow.id == match_id
         if fence is not None:
             target = target & (MatchRow.fence == fence)
-        async with write_connection(self.engine, self._gate) as conn:
-            result = await conn.execute(
-                update(MatchRow)
-                .where(target)
-                .values(
-                    status=status.value,
-                    ended_at=from_unix(ended_at),
-                    seed_hex=seed_hex,
-                    status_reason=reason,
-                )
-            )
-            if result.rowcount == 0:
-                current = (
-                    await conn.execute(select(MatchRow.fence).where(MatchRow.id == match_id))
-                ).scalar_one_or_none()
-                if current is None:
-                    raise NotFoundError(f"no match {match_id!r}")
-                assert fence is not None
-                raise FencedError(match_id, fence, current)
+        values = {
+            "status": status.value,
+            "ended_at": from_unix(ended_at),
+            "seed_hex": seed_hex,
+            "status_reason": reason,
+        }
+        await self.writer.write(lambda conn: _finish_match(conn, match_id, target, fence, values))
         if status is not MatchStatus.RUNNING:
             self.writer.fences.pop(match_id, None)
 

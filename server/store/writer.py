@@ -32,15 +32,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from server.domain.clock import Clock, SystemClock, with_deadline
+from server.domain.clock import Cancellable, Clock, SystemClock, with_deadline
 from server.domain.errors import RepositoryError
 from server.domain.records import StepRecord
 from server.store.batch import (
@@ -57,9 +60,11 @@ from server.store.errors import (
     StoreUnavailableError,
 )
 from server.store.projection import HandOp
+from server.store.sqlite_batch import commit_batch_raw
 from server.store.sqlite_writer import WriterThread
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_MAX_BATCH = 1000
 DEFAULT_MAX_PENDING = 20_000
@@ -72,7 +77,17 @@ __all__ = ["GroupCommitWriter", "WriterStats", "apply_hand_ops"]
 @dataclass(slots=True)
 class _Pending:
     record: StepRecord
-    future: asyncio.Future[None]
+    future: asyncio.Future[None]  # what the caller awaits (it may give up on it: cancelled)
+    deadline: float  # on the writer's clock: the caller is answered unavailable then
+    seq: int  # appends are numbered in the order they are queued, which is the order they settle
+
+
+@dataclass(slots=True)
+class _Op:
+    """A write of other rows (accounts, sessions, matches) waiting to be grouped."""
+
+    fn: Callable[[Connection], Any]
+    future: asyncio.Future[Any]
 
 
 @dataclass(slots=True)
@@ -84,6 +99,8 @@ class WriterStats:
     retries_absorbed: int = 0  # appends of an identical, already stored step
     rejected: int = 0  # conflicts and unknown matches
     failed_batches: int = 0
+    write_groups: int = 0  # transactions of grouped writes (write())
+    writes: int = 0  # grouped writes committed or refused in them
     largest_batch: int = 0
     batch_sizes: list[int] = field(default_factory=list)  # the most recent ones (bounded)
 
@@ -119,6 +136,7 @@ class GroupCommitWriter:
         self.max_pending = max_pending
         self.commit_timeout_s = commit_timeout_s
         self._queue: deque[_Pending] = deque()
+        self._ops: deque[_Op] = deque()  # write() calls waiting for the writer's thread
         self._clock: Clock = clock or SystemClock()
         self._wakeup = asyncio.Event()
         # Observable states, for tests (they synchronise on these, never on time) and shutdown.
@@ -128,7 +146,17 @@ class GroupCommitWriter:
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._busy_since: float | None = None  # the clock's time the commit in flight started
-        self._unsettled: dict[str, set[asyncio.Future[None]]] = {}  # per match: appends not settled
+        self._inflight: list[_Pending] = []  # the batch being committed
+        # Appends settle in the order they were queued (FIFO batches): the number of the last one
+        # appended and of the last one settled say what is still open. Per match, the number of
+        # its latest append not settled yet; the readers waiting in settled(), by the number each
+        # waits for.
+        self._appended = 0
+        self._done = 0
+        self._latest: dict[str, int] = {}
+        self._settle_waiters: list[tuple[int, asyncio.Future[None]]] = []
+        # One timer answers the callers whose commit_timeout passed (armed at the oldest deadline).
+        self._timer: Cancellable | None = None
         # The next step each match's log expects, as of this writer's last commit (it is the only
         # writer of steps): saves a query per commit. Forgotten on any failed commit; bounded.
         self._next_step: dict[str, int] = {}
@@ -152,7 +180,12 @@ class GroupCommitWriter:
         return 0.0 if self._busy_since is None else self._clock.now() - self._busy_since
 
     async def append(self, record: StepRecord) -> None:
-        """Store ``record``; returns once it is committed (or was already stored identically)."""
+        """Store ``record``; returns once it is committed (or was already stored identically).
+
+        The caller waits at most ``commit_timeout_s`` (then :class:`StoreUnavailableError`); a caller
+        that gives up (cancelled, timed out) leaves its step queued: it may still commit, and
+        :meth:`settled` waits for that outcome. Per append: one future, no task, no timer of its
+        own (one timer of the writer's answers every caller whose deadline passed)."""
         if self._closed:
             raise StoreUnavailableError("the store is closed")
         stalled = self.stalled_for()
@@ -161,48 +194,93 @@ class GroupCommitWriter:
         if len(self._queue) >= self.max_pending:
             raise StoreBusyError(f"{len(self._queue)} steps are already waiting for the database")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        # A caller that timed out never looks at its future again: mark the outcome retrieved.
-        future.add_done_callback(_consume)
-        match_id = record.match_id
-        self._unsettled.setdefault(match_id, set()).add(future)
-        future.add_done_callback(lambda f: self._forget(match_id, f))
-        self._queue.append(_Pending(record, future))
+        deadline = self._clock.now() + self.commit_timeout_s
+        self._appended += 1
+        self._queue.append(_Pending(record, future, deadline, self._appended))
+        self._latest[record.match_id] = self._appended
+        if self._timer is None:
+            self._timer = self._clock.call_at(deadline, self._expire)
         self.idle.clear()
         self._wakeup.set()
-        self._ensure_task()
-        deadline = self._clock.now() + self.commit_timeout_s
-        try:
-            await with_deadline(self._clock, asyncio.shield(future), deadline, "the append")
-        except TimeoutError:
-            raise StoreUnavailableError(
-                f"match {record.match_id} step {record.step}: not committed within "
-                f"{self.commit_timeout_s:g}s (it may still be; retrying is safe)"
-            ) from None
+        if self._task is None or self._task.done():
+            self._ensure_task()
+        await future
 
-    def _forget(self, match_id: str, future: asyncio.Future[None]) -> None:
-        futures = self._unsettled.get(match_id)
-        if futures is not None:
-            futures.discard(future)
-            if not futures:
-                del self._unsettled[match_id]
+    async def write(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn(conn)`` in a write transaction and return its result once that is committed.
+
+        SQLite: grouped. The writes queued while the writer is busy run together in ONE
+        transaction on the writer's thread (each in a savepoint: one that raises is rolled back
+        alone and its caller gets the exception), committed before any caller is answered; the
+        writer alternates such a group with a batch of steps, so neither waits behind the other.
+        Elsewhere (PostgreSQL, an in-memory SQLite): one transaction of its own on the engine."""
+        if self._thread is None:
+            async with write_connection(self._engine, self._gate) as conn:
+                return await conn.run_sync(fn)
+        if self._closed:
+            raise StoreUnavailableError("the store is closed")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._ops.append(_Op(fn, future))
+        self.idle.clear()
+        self._wakeup.set()
+        if self._task is None or self._task.done():
+            self._ensure_task()
+        return await future
+
+    def _expire(self) -> None:
+        """The timer: answer every caller whose deadline passed, then wait for the next one."""
+        self._timer = None
+        now = self._clock.now()
+        for p in itertools.chain(self._inflight, self._queue):
+            if p.future.done():
+                continue
+            if p.deadline > now:  # FIFO: every later one is later still
+                # (at most 20 wake-ups per timeout: a stalled database's many callers are answered
+                # in a few sweeps, each walking the queue once)
+                when = max(p.deadline, now + self.commit_timeout_s / 20)
+                self._timer = self._clock.call_at(when, self._expire)
+                return
+            r = p.record
+            p.future.set_exception(
+                StoreUnavailableError(
+                    f"match {r.match_id} step {r.step}: not committed within "
+                    f"{self.commit_timeout_s:g}s (it may still be; retrying is safe)"
+                )
+            )
+
+    def _settled(self, done: Sequence[_Pending]) -> None:
+        """``done`` (the oldest appends still open, in order) have their outcome."""
+        for p in done:
+            if self._latest.get(p.record.match_id) == p.seq:
+                del self._latest[p.record.match_id]
+        if done:
+            self._done = done[-1].seq
+        if self._settle_waiters:
+            still = []
+            for seq, waiter in self._settle_waiters:
+                if seq > self._done:
+                    still.append((seq, waiter))
+                elif not waiter.done():
+                    waiter.set_result(None)
+            self._settle_waiters = still
 
     async def settled(self, match_id: str) -> None:
         """Wait until every append of ``match_id`` made so far has its outcome (committed or not).
 
         Reads go through this barrier so that they see the writes made before them, even the
         ones whose caller stopped waiting (a cancelled or timed-out append may still commit)."""
-        futures = self._unsettled.get(match_id)
-        if not futures:
+        seq = self._latest.get(match_id)
+        if seq is None or seq <= self._done:
             return
-        waiting = set(futures)
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._settle_waiters.append((seq, waiter))
         deadline = self._clock.now() + self.commit_timeout_s
-        with contextlib.suppress(TimeoutError):
-            await with_deadline(self._clock, asyncio.wait(waiting), deadline, "settling")
-        pending = [f for f in waiting if not f.done()]
-        if pending:
+        try:
+            await with_deadline(self._clock, asyncio.shield(waiter), deadline, "settling")
+        except TimeoutError:
             raise StoreUnavailableError(
-                f"match {match_id}: {len(pending)} step(s) still waiting for the database"
-            )
+                f"match {match_id}: its step(s) still waiting for the database"
+            ) from None
 
     def _ensure_task(self) -> None:
         if self._task is None or self._task.done():
@@ -223,13 +301,24 @@ class GroupCommitWriter:
                     await task
         while self._queue:
             closed = StoreUnavailableError("the store closed before this commit")
-            _settle(self._queue.popleft().future, closed)
+            p = self._queue.popleft()
+            _settle(p.future, closed)
+            self._settled([p])
+        while self._ops:
+            _settle(self._ops.popleft().future, StoreUnavailableError("the store closed before this write"))
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._thread is not None:
             await self._thread.close()
 
     async def _run(self) -> None:
         while True:
+            if self._ops:
+                await self._write_group()
             if not self._queue:
+                if self._ops:
+                    continue
                 self.idle.set()
                 if self._closed:
                     return
@@ -237,6 +326,7 @@ class GroupCommitWriter:
                 await self._wakeup.wait()
                 continue
             batch = [self._queue.popleft() for _ in range(min(len(self._queue), self.max_batch))]
+            self._inflight = batch
             self._busy_since = self._clock.now()
             self.committing.set()
             try:
@@ -244,13 +334,44 @@ class GroupCommitWriter:
             except asyncio.CancelledError:
                 for p in batch:
                     _settle(p.future, StoreUnavailableError("the store closed during this commit"))
+                self._settled(batch)
                 self.idle.set()
                 raise
             finally:
+                self._inflight = []
                 self._busy_since = None
                 self.committing.clear()
             for p, outcome in zip(batch, outcomes, strict=True):
                 _settle(p.future, outcome)
+            self._settled(batch)
+
+    async def _write_group(self) -> None:
+        assert self._thread is not None
+        ops = [self._ops.popleft() for _ in range(min(len(self._ops), self.max_batch))]
+        self.committing.set()
+        try:
+            async with self._gate if self._gate is not None else contextlib.nullcontext():
+                outcomes = await self._thread.run(_run_writes, [op.fn for op in ops])
+        except asyncio.CancelledError:
+            for op in ops:
+                _settle(op.future, StoreUnavailableError("the store closed during this commit"))
+            self.idle.set()
+            raise
+        except Exception as exc:  # the transaction failed: every write of it
+            self.stats.failed_batches += 1
+            log.error("a group of %d writes failed: %s", len(ops), describe(exc))
+            outcomes = [(None, exc)] * len(ops)
+        finally:
+            self.committing.clear()
+        self.stats.write_groups += 1
+        self.stats.writes += len(ops)
+        for op, (value, error) in zip(ops, outcomes, strict=True):
+            if op.future.done():
+                continue
+            if error is None:
+                op.future.set_result(value)
+            else:
+                op.future.set_exception(error)
 
     async def _commit_isolating(self, records: Sequence[StepRecord]) -> list[BaseException | None]:
         """Commit the records; if one of them breaks the batch, commit them one by one."""
@@ -306,7 +427,7 @@ class GroupCommitWriter:
         known = {m: self._next_step[m] for m in match_ids if m in self._next_step}
         async with self._gate if self._gate is not None else contextlib.nullcontext():
             if self._thread is not None:  # SQLite: one hand-off to the writer's thread
-                result = await self._thread.run(commit_batch, records, known, held)
+                result = await self._thread.run_raw(commit_batch_raw, records, known, held)
             else:
                 async with write_connection(self._engine) as conn:
                     result = await conn.run_sync(commit_batch, records, known, held)
@@ -335,15 +456,32 @@ def _record_error(r: StepRecord, exc: BaseException) -> BaseException:
     return error
 
 
-def _settle(future: asyncio.Future[None], outcome: BaseException | None) -> None:
-    if future.done():
+def _run_writes(
+    conn: Connection, fns: Sequence[Callable[[Connection], Any]]
+) -> list[tuple[Any, BaseException | None]]:
+    """The grouped writes, each in a savepoint of the transaction open on ``conn``: a write that
+    raises is rolled back alone (its exception is its outcome); the database failing (locked,
+    full, I/O) fails the whole transaction."""
+    out: list[tuple[Any, BaseException | None]] = []
+    for fn in fns:
+        savepoint = conn.begin_nested()
+        try:
+            value = fn(conn)
+        except Exception as exc:
+            if isinstance(exc, SQLAlchemyError) and is_unavailable(exc):
+                raise  # SQLite may have rolled the whole transaction back already (disk full)
+            savepoint.rollback()
+            out.append((None, exc))
+            continue
+        savepoint.commit()
+        out.append((value, None))
+    return out
+
+
+def _settle(future: asyncio.Future[Any], outcome: BaseException | None) -> None:
+    if future.done():  # its caller gave up (cancelled) or was answered by the timer
         return
     if outcome is None:
         future.set_result(None)
     else:
         future.set_exception(outcome)
-
-
-def _consume(future: asyncio.Future[None]) -> None:
-    if not future.cancelled():
-        future.exception()

@@ -1,0 +1,212 @@
+"""The group commit's transaction on SQLite's own driver: prepared SQL, one ``executemany``.
+
+:func:`server.store.batch.commit_batch` runs the transaction through SQLAlchemy Core, which costs
+each statement its execution context, cache-key lookup and parameter processing, and each batch
+its transaction objects and events: on the step writer's thread that was about half of the
+thread's Python (``docs/benchmarks.md``, "SQLite: the writer's DBAPI path (lane S)"). Here the same
+transaction runs on the ``sqlite3`` connection underneath
+(:meth:`~server.store.sqlite_writer.WriterThread.run_raw` opens and commits it): the SQL text of
+every statement is built once, at import, from the models' table and column names; the step rows
+go to one ``executemany`` as tuples; the JSON columns are encoded with msgspec and the timestamps
+as SQLAlchemy's SQLite ``DATETIME`` text, exactly as :func:`server.store.batch.sqlite_step_row`
+does for the Core path (the same rows: a test reads both back).
+
+Same rules as the Core path: the fenced matches are checked first, the batch is sorted by
+:func:`~server.store.batch.classify`, the hand projection runs in a savepoint and a problem there
+is logged, never fatal to the steps. Errors are the driver's (``sqlite3.Error``); the thread turns
+them into SQLAlchemy's exception classes so the writer treats both paths alike.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON
+
+from server.domain.errors import FencedError
+from server.domain.records import StepRecord
+from server.store.batch import BatchResult, classify, json_text, log, sqlite_datetime
+from server.store.models import HandResultRow, MatchRow, StepRow
+from server.store.projection import HandEnd, HandOp, HandStart, hand_ops
+
+
+def _in(n: int) -> str:
+    """``?, ?, ...``: ``n`` placeholders."""
+    return ", ".join("?" * n)
+
+
+_STEP_COLUMNS = (
+    "match_id",
+    "step",
+    "seat",
+    "action",
+    "events",
+    "request_id",
+    "applied_at",
+    "source",
+    "format_version",
+    "banks",
+)
+_STEPS = StepRow.__tablename__
+_MATCHES = MatchRow.__tablename__
+_HANDS = HandResultRow.__tablename__
+_INSERT_STEPS = f"INSERT INTO {_STEPS} ({', '.join(_STEP_COLUMNS)}) VALUES ({_in(len(_STEP_COLUMNS))})"
+_STORED_STEP = f"SELECT {', '.join(_STEP_COLUMNS[2:])} FROM {_STEPS} WHERE match_id = ? AND step = ?"
+_LATEST_HAND = f"SELECT max(hand_index) FROM {_HANDS} WHERE match_id = ?"
+# hand_results columns that are JSON documents (SQLAlchemy's JSON type: text on SQLite); the
+# optional ones store None as SQL NULL (none_as_null), the others never get None from the projection.
+_HAND_JSON = frozenset(c.name for c in HandResultRow.__table__.columns if isinstance(c.type, JSON))
+_HAND_COLUMNS = tuple(c.name for c in HandResultRow.__table__.columns)
+_INSERT_HAND = f"INSERT INTO {_HANDS} ({', '.join(_HAND_COLUMNS)}) VALUES ({_in(len(_HAND_COLUMNS))})"
+_END_HAND: dict[tuple[str, ...], str] = {}  # UPDATE text per set of columns, built once each
+
+
+def _row(r: StepRecord) -> tuple[Any, ...]:
+    return (
+        r.match_id,
+        r.step,
+        r.seat,
+        None if r.action is None else json_text(r.action),
+        json_text(r.events),
+        r.request_id,
+        sqlite_datetime(r.applied_at),
+        r.source,
+        r.format_version,
+        None if r.banks is None else json_text(r.banks),
+    )
+
+
+def commit_batch_raw(
+    conn: sqlite3.Connection,
+    records: Sequence[StepRecord],
+    known_next: Mapping[str, int],
+    held: Mapping[str, int],
+) -> BatchResult:
+    """:func:`server.store.batch.commit_batch` on ``conn``, a ``sqlite3`` connection in a write
+    transaction (the caller commits it)."""
+    stale = _check_fences(conn, held)
+    match_ids = {r.match_id for r in records}
+    expected = {m: n for m, n in known_next.items() if m in match_ids and m not in stale}
+    if len(expected) < len(match_ids):
+        expected.update(_next_steps(conn, match_ids - expected.keys()))
+    outcomes, to_insert, duplicates = classify(records, expected, stale, lambda r: _stored_step(conn, r))
+    if to_insert:
+        conn.executemany(_INSERT_STEPS, [_row(r) for r in to_insert])
+        projections = [
+            (r.match_id, ops)
+            for r in to_insert
+            if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
+        ]
+        if projections:
+            _project(conn, projections)
+    return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
+
+
+def _check_fences(conn: sqlite3.Connection, held: Mapping[str, int]) -> dict[str, FencedError]:
+    if not held:
+        return {}
+    ids = sorted(held)
+    rows = conn.execute(f"SELECT id, fence FROM {_MATCHES} WHERE id IN ({_in(len(ids))})", ids)
+    current = {match_id: int(fence) for match_id, fence in rows}
+    stale = {m: FencedError(m, f, current.get(m)) for m, f in held.items() if current.get(m) != f}
+    if stale:
+        log.warning("fenced: %s", "; ".join(str(e) for e in stale.values()))
+    return stale
+
+
+def _next_steps(conn: sqlite3.Connection, match_ids: set[str]) -> dict[str, int]:
+    ids = sorted(match_ids)
+    query = (
+        f"SELECT m.id, (SELECT s.step FROM {_STEPS} s WHERE s.match_id = m.id ORDER BY s.step DESC"
+        f" LIMIT 1) FROM {_MATCHES} m WHERE m.id IN ({_in(len(ids))})"
+    )
+    return {match_id: (-1 if step is None else step) + 1 for match_id, step in conn.execute(query, ids)}
+
+
+def _stored_step(conn: sqlite3.Connection, r: StepRecord) -> StepRecord | None:
+    row = conn.execute(_STORED_STEP, (r.match_id, r.step)).fetchone()
+    if row is None:
+        return None
+    seat, action, events, request_id, applied_at, source, format_version, banks = row
+    return StepRecord(
+        match_id=r.match_id,
+        step=r.step,
+        seat=seat,
+        action=None if action is None else json.loads(action),
+        events=tuple(json.loads(events)),
+        request_id=request_id,
+        applied_at=datetime.fromisoformat(applied_at).replace(tzinfo=UTC).timestamp(),
+        source=source,
+        format_version=format_version,
+        banks=None if banks is None else tuple(json.loads(banks)),
+    )
+
+
+_PROJECTION_ERRORS = (
+    sqlite3.IntegrityError,
+    sqlite3.DataError,
+    sqlite3.ProgrammingError,
+    TypeError,
+    ValueError,
+)
+
+
+def _project(conn: sqlite3.Connection, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+    """The batch's projection ops in one savepoint; if that fails, match by match, each failure
+    logged (the log is the truth; the projection can be rebuilt from it)."""
+    try:
+        _apply_in_savepoint(conn, projections)
+        return
+    except _PROJECTION_ERRORS:
+        pass
+    for match_id, ops in projections:
+        try:
+            _apply_in_savepoint(conn, [(match_id, ops)])
+        except _PROJECTION_ERRORS as exc:
+            log.warning("match %s: hand results not projected: %s: %s", match_id, type(exc).__name__, exc)
+
+
+def _apply_in_savepoint(
+    conn: sqlite3.Connection, projections: Sequence[tuple[str, Sequence[HandOp]]]
+) -> None:
+    conn.execute("SAVEPOINT hand_projection")
+    try:
+        for match_id, ops in projections:
+            _apply(conn, match_id, ops)
+    except _PROJECTION_ERRORS:
+        conn.execute("ROLLBACK TO hand_projection")
+        conn.execute("RELEASE hand_projection")
+        raise
+    # (anything else, such as a full disk, fails the whole transaction: SQLite may have rolled it
+    # back already, savepoint included)
+    conn.execute("RELEASE hand_projection")
+
+
+def _encoded(column: str, value: Any) -> Any:
+    if column in _HAND_JSON and value is not None:
+        return json_text(value)
+    return value
+
+
+def _apply(conn: sqlite3.Connection, match_id: str, ops: Sequence[HandOp]) -> None:
+    """One match's ops, in order (an end completes the row its hand index names, or the latest)."""
+    for op in ops:
+        if isinstance(op, HandStart):
+            conn.execute(_INSERT_HAND, tuple(_encoded(c, op.values.get(c)) for c in _HAND_COLUMNS))
+        elif isinstance(op, HandEnd):
+            index = op.hand_index
+            if index is None:
+                index = conn.execute(_LATEST_HAND, (match_id,)).fetchone()[0]
+                if index is None:
+                    continue  # no hand was started: nothing to end
+            values = op.values()
+            keys = tuple(sorted(values))
+            sql = _END_HAND.get(keys)
+            if sql is None:
+                sets = ", ".join(f"{k} = ?" for k in keys)
+                sql = _END_HAND[keys] = f"UPDATE {_HANDS} SET {sets} WHERE match_id = ? AND hand_index = ?"
+            conn.execute(sql, (*(_encoded(k, values[k]) for k in keys), match_id, index))
