@@ -9,10 +9,13 @@ where they fail (``.ci/run`` starts it).
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
 import os
 import secrets
+import sys
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -69,6 +72,34 @@ async def drop_keys(url: str, prefix: str) -> None:
             await client.delete(*keys)
     finally:
         await client.aclose()
+
+
+STUCK_AFTER_S = 200.0  # well inside pytest-timeout's 300 s
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def _report_stuck_tasks() -> AsyncIterator[None]:
+    """If a test is still running after STUCK_AFTER_S, print what each of its tasks awaits (a hung
+    cluster test then says where it hangs, not only that pytest-timeout stopped it)."""
+    loop = asyncio.get_running_loop()
+
+    def dump() -> None:
+        out = io.StringIO()
+        for task in asyncio.all_tasks(loop):
+            print(f"--- task {task.get_name()}", file=out)
+            awaited: Any = task.get_coro()
+            while awaited is not None:  # the chain of awaits, outermost first
+                frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+                if frame is not None:
+                    print(f"    {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}", file=out)
+                awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+        sys.stderr.write(f"still running after {STUCK_AFTER_S:g} s; its tasks:\n{out.getvalue()}")
+
+    handle = loop.call_later(STUCK_AFTER_S, dump)
+    try:
+        yield
+    finally:
+        handle.cancel()
 
 
 async def eventually(check: object, timeout: float = 10.0, every: float = 0.05) -> None:
