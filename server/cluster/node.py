@@ -441,10 +441,12 @@ class ClusterNode:
         """Stop the loops and leave the registry (the leases of tables still here expire)."""
         self.stopped = True
         for task in self._loops:
-            task.cancel()
-        for task in self._loops:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # Cancel until it is done: a cancel that lands inside a Redis call can come out as an
+            # error the loop survives (seen under load in CI: a node's stop() then waited forever
+            # on its heartbeat), so one cancel may be lost. ``_every`` also stops once ``stopped``.
+            while not task.done():
+                task.cancel()
+                await asyncio.wait({task}, timeout=1.0)
         self._loops = []
         with contextlib.suppress(*REDIS_ERRORS):
             await self._call(self.redis.delete(self.node_key, self.settings.key("seen", self.node_id)))
@@ -455,7 +457,8 @@ class ClusterNode:
             await self.redis.aclose()
 
     async def _every(self, period: float, step: Callable[[], Awaitable[None]]) -> None:
-        while True:
+        task = asyncio.current_task()
+        while not self.stopped:
             await asyncio.sleep(period)
             try:
                 await step()
@@ -465,6 +468,10 @@ class ClusterNode:
                 pass  # logged once by _call; the next round tries again
             except Exception:
                 log.exception("cluster: %s failed", getattr(step, "__name__", step))
+            if task is not None and task.cancelling():
+                # cancelled, but the cancel was turned into an error on the way (a Redis call's):
+                # stop all the same
+                raise asyncio.CancelledError
 
     async def heartbeat(self) -> None:
         """Refresh this node's registry entry and renew (or re-assert) its leases: three calls."""

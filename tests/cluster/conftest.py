@@ -89,10 +89,19 @@ async def _report_stuck_tasks() -> AsyncIterator[None]:
             print(f"--- task {task.get_name()}", file=out)
             awaited: Any = task.get_coro()
             while awaited is not None:  # the chain of awaits, outermost first
-                frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+                frame = (
+                    getattr(awaited, "cr_frame", None)
+                    or getattr(awaited, "ag_frame", None)
+                    or getattr(awaited, "gi_frame", None)
+                )
                 if frame is not None:
                     print(f"    {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}", file=out)
-                awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+                following = getattr(awaited, "cr_await", None) or getattr(awaited, "ag_await", None)
+                if following is None and frame is not None and frame.f_code.co_name == "__aexit__":
+                    following = getattr(frame.f_locals.get("self"), "gen", None)  # an async generator
+                if following is None and frame is not None:
+                    print(f"    awaits {getattr(awaited, 'cr_await', None)!r}", file=out)
+                awaited = following or getattr(awaited, "gi_yieldfrom", None)
         sys.stderr.write(f"still running after {STUCK_AFTER_S:g} s; its tasks:\n{out.getvalue()}")
 
     handle = loop.call_later(STUCK_AFTER_S, dump)

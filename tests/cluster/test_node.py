@@ -4,6 +4,7 @@ then keeps from writing: two hubs on one PostgreSQL schema and one Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import subprocess
 from collections.abc import AsyncIterator, Collection
@@ -310,3 +311,23 @@ async def test_a_node_sent_players_keeps_the_queue_name_or_finds_the_live_matche
     finally:
         for node in nodes.values():
             await node.stop()
+
+
+@pytest.mark.asyncio
+async def test_stop_ends_a_loop_whose_step_swallows_the_cancel(redis_server: str, redis_prefix: str) -> None:
+    """A cancel that lands inside a step and comes out as an error the loop survives (a Redis
+    call's) does not keep the loop alive: stop() still ends it (CI once hung here for 300 s)."""
+    node = ClusterNode(cluster(redis_server, redis_prefix, "a"), InMemoryRepository())
+    entered = asyncio.Event()
+
+    async def swallowing_step() -> None:
+        entered.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            raise TimeoutError("as a Redis call might") from None
+
+    node._loops = [asyncio.create_task(node._every(0, swallowing_step))]
+    await entered.wait()
+    await asyncio.wait_for(node.stop(), timeout=10)
+    assert all(task.done() for task in node._loops) and node._loops == []
