@@ -74,24 +74,19 @@ def step_row(record: StepRecord) -> dict[str, Any]:
 # of the same table, so SQLAlchemy applies no per-row bind processing): JSON columns as compact
 # msgspec text (what SQLAlchemy's JSON type reads back, equal as values to its json.dumps text),
 # ``applied_at`` in the text form of SQLAlchemy's SQLite DATETIME (UTC, to the microsecond).
-_STEPS_ENCODED = table(
-    StepRow.__tablename__,
-    *(
-        column(name)
-        for name in (
-            "match_id",
-            "step",
-            "seat",
-            "action",
-            "events",
-            "request_id",
-            "applied_at",
-            "source",
-            "format_version",
-            "banks",
-        )
-    ),
+STEP_COLUMNS = (  # a step row's columns in insert order (the raw SQLite path uses them too)
+    "match_id",
+    "step",
+    "seat",
+    "action",
+    "events",
+    "request_id",
+    "applied_at",
+    "source",
+    "format_version",
+    "banks",
 )
+_STEPS_ENCODED = table(StepRow.__tablename__, *(column(name) for name in STEP_COLUMNS))
 _INSERT_STEPS_ENCODED = insert(_STEPS_ENCODED)
 _JSON = msgspec.json.Encoder()
 
@@ -172,14 +167,19 @@ def commit_batch(
             conn.execute(_INSERT_STEPS_ENCODED, [sqlite_step_row(r) for r in to_insert])
         else:
             conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
-        projections = [
-            (r.match_id, ops)
-            for r in to_insert
-            if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
-        ]
+        projections = hand_projections(to_insert)
         if projections:
             _project(conn, projections)
     return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
+
+
+def hand_projections(records: Sequence[StepRecord]) -> list[tuple[str, list[HandOp]]]:
+    """The hand-table operations of the stored ``records``, per match (the ones that have some)."""
+    return [
+        (r.match_id, ops)
+        for r in records
+        if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
+    ]
 
 
 def classify(

@@ -29,9 +29,17 @@ from sqlalchemy import JSON
 
 from server.domain.errors import FencedError
 from server.domain.records import StepRecord
-from server.store.batch import BatchResult, classify, json_text, log, sqlite_datetime
+from server.store.batch import (
+    STEP_COLUMNS,
+    BatchResult,
+    classify,
+    hand_projections,
+    json_text,
+    log,
+    sqlite_datetime,
+)
 from server.store.models import HandResultRow, MatchRow, StepRow
-from server.store.projection import HandEnd, HandOp, HandStart, hand_ops
+from server.store.projection import HandEnd, HandOp, HandStart
 
 
 def _in(n: int) -> str:
@@ -39,18 +47,7 @@ def _in(n: int) -> str:
     return ", ".join("?" * n)
 
 
-_STEP_COLUMNS = (
-    "match_id",
-    "step",
-    "seat",
-    "action",
-    "events",
-    "request_id",
-    "applied_at",
-    "source",
-    "format_version",
-    "banks",
-)
+_STEP_COLUMNS = STEP_COLUMNS
 _STEPS = StepRow.__tablename__
 _MATCHES = MatchRow.__tablename__
 _HANDS = HandResultRow.__tablename__
@@ -96,11 +93,7 @@ def commit_batch_raw(
     outcomes, to_insert, duplicates = classify(records, expected, stale, lambda r: _stored_step(conn, r))
     if to_insert:
         conn.executemany(_INSERT_STEPS, [_row(r) for r in to_insert])
-        projections = [
-            (r.match_id, ops)
-            for r in to_insert
-            if (ops := hand_ops(r.match_id, r.step, r.events, r.format_version, r.engine_events))
-        ]
+        projections = hand_projections(to_insert)
         if projections:
             _project(conn, projections)
     return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
