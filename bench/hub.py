@@ -46,6 +46,7 @@ import queue
 import random
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -763,6 +764,110 @@ def measure_tables(
     }
 
 
+SQLITE_TARGET = 1.5  # issue 17 section 2: CPU per action on SQLite <= 1.5x the in-memory store's
+
+
+def compare_stores(args: argparse.Namespace, loop: str) -> dict[str, Any]:
+    """``--compare-stores N``: the in-memory store and the other one (``--database-url``; SQLite,
+    the default, when that is ``memory:``) in N rounds of the same tables and window, interleaved
+    ABBA (memory first in even rounds, the other store first in odd ones: a drift of the machine's
+    load weighs on both alike), each run a fresh server. Per round: both stores' CPU per applied
+    action and the ratio; then the median of the per-round ratios and the verdict against 1.5."""
+    other = "" if args.database_url == "memory:" else args.database_url
+    label = other or "sqlite (default)"
+    rounds: list[dict[str, Any]] = []
+    for r in range(args.compare_stores):
+        order = ["memory:", other] if r % 2 == 0 else [other, "memory:"]
+        runs: dict[str, dict[str, Any]] = {}
+        for url in order:
+            server = Server(
+                url or None, args.action_ms, shlex.split(args.server_args), loop=loop, repo=args.server_repo
+            )
+            load_before = os.getloadavg()[0]
+            try:
+                run = measure_tables(
+                    server, args.tables, args.pace, args.warmup, args.seconds, rss_every=3600
+                )
+            finally:
+                server.stop()
+            runs["memory" if url == "memory:" else "other"] = {
+                "cpu_us_per_action": run["server_cpu_us_per_action"],
+                "loop_us_per_action": round(
+                    run.get("server_loop_user_us_per_action", 0.0)
+                    + run.get("server_loop_sys_us_per_action", 0.0),
+                    1,
+                ),
+                "threads_us_per_action": round(
+                    run.get("server_threads_user_us_per_action", 0.0)
+                    + run.get("server_threads_sys_us_per_action", 0.0),
+                    1,
+                ),
+                "actions_per_s": run["actions_per_s"],
+                "p99_ms": run["p99_ms"],
+                "machine_busy_percent": run["machine_busy_percent"],
+                "loadavg": load_before,
+                "errors": run["client"]["errors"],
+            }
+        m, o = runs["memory"], runs["other"]
+        ratio = round(o["cpu_us_per_action"] / max(1e-9, m["cpu_us_per_action"]), 3)
+        rounds.append(
+            {
+                "round": r + 1,
+                "first": "memory" if r % 2 == 0 else "other",
+                "memory": m,
+                "other": o,
+                "ratio": ratio,
+            }
+        )
+        if not args.json:
+            print(compare_line(rounds[-1]), flush=True)
+    ratios = sorted(x["ratio"] for x in rounds)
+    median = statistics.median(ratios)
+    return {
+        "loop": loop,
+        "server_repo": str(args.server_repo),
+        "tables": args.tables,
+        "pace_s": args.pace,
+        "window_s": args.seconds,
+        "store": label,
+        "rounds": rounds,
+        "ratio_median": round(median, 3),
+        "ratio_min": ratios[0],
+        "ratio_max": ratios[-1],
+        "memory_median_us": round(statistics.median(x["memory"]["cpu_us_per_action"] for x in rounds), 1),
+        "other_median_us": round(statistics.median(x["other"]["cpu_us_per_action"] for x in rounds), 1),
+        "target": SQLITE_TARGET,
+        "met": median <= SQLITE_TARGET,
+    }
+
+
+def compare_line(x: dict[str, Any]) -> str:
+    m, o = x["memory"], x["other"]
+    return (
+        f"round {x['round']} ({x['first']} first): memory {m['cpu_us_per_action']} us per action "
+        f"({m['actions_per_s']} actions/s, load {m['loadavg']:.1f}); other store {o['cpu_us_per_action']} us "
+        f"(event loop {o['loop_us_per_action']}, other threads {o['threads_us_per_action']}; "
+        f"{o['actions_per_s']} actions/s, p99 {o['p99_ms']} ms, load {o['loadavg']:.1f}); "
+        f"ratio {x['ratio']:.2f}"
+    )
+
+
+def compare_summary(c: dict[str, Any]) -> str:
+    name = "SQLite" if c["store"] == "sqlite (default)" else c["store"]
+    verdict = "met" if c["met"] else "NOT met"
+    per_round = " / ".join(f"{x['ratio']:.2f}" for x in c["rounds"])
+    return "\n".join(
+        [
+            f"compare stores ({c['server_repo']}, loop {c['loop']}): {c['tables']} tables, "
+            f"{c['window_s']} s windows, {len(c['rounds'])} rounds ABBA; store {c['store']} vs memory:",
+            f"  per-round ratios {per_round}; median CPU per action memory {c['memory_median_us']} us, "
+            f"{name} {c['other_median_us']} us",
+            f"{name}/memory: {c['ratio_median']:.2f} (median of {len(c['rounds'])} rounds, "
+            f"{c['ratio_min']:.2f}-{c['ratio_max']:.2f}; target <= {c['target']}: {verdict})",
+        ]
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -798,6 +903,14 @@ def main() -> int:
         default=REPO,
         help="run the server from this checkout (paired before/after runs; default: this one)",
     )
+    parser.add_argument(
+        "--compare-stores",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="run the tables on memory: and on --database-url (SQLite when memory:) interleaved ABBA for "
+        "ROUNDS rounds: per-round CPU per action, ratio, median and the verdict (target <= 1.5)",
+    )
     # the load process
     parser.add_argument("--load", choices=["idle", "play", "floor"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
@@ -822,6 +935,12 @@ def main() -> int:
         parser.error("bounded: at most 1500 tables, 8000 idle connections, 600 s")
     if args.floor and (not args.tables or args.pace):
         parser.error("--floor measures the tables at bot speed (--pace 0)")
+    if args.compare_stores:
+        if args.compare_stores > 12 or not args.tables or args.floor:
+            parser.error("--compare-stores: 1-12 rounds, with tables, without --floor")
+        compared = compare_stores(args, loop)
+        print(json.dumps(compared) if args.json else compare_summary(compared))
+        return 0
     server = Server(
         args.database_url or None,
         args.action_ms,
