@@ -27,6 +27,7 @@ from server.eventlog.summary import tiles_json, win_summary
 _PROJECTED = frozenset(
     {EventKind.ROUND_STARTED, EventKind.HAND_WON, EventKind.HAND_DRAWN, EventKind.WALL_REVEALED}
 )
+_PROJECTED_TYPES = (ev.RoundStarted, ev.HandWon, ev.HandDrawn, ev.WallRevealed)
 
 
 @dataclass(slots=True)
@@ -90,7 +91,13 @@ def hand_ops(
     ops: list[HandOp] = []
     current: int | None = None  # the hand started earlier in this step, if any
     end: HandEnd | None = None
-    typed = engine_events if engine_events is not None else decode_kinds(events, version, _PROJECTED)
+    if engine_events is not None:
+        # most steps (a draw, a discard) have none of the projected events: one check per event
+        typed: Iterable[Any] = [e for e in engine_events if isinstance(e, _PROJECTED_TYPES)]
+        if not typed:
+            return []
+    else:
+        typed = decode_kinds(events, version, _PROJECTED)
     for e in typed:
         if isinstance(e, ev.RoundStarted):
             if end is not None:

@@ -268,3 +268,45 @@ async def test_groups_are_capped_like_step_batches(sqlite_db: Database) -> None:
         assert repo.writer.stats.write_groups == 1 + 3  # 20 queued behind the first: 7 + 7 + 6
     finally:
         await repo.close()
+
+
+EDGE_SECONDS = [
+    0.0,
+    1e-6,
+    1.5e-6,
+    2.5e-6,
+    0.4999995,
+    0.9999994999,
+    0.9999995,
+    0.9999996,
+    1.0000005,
+    T0 + 0.9999996,
+    T0 + 0.0000005,
+    T0 + 59.9999999,
+    1_767_225_599.9999997,  # the last microsecond of 2025, rounded up into 2026
+    253_402_300_799.999,
+    -1.25,
+]
+
+
+@pytest.mark.parametrize("seconds", EDGE_SECONDS)
+def test_the_stored_time_text_is_the_datetime_one_at_the_edges(seconds: float) -> None:
+    from server.store.batch import sqlite_datetime, sqlite_datetime_reference
+
+    assert sqlite_datetime(seconds) == sqlite_datetime_reference(seconds)
+
+
+def test_the_stored_time_text_is_the_datetime_one() -> None:
+    """The fast path (the second's text remembered, the microseconds rounded half to even) gives
+    the text SQLAlchemy's DATETIME stores, for times in any order (the remembered second changes)."""
+    import random
+
+    from server.store.batch import sqlite_datetime, sqlite_datetime_reference
+
+    rng = random.Random(17)
+    times = [rng.uniform(0, 4e9) for _ in range(20_000)]
+    times += [T0 + k * 1.3e-7 for k in range(20_000)]  # many per second, across second boundaries
+    times += [
+        float(rng.randrange(0, 4_000_000_000)) + rng.randrange(0, 1_000_000) / 1e6 for _ in range(20_000)
+    ]
+    assert [sqlite_datetime(t) for t in times] == [sqlite_datetime_reference(t) for t in times]
