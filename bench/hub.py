@@ -853,16 +853,19 @@ def compare_line(x: dict[str, Any]) -> str:
 
 
 def compare_summary(c: dict[str, Any]) -> str:
-    name = "SQLite" if c["store"] == "sqlite (default)" else c["store"]
+    store = c["store"]
+    name = (
+        "SQLite" if store == "sqlite (default)" else "PostgreSQL" if store.startswith("postgres") else store
+    )
     verdict = "met" if c["met"] else "NOT met"
     per_round = " / ".join(f"{x['ratio']:.2f}" for x in c["rounds"])
     return "\n".join(
         [
             f"compare stores ({c['server_repo']}, loop {c['loop']}): {c['tables']} tables, "
-            f"{c['window_s']} s windows, {len(c['rounds'])} rounds ABBA; store {c['store']} vs memory:",
+            f"{c['window_s']} s windows, {len(c['rounds'])} round(s) ABBA; store {store} vs memory:",
             f"  per-round ratios {per_round}; median CPU per action memory {c['memory_median_us']} us, "
             f"{name} {c['other_median_us']} us",
-            f"{name}/memory: {c['ratio_median']:.2f} (median of {len(c['rounds'])} rounds, "
+            f"{name}/memory: {c['ratio_median']:.2f} (median of {len(c['rounds'])} round(s), "
             f"{c['ratio_min']:.2f}-{c['ratio_max']:.2f}; target <= {c['target']}: {verdict})",
         ]
     )
