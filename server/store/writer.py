@@ -47,10 +47,12 @@ from server.domain.clock import Cancellable, Clock, SystemClock, with_deadline
 from server.domain.errors import RepositoryError
 from server.domain.records import StepRecord
 from server.store.batch import (
+    BatchResult,
     apply_hand_ops_sync,
     commit_batch,
     describe,
     is_unavailable,
+    plan_one_statement,
 )
 from server.store.db import sync_sqlite_engine, write_connection
 from server.store.errors import (
@@ -132,6 +134,10 @@ class GroupCommitWriter:
         sync_engine = sync_sqlite_engine(engine)
         # SQLite: the step log is written by a thread of its own (server.store.sqlite_writer).
         self._thread = WriterThread(sync_engine) if sync_engine is not None else None
+        # PostgreSQL: the writer keeps one connection of the pool for its batches (no checkout,
+        # no pre-ping round trips per batch), given back and taken anew after any failure.
+        self._postgres = engine.dialect.name == "postgresql"
+        self._conn: AsyncConnection | None = None
         self.max_batch = max_batch
         self.max_pending = max_pending
         self.commit_timeout_s = commit_timeout_s
@@ -311,6 +317,10 @@ class GroupCommitWriter:
             self._timer = None
         if self._thread is not None:
             await self._thread.close()
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            with contextlib.suppress(Exception):
+                await conn.close()
 
     async def _run(self) -> None:
         while True:
@@ -428,6 +438,8 @@ class GroupCommitWriter:
         async with self._gate if self._gate is not None else contextlib.nullcontext():
             if self._thread is not None:  # SQLite: one hand-off to the writer's thread
                 result = await self._thread.run_raw(commit_batch_raw, records, known, held)
+            elif self._postgres:
+                result = await self._commit_postgres(records, known, held)
             else:
                 async with write_connection(self._engine) as conn:
                     result = await conn.run_sync(commit_batch, records, known, held)
@@ -438,6 +450,78 @@ class GroupCommitWriter:
         self.stats.retries_absorbed += result.duplicates
         self.stats.rejected += sum(1 for o in result.outcomes if o is not None)
         return result.outcomes, result.expected
+
+    async def _commit_postgres(
+        self, records: Sequence[StepRecord], known: dict[str, int], held: dict[str, int]
+    ) -> BatchResult:
+        """One batch on the writer's own connection: the common batch as one statement in
+        autocommit mode (:func:`server.store.batch.plan_one_statement`), any other in a transaction
+        (:func:`server.store.batch.commit_batch`). A kept connection that turns out dead (the
+        server restarted since the last batch) is dropped and the batch goes once more, on a fresh
+        connection of the pool (checked by its pre-ping) and without the next steps this writer
+        remembers: the statement may have committed before the connection broke, and a step
+        already stored is then a retry that succeeds."""
+        reused = self._conn is not None
+        try:
+            return await self._commit_on_connection(records, known, held)
+        except BaseException as exc:
+            lost = isinstance(exc, Exception) and _connection_lost(exc)
+            await self._drop_connection(invalidate=lost)
+            if reused and lost:
+                log.warning("the writer's connection was lost (%s); committing on a new one", describe(exc))
+                try:
+                    return await self._commit_on_connection(records, {}, held)
+                except BaseException as again:
+                    await self._drop_connection(
+                        invalidate=isinstance(again, Exception) and _connection_lost(again)
+                    )
+                    raise
+            raise
+
+    async def _commit_on_connection(
+        self, records: Sequence[StepRecord], known: dict[str, int], held: dict[str, int]
+    ) -> BatchResult:
+        if self._conn is None:
+            self._conn = await self._engine.connect()
+        conn = self._conn
+        plan = plan_one_statement(records, known, held)
+        if plan is not None:
+            driver = (await conn.get_raw_connection()).driver_connection
+            assert driver is not None
+            try:
+                rows = await driver.fetch(plan.sql, *plan.args)
+            except Exception as exc:
+                if _connection_lost(exc):
+                    raise
+                # a constraint or a value the statement could not take (nothing was stored: one
+                # statement is atomic): the transaction path sorts it out, record by record
+                log.info("a one-statement batch failed (%s); committing it in a transaction", describe(exc))
+            else:
+                return plan.result(rows)
+        async with conn.begin():
+            return await conn.run_sync(commit_batch, records, known, held)
+
+    async def _drop_connection(self, *, invalidate: bool) -> None:
+        """Give the writer's connection back to the pool (rolled back), or discard it (broken)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                if invalidate:
+                    await conn.invalidate()
+                await conn.close()
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the connection to the database broke (not that a statement failed)."""
+    if isinstance(exc, StatementError):
+        return is_unavailable(exc)
+    if isinstance(exc, OSError | ConnectionError | TimeoutError):
+        return True
+    # asyncpg's own (the one-statement path runs on the driver's connection): its connection errors
+    # and its interface errors (the connection is closed, or in a state it cannot be used in)
+    import asyncpg  # type: ignore[import-untyped]
+
+    return isinstance(exc, asyncpg.PostgresConnectionError | asyncpg.InterfaceError)
 
 
 async def apply_hand_ops(conn: AsyncConnection, match_id: str, ops: Sequence[HandOp]) -> None:
