@@ -12,8 +12,11 @@ stored step, classify every step (the next one: insert; already stored and ident
 do, the retry succeeds; anything else: :class:`StepConflictError`; unknown match:
 :class:`NotFoundError`), insert the new steps with one ``executemany``, and apply the per-hand
 projection (``server.store.projection``). The transaction is handed off ONCE per batch: on SQLite
-to the writer's own thread and connection (:mod:`server.store.sqlite_writer`), on PostgreSQL to
-one ``run_sync`` on an asyncio connection.
+to the writer's own thread and connection (:mod:`server.store.sqlite_writer`); on PostgreSQL the
+writer keeps one connection for its batches, and the common batch (every match's next step known,
+nothing to read back, no hand starting or ending) is ONE statement in autocommit mode on it (lock
+and check the fencing tokens, insert the steps: one round trip and one commit,
+:func:`server.store.batch.plan_one_statement`), any other batch one ``run_sync`` in a transaction.
 
 Failures never block the event loop (all I/O is awaited) and never leave a caller hanging:
 
@@ -104,6 +107,7 @@ class WriterStats:
     write_groups: int = 0  # transactions of grouped writes (write())
     writes: int = 0  # grouped writes committed or refused in them
     largest_batch: int = 0
+    one_statement: int = 0  # PostgreSQL: batches committed as one statement (the others: a transaction)
     batch_sizes: list[int] = field(default_factory=list)  # the most recent ones (bounded)
 
     def record_batch(self, size: int) -> None:
@@ -497,6 +501,7 @@ class GroupCommitWriter:
                 # statement is atomic): the transaction path sorts it out, record by record
                 log.info("a one-statement batch failed (%s); committing it in a transaction", describe(exc))
             else:
+                self.stats.one_statement += 1
                 return plan.result(rows)
         async with conn.begin():
             return await conn.run_sync(commit_batch, records, known, held)
