@@ -75,6 +75,12 @@ DEFAULT_MAX_BATCH = 1000
 DEFAULT_MAX_PENDING = 20_000
 DEFAULT_COMMIT_TIMEOUT_S = 5.0
 NEXT_STEP_CACHE = 20_000  # matches whose next step the writer remembers
+# PostgreSQL: the least time between the starts of two step commits. Each commit costs the database
+# a round trip and a WAL flush whatever its size (docs/benchmarks.md, "Cluster": ~0.4 ms of its CPU),
+# and with the one-statement commit a busy writer would commit nearly every step on its own; so a
+# busy writer lets the next batch fill for what is left of this interval (a step waits at most this
+# long more), while a step after a quiet spell still commits at once.
+POSTGRES_COMMIT_INTERVAL_S = 0.004
 
 __all__ = ["GroupCommitWriter", "WriterStats", "apply_hand_ops"]
 
@@ -130,9 +136,17 @@ class GroupCommitWriter:
         commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
         gate: asyncio.Lock | None = None,
         clock: Clock | None = None,
+        commit_interval_s: float | None = None,
     ) -> None:
         if max_batch < 1 or max_pending < 1 or commit_timeout_s <= 0:
             raise ValueError("max_batch, max_pending and commit_timeout_s must be positive")
+        if commit_interval_s is None:
+            commit_interval_s = POSTGRES_COMMIT_INTERVAL_S if engine.dialect.name == "postgresql" else 0.0
+        if not 0 <= commit_interval_s < commit_timeout_s:
+            raise ValueError("commit_interval_s must be >= 0 and shorter than commit_timeout_s")
+        # the least time between the starts of two step commits (PostgreSQL: see the constant)
+        self.commit_interval_s = commit_interval_s
+        self._last_commit_at = float("-inf")
         self._engine = engine
         self._gate = gate
         sync_engine = sync_sqlite_engine(engine)
@@ -339,6 +353,14 @@ class GroupCommitWriter:
                 self._wakeup.clear()
                 await self._wakeup.wait()
                 continue
+            if self.commit_interval_s > 0:
+                # at most one commit per interval: a lone step after a quiet spell commits at once,
+                # a busy writer lets the next batch fill for what is left of the interval
+                loop = asyncio.get_running_loop()
+                wait = self._last_commit_at + self.commit_interval_s - loop.time()
+                if wait > 0 and not self._closed:
+                    await asyncio.sleep(wait)
+                self._last_commit_at = loop.time()
             batch = [self._queue.popleft() for _ in range(min(len(self._queue), self.max_batch))]
             self._inflight = batch
             self._busy_since = self._clock.now()
