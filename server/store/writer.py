@@ -140,8 +140,9 @@ class GroupCommitWriter:
     ) -> None:
         if max_batch < 1 or max_pending < 1 or commit_timeout_s <= 0:
             raise ValueError("max_batch, max_pending and commit_timeout_s must be positive")
-        if commit_interval_s is None:
-            commit_interval_s = POSTGRES_COMMIT_INTERVAL_S if engine.dialect.name == "postgresql" else 0.0
+        if commit_interval_s is None:  # (a small share of the commit timeout at most)
+            postgres = engine.dialect.name == "postgresql"
+            commit_interval_s = min(POSTGRES_COMMIT_INTERVAL_S, commit_timeout_s / 10) if postgres else 0.0
         if not 0 <= commit_interval_s < commit_timeout_s:
             raise ValueError("commit_interval_s must be >= 0 and shorter than commit_timeout_s")
         # the least time between the starts of two step commits (PostgreSQL: see the constant)
