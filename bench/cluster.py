@@ -26,7 +26,11 @@ count the 1-node cluster passed, and one more 1-node cluster run just after it (
 back to back, so that a neighbour's load weighs on both alike), for the CPU per applied action of
 cluster mode against single-node mode. Every step prints the Redis commands per applied action
 (``INFO commandstats`` before and after the window, the INFO calls left out) and the PostgreSQL
-commits per applied action (``pg_stat_database.xact_commit`` of the step's database).
+commits per applied action (``pg_stat_database.xact_commit`` of the step's database), and where the
+machine's CPU went in the window, as % of a core and us per applied action: the nodes, the load
+process, PostgreSQL (the processes serving the step's database, and all of PostgreSQL: read from
+``/proc/PID/stat`` of every process named ``postgres``) and the step's redis-server; "not nodes" is
+the last three together (what shares the two cores with the nodes).
 
 A full run takes about 10 minutes, ``--quick`` about 2-3 (shorter windows, fewer steps). Nothing is
 asserted by the test suite; the figures go to docs/benchmarks.md ("Cluster").
@@ -106,6 +110,40 @@ async def _commits(server_url: str, name: str) -> int:
             return int(row.scalar_one())
     finally:
         await engine.dispose()
+
+
+def postgres_cpu(database: str) -> dict[int, tuple[float, bool]]:
+    """CPU seconds so far of every PostgreSQL process on this machine (``comm`` is ``postgres``):
+    pid -> (seconds, whether it serves ``database``: a backend or autovacuum worker whose title in
+    ``/proc/PID/cmdline`` names it). The others are the postmaster, its WAL writer, checkpointer,
+    background writer, and the backends of other databases (on a shared machine, other work)."""
+    out: dict[int, tuple[float, bool]] = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if (proc / "comm").read_text().strip() != "postgres":
+                continue
+            title = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            out[int(proc.name)] = (cpu_seconds(int(proc.name)), f" {database} " in title)
+        except (OSError, ValueError):  # gone meanwhile
+            continue
+    return out
+
+
+def postgres_cpu_used(
+    before: dict[int, tuple[float, bool]], after: dict[int, tuple[float, bool]]
+) -> tuple[float, float]:
+    """CPU seconds PostgreSQL used between two :func:`postgres_cpu` readings: (the step database's
+    processes, all of PostgreSQL). A process started in between counts from zero; one that ended
+    in between is missed (the nodes' pools keep their connections)."""
+    step = total = 0.0
+    for pid, (seconds, ours) in after.items():
+        used = max(0.0, seconds - before.get(pid, (0.0, ours))[0])
+        total += used
+        if ours:
+            step += used
+    return step, total
 
 
 def pg_commits(server_url: str, name: str) -> int:
@@ -219,6 +257,7 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
         commits0 = pg_commits(cfg.postgres, name)
         redis0 = redis.by_command() if redis else {}
         cpu0 = [cpu_seconds(s.proc.pid) for s in servers]
+        pg0, redis_cpu0 = postgres_cpu(name), cpu_seconds(redis.proc.pid) if redis else 0.0
         load0, idle0, t0 = cpu_seconds(load.pid), machine_idle(), time.monotonic()
         for s in servers:
             s.stats(reset=True)
@@ -226,6 +265,7 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
         stats = [s.stats() for s in servers]
         cpu1 = [cpu_seconds(s.proc.pid) for s in servers]
         load1, idle1, t1 = cpu_seconds(load.pid), machine_idle(), time.monotonic()
+        pg1, redis_cpu1 = postgres_cpu(name), cpu_seconds(redis.proc.pid) if redis else 0.0
         redis1 = redis.by_command() if redis else {}
         commits1 = pg_commits(cfg.postgres, name)
         window_s = time.monotonic() - window_at
@@ -247,6 +287,12 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
     actions = max(1, round(client["window_acts"] * (t1 - t0) / max(1e-9, window_s)))
     cpu = sum(cpu1) - sum(cpu0)
     busy = 1 - (idle1[0] - idle0[0]) / max(1e-9, idle1[1] - idle0[1])
+    pg_step, pg_all = postgres_cpu_used(pg0, pg1)
+    span = t1 - t0
+
+    def share(seconds: float) -> dict[str, float]:  # % of a core, and us per applied action
+        return {"percent": round(100 * seconds / span, 1), "us_per_action": round(1e6 * seconds / actions, 1)}
+
     p99s = [st["p99_ms"] for st in stats]
     per_command = {k: n - redis0.get(k, 0) for k, n in sorted(redis1.items()) if n > redis0.get(k, 0)}
     redis_calls = sum(per_command.values())
@@ -273,6 +319,16 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
         "pg_commits_per_action": round((commits1 - commits0) / actions * (t1 - t0) / (t1 - t0 + 2.4), 3),
         "pg_commits_per_s": round((commits1 - commits0) / (t1 - t0 + 2.4), 1),
         "load_process_cpu_percent": round(100 * (load1 - load0) / (t1 - t0), 1),
+        # where the machine's CPU went in the window, per applied action: the nodes, and what is not
+        # a node (the load process, PostgreSQL: the step database's processes / all of it, Redis)
+        "cpu_budget": {
+            "nodes": share(cpu),
+            "load": share(load1 - load0),
+            "postgres_step": share(pg_step),
+            "postgres_all": share(pg_all),
+            "redis": share(redis_cpu1 - redis_cpu0),
+            "not_nodes": share(load1 - load0 + pg_all + redis_cpu1 - redis_cpu0),
+        },
         "machine_busy_percent": round(100 * busy, 1),
         "client_errors": client["errors"],
         "step_s": round(time.monotonic() - started, 1),
@@ -309,7 +365,9 @@ def line(r: dict[str, Any]) -> str:
         f"CPU {r['node_cpu_percent']} % of a core, {r['cpu_us_per_action']} us/action; "
         f"PG {r['pg_commits_per_action']} commits/action ({r['pg_commits_per_s']}/s){redis}; "
         f"load process {r['load_process_cpu_percent']} %, machine busy {r['machine_busy_percent']} %, "
-        f"errors {r['client_errors']}, {r['step_s']} s"
+        f"errors {r['client_errors']}, {r['step_s']} s\n"
+        f"    CPU budget (% of a core / us per action): "
+        + ", ".join(f"{who} {b['percent']} % / {b['us_per_action']} us" for who, b in r["cpu_budget"].items())
     )
 
 

@@ -55,7 +55,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import msgspec
@@ -173,9 +173,9 @@ class BotClient(asyncio.Protocol):
         self.welcomed = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        transport.write(self._handshake)
+        # a stream transport (uvloop's is not a subclass of asyncio.Transport, hence no isinstance)
+        self.transport = cast(asyncio.Transport, transport)
+        self.transport.write(self._handshake)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.counters.closed += 1
@@ -299,6 +299,16 @@ class FloorClient(BotClient):
             self.welcomed.set_result(None)
         elif kind == b"S":
             c.seated += 1
+
+
+def run_load_process(args: argparse.Namespace) -> None:
+    """The load process's event loop: uvloop where installed (as the server's ``auto``), so that the
+    bots' socket and timer handling costs less of the cores the server shares with it;
+    ``JANTAKU_BENCH_LOAD_LOOP=asyncio`` runs it on asyncio's own loop (an A/B of the load's CPU).
+    The bots are the same either way: same frames, same answers, same pace."""
+    kind = resolve_loop(os.environ.get("JANTAKU_BENCH_LOAD_LOOP", "auto"))
+    with asyncio.Runner(loop_factory=new_event_loop_factory(kind)) as runner:
+        runner.run(run_load(args))
 
 
 async def run_load(args: argparse.Namespace) -> None:
@@ -927,7 +937,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.load:
-        asyncio.run(run_load(args))
+        run_load_process(args)
         return 0
     loop = resolve_loop(args.loop)
     if args.floor_server:

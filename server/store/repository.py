@@ -196,6 +196,7 @@ class SqlRepository(SqlReads, SqlRatings):
         max_pending: int = DEFAULT_MAX_PENDING,
         clock: Clock | None = None,
         owner: str | None = None,
+        commit_interval_s: float | None = None,
     ) -> None:
         self.engine = engine
         self._own_engine = own_engine
@@ -209,6 +210,7 @@ class SqlRepository(SqlReads, SqlRatings):
             commit_timeout_s=commit_timeout_s,
             gate=self._gate,
             clock=clock,
+            commit_interval_s=commit_interval_s,
         )
 
     @classmethod
@@ -223,6 +225,7 @@ class SqlRepository(SqlReads, SqlRatings):
         max_pending: int = DEFAULT_MAX_PENDING,
         clock: Clock | None = None,
         owner: str | None = None,
+        commit_interval_s: float | None = None,
     ) -> Self:
         """Connect to ``url``, verify it (SQLite pragmas), bring the schema to the latest revision
         (or, with ``migrate=False``, require it to be there already) and return the repository.
@@ -245,6 +248,7 @@ class SqlRepository(SqlReads, SqlRatings):
             max_pending=max_pending,
             clock=clock,
             owner=owner,
+            commit_interval_s=commit_interval_s,
         )
 
     async def close(self) -> None:

@@ -12,8 +12,11 @@ stored step, classify every step (the next one: insert; already stored and ident
 do, the retry succeeds; anything else: :class:`StepConflictError`; unknown match:
 :class:`NotFoundError`), insert the new steps with one ``executemany``, and apply the per-hand
 projection (``server.store.projection``). The transaction is handed off ONCE per batch: on SQLite
-to the writer's own thread and connection (:mod:`server.store.sqlite_writer`), on PostgreSQL to
-one ``run_sync`` on an asyncio connection.
+to the writer's own thread and connection (:mod:`server.store.sqlite_writer`); on PostgreSQL the
+writer keeps one connection for its batches, and the common batch (every match's next step known,
+nothing to read back, no hand starting or ending) is ONE statement in autocommit mode on it (lock
+and check the fencing tokens, insert the steps: one round trip and one commit,
+:func:`server.store.batch.plan_one_statement`), any other batch one ``run_sync`` in a transaction.
 
 Failures never block the event loop (all I/O is awaited) and never leave a caller hanging:
 
@@ -47,10 +50,12 @@ from server.domain.clock import Cancellable, Clock, SystemClock, with_deadline
 from server.domain.errors import RepositoryError
 from server.domain.records import StepRecord
 from server.store.batch import (
+    BatchResult,
     apply_hand_ops_sync,
     commit_batch,
     describe,
     is_unavailable,
+    plan_one_statement,
 )
 from server.store.db import sync_sqlite_engine, write_connection
 from server.store.errors import (
@@ -70,6 +75,12 @@ DEFAULT_MAX_BATCH = 1000
 DEFAULT_MAX_PENDING = 20_000
 DEFAULT_COMMIT_TIMEOUT_S = 5.0
 NEXT_STEP_CACHE = 20_000  # matches whose next step the writer remembers
+# PostgreSQL: the least time between the starts of two step commits. Each commit costs the database
+# a round trip and a WAL flush whatever its size (docs/benchmarks.md, "Cluster": ~0.4 ms of its CPU),
+# and with the one-statement commit a busy writer would commit nearly every step on its own; so a
+# busy writer lets the next batch fill for what is left of this interval (a step waits at most this
+# long more), while a step after a quiet spell still commits at once.
+POSTGRES_COMMIT_INTERVAL_S = 0.004
 
 __all__ = ["GroupCommitWriter", "WriterStats", "apply_hand_ops"]
 
@@ -102,6 +113,7 @@ class WriterStats:
     write_groups: int = 0  # transactions of grouped writes (write())
     writes: int = 0  # grouped writes committed or refused in them
     largest_batch: int = 0
+    one_statement: int = 0  # PostgreSQL: batches committed as one statement (the others: a transaction)
     batch_sizes: list[int] = field(default_factory=list)  # the most recent ones (bounded)
 
     def record_batch(self, size: int) -> None:
@@ -124,14 +136,27 @@ class GroupCommitWriter:
         commit_timeout_s: float = DEFAULT_COMMIT_TIMEOUT_S,
         gate: asyncio.Lock | None = None,
         clock: Clock | None = None,
+        commit_interval_s: float | None = None,
     ) -> None:
         if max_batch < 1 or max_pending < 1 or commit_timeout_s <= 0:
             raise ValueError("max_batch, max_pending and commit_timeout_s must be positive")
+        if commit_interval_s is None:  # (a small share of the commit timeout at most)
+            postgres = engine.dialect.name == "postgresql"
+            commit_interval_s = min(POSTGRES_COMMIT_INTERVAL_S, commit_timeout_s / 10) if postgres else 0.0
+        if not 0 <= commit_interval_s < commit_timeout_s:
+            raise ValueError("commit_interval_s must be >= 0 and shorter than commit_timeout_s")
+        # the least time between the starts of two step commits (PostgreSQL: see the constant)
+        self.commit_interval_s = commit_interval_s
+        self._last_commit_at = float("-inf")
         self._engine = engine
         self._gate = gate
         sync_engine = sync_sqlite_engine(engine)
         # SQLite: the step log is written by a thread of its own (server.store.sqlite_writer).
         self._thread = WriterThread(sync_engine) if sync_engine is not None else None
+        # PostgreSQL: the writer keeps one connection of the pool for its batches (no checkout,
+        # no pre-ping round trips per batch), given back and taken anew after any failure.
+        self._postgres = engine.dialect.name == "postgresql"
+        self._conn: AsyncConnection | None = None
         self.max_batch = max_batch
         self.max_pending = max_pending
         self.commit_timeout_s = commit_timeout_s
@@ -311,6 +336,10 @@ class GroupCommitWriter:
             self._timer = None
         if self._thread is not None:
             await self._thread.close()
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            with contextlib.suppress(Exception):
+                await conn.close()
 
     async def _run(self) -> None:
         while True:
@@ -325,6 +354,14 @@ class GroupCommitWriter:
                 self._wakeup.clear()
                 await self._wakeup.wait()
                 continue
+            if self.commit_interval_s > 0:
+                # at most one commit per interval: a lone step after a quiet spell commits at once,
+                # a busy writer lets the next batch fill for what is left of the interval
+                loop = asyncio.get_running_loop()
+                wait = self._last_commit_at + self.commit_interval_s - loop.time()
+                if wait > 0 and not self._closed:
+                    await asyncio.sleep(wait)
+                self._last_commit_at = loop.time()
             batch = [self._queue.popleft() for _ in range(min(len(self._queue), self.max_batch))]
             self._inflight = batch
             self._busy_since = self._clock.now()
@@ -428,6 +465,8 @@ class GroupCommitWriter:
         async with self._gate if self._gate is not None else contextlib.nullcontext():
             if self._thread is not None:  # SQLite: one hand-off to the writer's thread
                 result = await self._thread.run_raw(commit_batch_raw, records, known, held)
+            elif self._postgres:
+                result = await self._commit_postgres(records, known, held)
             else:
                 async with write_connection(self._engine) as conn:
                     result = await conn.run_sync(commit_batch, records, known, held)
@@ -438,6 +477,79 @@ class GroupCommitWriter:
         self.stats.retries_absorbed += result.duplicates
         self.stats.rejected += sum(1 for o in result.outcomes if o is not None)
         return result.outcomes, result.expected
+
+    async def _commit_postgres(
+        self, records: Sequence[StepRecord], known: dict[str, int], held: dict[str, int]
+    ) -> BatchResult:
+        """One batch on the writer's own connection: the common batch as one statement in
+        autocommit mode (:func:`server.store.batch.plan_one_statement`), any other in a transaction
+        (:func:`server.store.batch.commit_batch`). A kept connection that turns out dead (the
+        server restarted since the last batch) is dropped and the batch goes once more, on a fresh
+        connection of the pool (checked by its pre-ping) and without the next steps this writer
+        remembers: the statement may have committed before the connection broke, and a step
+        already stored is then a retry that succeeds."""
+        reused = self._conn is not None
+        try:
+            return await self._commit_on_connection(records, known, held)
+        except BaseException as exc:
+            lost = isinstance(exc, Exception) and _connection_lost(exc)
+            await self._drop_connection(invalidate=lost)
+            if reused and lost:
+                log.warning("the writer's connection was lost (%s); committing on a new one", describe(exc))
+                try:
+                    return await self._commit_on_connection(records, {}, held)
+                except BaseException as again:
+                    await self._drop_connection(
+                        invalidate=isinstance(again, Exception) and _connection_lost(again)
+                    )
+                    raise
+            raise
+
+    async def _commit_on_connection(
+        self, records: Sequence[StepRecord], known: dict[str, int], held: dict[str, int]
+    ) -> BatchResult:
+        if self._conn is None:
+            self._conn = await self._engine.connect()
+        conn = self._conn
+        plan = plan_one_statement(records, known, held)
+        if plan is not None:
+            driver = (await conn.get_raw_connection()).driver_connection
+            assert driver is not None
+            try:
+                rows = await driver.fetch(plan.sql, *plan.args)
+            except Exception as exc:
+                if _connection_lost(exc):
+                    raise
+                # a constraint or a value the statement could not take (nothing was stored: one
+                # statement is atomic): the transaction path sorts it out, record by record
+                log.info("a one-statement batch failed (%s); committing it in a transaction", describe(exc))
+            else:
+                self.stats.one_statement += 1
+                return plan.result(rows)
+        async with conn.begin():
+            return await conn.run_sync(commit_batch, records, known, held)
+
+    async def _drop_connection(self, *, invalidate: bool) -> None:
+        """Give the writer's connection back to the pool (rolled back), or discard it (broken)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                if invalidate:
+                    await conn.invalidate()
+                await conn.close()
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the connection to the database broke (not that a statement failed)."""
+    if isinstance(exc, StatementError):
+        return is_unavailable(exc)
+    if isinstance(exc, OSError | ConnectionError | TimeoutError):
+        return True
+    # asyncpg's own (the one-statement path runs on the driver's connection): its connection errors
+    # and its interface errors (the connection is closed, or in a state it cannot be used in)
+    import asyncpg  # type: ignore[import-untyped]
+
+    return isinstance(exc, asyncpg.PostgresConnectionError | asyncpg.InterfaceError)
 
 
 async def apply_hand_ops(conn: AsyncConnection, match_id: str, ops: Sequence[HandOp]) -> None:
