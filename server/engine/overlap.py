@@ -22,11 +22,11 @@ the tests).
 
 Results are cached (``functools.lru_cache`` per cluster shape, plain int-keyed dicts per suit and
 per join of two parts; the honors need no cache: their gain vector depends on how many kinds are
-held once, twice and three or four times, a table of 120 entries built at import). The caches are
-bounded and hold only results of pure functions, so they never change what a function returns.
-Their bounds keep the whole process's share small and quickly full (a few MiB, reached in the
-first minutes of a busy hub: docs/benchmarks.md, "The engine's caches"), since a process runs for
-days and every entry it keeps is RSS.
+held once, twice and three or four times, a 512-slot table, 120 of them possible, built at import).
+The caches are bounded and hold only results of pure functions, so they never change what a
+function returns. Their bounds keep the whole process's share small and quickly full (~16 MiB for
+all the engine's caches, reached in the first minutes of a busy hub: docs/benchmarks.md, "The
+engine's caches"), since a process runs for days and every entry it keeps is RSS.
 """
 
 from __future__ import annotations
@@ -207,22 +207,27 @@ def suit_vec(ranks: tuple[int, ...]) -> _Vec:
     checked exhaustively: for every suit of at most 14 tiles this equals the exact programme run
     over all nine ranks. Not cached itself: :func:`suit_code` caches its packed form.
     """
-    _check_part(ranks, 9)  # on a cache miss only: a bad count is never cached, so never missed
-    vec = _ZERO
+    return _unpack(_suit_code_uncached(ranks))
+
+
+def _suit_code_uncached(ranks: tuple[int, ...]) -> int:
+    """:func:`suit_vec` packed, its clusters joined by :func:`join_codes` (cached on the ints)."""
+    _check_part(ranks, 9)
+    code = 0  # _pack(_ZERO)
     start = -1
     end = -1
     for i, c in enumerate(ranks):
         if not c:
             continue
         if start >= 0 and i - end > 2:
-            vec = _combine(vec, _cluster_in_suit(ranks, start, end))
+            code = join_codes(code, _pack(_cluster_in_suit(ranks, start, end)))
             start = i
         elif start < 0:
             start = i
         end = i
     if start >= 0:
-        vec = _combine(vec, _cluster_in_suit(ranks, start, end))
-    return vec
+        code = join_codes(code, _pack(_cluster_in_suit(ranks, start, end)))
+    return code
 
 
 def _cluster_in_suit(ranks: tuple[int, ...], start: int, end: int) -> _Vec:
@@ -383,7 +388,7 @@ def suit_code_of_key(key: int) -> int:
         for _ in range(9):
             ranks.append(rest % 5)
             rest //= 5
-        code = _pack(suit_vec(tuple(ranks)))
+        code = _suit_code_uncached(tuple(ranks))
         if len(_SUIT_CODE_BY_KEY) >= _SUIT_KEYS_KEPT:
             _SUIT_CODE_BY_KEY.clear()
         _SUIT_CODE_BY_KEY[key] = code
