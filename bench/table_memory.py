@@ -9,8 +9,9 @@ table: the bytes of every object a table reaches (:func:`retained`: its state, e
 decisions, seating..., each object counted once per table; not what all tables share: the store,
 whose job is to keep everything, the clock, the bots, the ruleset, modules, classes, enum members,
 the event loop), and the events it keeps in memory. The Python heap (``tracemalloc``) is printed
-too, but it includes the engine's process-wide caches (``functools.lru_cache``, bounded), which
-fill up over the first minutes. No wall-clock timing is involved: the figures depend on the code only,
+too, but it includes the engine's process-wide caches (``functools.lru_cache``s and plain dicts,
+bounded: ``bench/engine_caches.py`` weighs them one by one), which fill up over the first minutes.
+No wall-clock timing is involved: the figures depend on the code only,
 not on how busy the machine is, so before/after runs compare exactly (``--server-repo`` runs the
 code of another checkout, e.g. ``/work/main``, with that checkout's virtualenv's python).
 
@@ -78,13 +79,19 @@ def retained(root: object, shared: set[int]) -> int:
 
 
 def engine_cache_entries() -> int:
-    """Entries in the engine's process-wide caches (``functools.lru_cache``, each bounded)."""
+    """Entries in the engine's process-wide caches: ``server.hub.stats.engine_cache_entries`` (its
+    ``functools.lru_cache``s and the plain dicts it clears when full) where the checkout has it, else
+    the ``lru_cache``s alone (older checkouts)."""
     import importlib
 
+    for name in ("server.engine.hand", "server.engine.options", "server.engine.overlap"):
+        importlib.import_module(name)
+    counted = getattr(importlib.import_module("server.hub.stats"), "engine_cache_entries", None)
+    if callable(counted):
+        return int(counted())
     total = 0
     for name in ("server.engine.hand", "server.engine.options", "server.engine.overlap"):
-        module = importlib.import_module(name)
-        for value in vars(module).values():
+        for value in vars(importlib.import_module(name)).values():
             info = getattr(value, "cache_info", None)
             if callable(info):
                 total += info().currsize

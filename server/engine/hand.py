@@ -34,7 +34,6 @@ from server.engine.overlap import (
     suit_code,
     suit_code_of_key,
     suit_key,
-    suit_vec,
 )
 from server.engine.rules import KanDuringRiichi
 from server.engine.tiles import NUM_KINDS, TERMINALS_AND_HONORS, format_tiles
@@ -68,8 +67,11 @@ _KOKUSHI_KINDS: tuple[int, ...] = tuple(sorted(TERMINALS_AND_HONORS))
 # Whole hands are not cached: a drawn 14-tile hand is new almost every time (over 90 % misses in
 # the engine benchmark), so hashing and storing its counts cost more than they save. The per-suit
 # steps below them are cached (suits recur), and so are the waits of a concealed hand
-# (``options.hand_waits``, asked of the same hands again and again).
-_CACHE_LIMIT = 1 << 15
+# (``options.hand_waits``, asked of the same hands again and again). Every cache is bounded so that
+# a long-running process's share stays small (docs/benchmarks.md, "The engine's caches").
+_CACHE_LIMIT = 1 << 13
+CACHE_BOUNDS: dict[str, int] = {"_COMPLETIONS": _CACHE_LIMIT}
+"""The bound of each plain-dict cache of this module (read by ``server.hub.stats.engine_caches``)."""
 
 
 def _probe() -> None:
@@ -164,7 +166,6 @@ def _require(total: int, residue: int, name: str, counts: tuple[int, ...]) -> No
         raise RulesError(f"{name}: needs a 3k+{residue} hand, got {total} tiles: {counts!r}")
 
 
-@lru_cache(maxsize=1 << 14)
 def _shanten_regular(counts: tuple[int, ...]) -> int:
     return regular_shanten(counts, _total(counts, "shanten_regular"))
 
@@ -298,7 +299,7 @@ def _complete_suit(ranks: tuple[int, ...], with_pair: bool) -> bool:
     n = sum(ranks)
     if n % 3 != (2 if with_pair else 0):
         return False
-    return suit_vec(ranks)[2 * (n // 3) + with_pair] == n
+    return (suit_code(ranks) >> (4 * (2 * (n // 3) + with_pair))) & 15 == n
 
 
 def _complete_honors(counts: tuple[int, ...], with_pair: bool) -> bool:
@@ -533,7 +534,7 @@ def count_terminal_honor_kinds(counts: Sequence[int]) -> int:
 # Decompositions
 
 
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=1 << 8)  # strict kan during riichi only: a few readings per riichi hand
 def _decompositions(counts: tuple[int, ...]) -> tuple[Decomposition, ...]:
     total = _total(counts, "decompositions")
     _require(total, 2, "decompositions", counts)

@@ -43,6 +43,13 @@ def counts_of(tiles: Iterable[Tile]) -> tuple[int, ...]:
     return tuple(counts)
 
 
+# The two per-hand caches below are bounded (cleared when full) at twice what a busy hub needs:
+# at 1,000 tables about 4,000 concealed hands are live and asked again on every discard, and a new
+# hand is stored per action, so a cache of 8,192 is refilled every few seconds of such load and
+# never grows past ~3 MiB (docs/benchmarks.md, "The engine's caches").
+_HANDS_KEPT = 1 << 13
+CACHE_BOUNDS: dict[str, int] = {"_COUNTS_CACHE": _HANDS_KEPT, "_WAITS_CACHE": _HANDS_KEPT}
+"""The bound of each plain-dict cache of this module (read by ``server.hub.stats.engine_caches``)."""
 _COUNTS_CACHE: dict[tuple[Tile, ...], tuple[int, ...]] = {}
 
 
@@ -58,13 +65,14 @@ def _counts_of_tuple(tiles: tuple[Tile, ...]) -> tuple[int, ...]:
         got = tuple(counts)
         if len(tiles) % 3 == 2:
             return got
-        if len(_COUNTS_CACHE) >= 1 << 14:
+        if len(_COUNTS_CACHE) >= _HANDS_KEPT:
             _COUNTS_CACHE.clear()
         _COUNTS_CACHE[tiles] = got
     return got
 
 
 _WAITS_CACHE: dict[tuple[Tile, ...], frozenset[int]] = {}
+_NO_WAITS: frozenset[int] = frozenset()
 
 
 def hand_waits(hand: tuple[Tile, ...]) -> frozenset[int]:
@@ -73,7 +81,9 @@ def hand_waits(hand: tuple[Tile, ...]) -> frozenset[int]:
     got = _WAITS_CACHE.get(hand)
     if got is None:
         got = analysis.waits(counts_of(hand))
-        if len(_WAITS_CACHE) >= 1 << 14:
+        if not got:
+            got = _NO_WAITS  # most hands wait on nothing: one shared empty set, not one per entry
+        if len(_WAITS_CACHE) >= _HANDS_KEPT:
             _WAITS_CACHE.clear()
         _WAITS_CACHE[hand] = got
     return got

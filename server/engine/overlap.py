@@ -20,9 +20,13 @@ each honor kind is counted on its own, again without fifth copies. The results a
 ``mahjong`` package on dealt hands and satisfy the defining recurrence on hands full of quads (see
 the tests).
 
-Results are cached on count tuples (``functools.lru_cache``, and plain dicts for the per-hand
-steps): per cluster shape, per suit and per whole hand. The caches are bounded and hold only
-results of pure functions, so they never change what a function returns.
+Results are cached (``functools.lru_cache`` per cluster shape, plain int-keyed dicts per suit and
+per join of two parts; the honors need no cache: their gain vector depends on how many kinds are
+held once, twice and three or four times, a 512-slot table, 120 of them possible, built at import).
+The caches are bounded and hold only results of pure functions, so they never change what a
+function returns. Their bounds keep the whole process's share small and quickly full (~16 MiB for
+all the engine's caches, reached in the first minutes of a busy hub: docs/benchmarks.md, "The
+engine's caches"), since a process runs for days and every entry it keeps is RSS.
 """
 
 from __future__ import annotations
@@ -51,7 +55,6 @@ def _relax(best: list[int], v: _Vec, gain: int, ds: int, dp: int) -> None:
             best[2 * s + p] = max(best[2 * s + p], g)
 
 
-@lru_cache(maxsize=1 << 16)
 def _combine(a: _Vec, b: _Vec) -> _Vec:
     """The gain vector of two independent parts (max-plus convolution over sets and the pair)."""
     out = [0] * 10
@@ -82,7 +85,7 @@ def _strip(shape: tuple[int, ...]) -> tuple[int, ...]:
     return shape[lo:hi]
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 13)
 def _cluster_vec(shape: tuple[int, ...]) -> _Vec:
     """Gains of one suited cluster, ignoring the four-copy limit.
 
@@ -147,7 +150,7 @@ _RANK_CHOICES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 11)
 def _exact_cluster_vec(ranks: tuple[int, ...]) -> _Vec:
     """Gains of a cluster that holds some kind four times, never asking for a fifth copy.
 
@@ -194,7 +197,6 @@ def _check_part(ranks: tuple[int, ...], size: int) -> None:
         raise RulesError(f"every count must be an int 0..4, got {ranks!r} in one suit")
 
 
-@lru_cache(maxsize=1 << 16)
 def suit_vec(ranks: tuple[int, ...]) -> _Vec:
     """Gains of one suit: the max-plus combination of its clusters.
 
@@ -203,24 +205,29 @@ def suit_vec(ranks: tuple[int, ...]) -> _Vec:
     four copies (that would take five sets through it), so clusters are independent even under the
     four-copy limit. A cluster without four of a kind never needs a fifth copy. Both claims were
     checked exhaustively: for every suit of at most 14 tiles this equals the exact programme run
-    over all nine ranks.
+    over all nine ranks. Not cached itself: :func:`suit_code` caches its packed form.
     """
-    _check_part(ranks, 9)  # on a cache miss only: a bad count is never cached, so never missed
-    vec = _ZERO
+    return _unpack(_suit_code_uncached(ranks))
+
+
+def _suit_code_uncached(ranks: tuple[int, ...]) -> int:
+    """:func:`suit_vec` packed, its clusters joined by :func:`join_codes` (cached on the ints)."""
+    _check_part(ranks, 9)
+    code = 0  # _pack(_ZERO)
     start = -1
     end = -1
     for i, c in enumerate(ranks):
         if not c:
             continue
         if start >= 0 and i - end > 2:
-            vec = _combine(vec, _cluster_in_suit(ranks, start, end))
+            code = join_codes(code, _pack(_cluster_in_suit(ranks, start, end)))
             start = i
         elif start < 0:
             start = i
         end = i
     if start >= 0:
-        vec = _combine(vec, _cluster_in_suit(ranks, start, end))
-    return vec
+        code = join_codes(code, _pack(_cluster_in_suit(ranks, start, end)))
+    return code
 
 
 def _cluster_in_suit(ranks: tuple[int, ...], start: int, end: int) -> _Vec:
@@ -250,6 +257,10 @@ def _honor_vec(honors: tuple[int, ...]) -> _Vec:
     return vec
 
 
+def _honor_index(ones: int, twos: int, more: int) -> int:
+    return ones + 8 * twos + 64 * more
+
+
 # --------------------------------------------------------------------------------------------------
 # Shanten
 #
@@ -271,31 +282,47 @@ def _unpack(code: int) -> _Vec:
 
 # The per-hand caches are plain dicts (one lookup; no LRU bookkeeping), cleared when full: they are
 # asked several times per step, and clearing only costs recomputation.
-_CODES_KEPT = 1 << 16
-_SUIT_CODES: dict[tuple[int, ...], int] = {}
-_HONOR_CODES: dict[tuple[int, ...], int] = {}
+_JOINED_KEPT = 1 << 14
 _JOINED: dict[int, int] = {}
+
+# The honors' code by (kinds held once, twice, three or four times): three and four copies gain the
+# same (_HONOR_VECS), and the max-plus join does not depend on the order of the kinds.
+_HONOR_TABLE: tuple[int, ...] = tuple(
+    _pack(_honor_vec((1,) * ones + (2,) * twos + (3,) * more + (0,) * (7 - ones - twos - more)))
+    if ones + twos + more <= 7
+    else -1
+    for more in range(8)
+    for twos in range(8)
+    for ones in range(8)
+)
 
 
 def suit_code(ranks: tuple[int, ...]) -> int:
-    code = _SUIT_CODES.get(ranks)
-    if code is None:
-        code = _pack(suit_vec(ranks))
-        if len(_SUIT_CODES) >= _CODES_KEPT:
-            _SUIT_CODES.clear()
-        _SUIT_CODES[ranks] = code
-    return code
+    """:func:`suit_vec` packed into one int, cached on the suit's key (:func:`suit_key`)."""
+    # Counts outside 0..4 would alias a real suit's key, so every call checks them (the tuple caches
+    # this replaced checked on a miss only, since a bad tuple was never stored).
+    if len(ranks) != 9:
+        _check_part(ranks, 9)
+    if _NATIVE:
+        for c in ranks:
+            if c < 0 or c > 4:
+                _check_part(ranks, 9)
+    elif min(ranks) < 0 or max(ranks) > 4:
+        _check_part(ranks, 9)
+    key = suit_key(ranks)
+    if type(key) is not int:
+        _check_part(ranks, 9)
+    return suit_code_of_key(key)
 
 
 def honor_code(honors: tuple[int, ...]) -> int:
-    code = _HONOR_CODES.get(honors)
-    if code is None:
-        _check_part(honors, 7)
-        code = _pack(_honor_vec(honors))
-        if len(_HONOR_CODES) >= _CODES_KEPT:
-            _HONOR_CODES.clear()
-        _HONOR_CODES[honors] = code
-    return code
+    """The seven honor kinds' gain vector packed into one int: a table lookup, no cache."""
+    ones = honors.count(1)
+    twos = honors.count(2)
+    more = honors.count(3) + honors.count(4)
+    if len(honors) != 7 or honors.count(0) + ones + twos + more != 7:
+        _check_part(honors, 7)  # raises: a count that is not an int 0..4
+    return _HONOR_TABLE[_honor_index(ones, twos, more)]
 
 
 def join_codes(a: int, b: int) -> int:
@@ -303,7 +330,7 @@ def join_codes(a: int, b: int) -> int:
     code = _JOINED.get(key)
     if code is None:
         code = _pack(_combine(_unpack(a), _unpack(b)))
-        if len(_JOINED) >= _CODES_KEPT:
+        if len(_JOINED) >= _JOINED_KEPT:
             _JOINED.clear()
         _JOINED[key] = code
     return code
@@ -330,14 +357,25 @@ _NATIVE = not hasattr(_probe, "__code__")
 RANK_WEIGHTS: tuple[int, ...] = tuple(5**r for r in range(9))
 """A suit's ranks as one int: ``sum(count[r] * 5**r)``; one tile less of rank r is ``key - 5**r``."""
 _SUIT_CODE_BY_KEY: dict[int, int] = {}
-_SUIT_KEYS_KEPT = 1 << 16
+_SUIT_KEYS_KEPT = 1 << 15
+
+CACHE_BOUNDS: dict[str, int] = {"_JOINED": _JOINED_KEPT, "_SUIT_CODE_BY_KEY": _SUIT_KEYS_KEPT}
+"""The bound of each plain-dict cache of this module (read by ``server.hub.stats.engine_caches``)."""
 
 
 def suit_key(ranks: tuple[int, ...]) -> int:
-    key = 0
-    for r in range(8, -1, -1):
-        key = key * 5 + ranks[r]
-    return key
+    """A suit's nine counts as one int (``sum(count[r] * 5**r)``); counts must be 0..4."""
+    return (
+        ranks[0]
+        + 5 * ranks[1]
+        + 25 * ranks[2]
+        + 125 * ranks[3]
+        + 625 * ranks[4]
+        + 3125 * ranks[5]
+        + 15625 * ranks[6]
+        + 78125 * ranks[7]
+        + 390625 * ranks[8]
+    )
 
 
 def suit_code_of_key(key: int) -> int:
@@ -350,7 +388,7 @@ def suit_code_of_key(key: int) -> int:
         for _ in range(9):
             ranks.append(rest % 5)
             rest //= 5
-        code = suit_code(tuple(ranks))
+        code = _suit_code_uncached(tuple(ranks))
         if len(_SUIT_CODE_BY_KEY) >= _SUIT_KEYS_KEPT:
             _SUIT_CODE_BY_KEY.clear()
         _SUIT_CODE_BY_KEY[key] = code

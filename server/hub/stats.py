@@ -59,27 +59,52 @@ _peek = msgspec.json.Decoder(_Tagged).decode
 ENGINE_CACHE_MODULES = ("server.engine.hand", "server.engine.options", "server.engine.overlap")
 
 
-def engine_cache_entries() -> int:
-    """Entries in the engine's process-wide caches: its ``functools.lru_cache``s and the module-level
-    dicts it clears when full (``_COMPLETIONS`` and the like), each counted once. They are bounded,
-    but fill over many matches: the RSS the benchmarks watch grows with them until they are full."""
+def engine_caches() -> list[dict[str, Any]]:
+    """The engine's process-wide caches, one dict each: ``name`` (module.attribute), ``entries``,
+    ``bound`` (None where the engine does not say) and, for ``functools.lru_cache``s, ``hits`` and
+    ``misses``. Its ``lru_cache``s and the module-level dicts it clears when full (``_COMPLETIONS``
+    and the like), each counted once."""
     seen: set[int] = set()
-    total = 0
+    out: list[dict[str, Any]] = []
     for name in ENGINE_CACHE_MODULES:
         module = sys.modules.get(name)
         if module is None:
             continue
+        short = name.rsplit(".", 1)[1]
+        bounds: dict[str, int] = getattr(module, "CACHE_BOUNDS", {})
         for key, value in vars(module).items():
             if id(value) in seen:
                 continue
             info = getattr(value, "cache_info", None)
             if callable(info):
                 seen.add(id(value))
-                total += info().currsize
+                got = info()
+                owner = getattr(value, "__module__", name).rsplit(".", 1)[-1]
+                out.append(
+                    {
+                        "name": f"{owner}.{getattr(value, '__name__', key)}",
+                        "entries": got.currsize,
+                        "bound": got.maxsize,
+                        "hits": got.hits,
+                        "misses": got.misses,
+                    }
+                )
             elif isinstance(value, dict) and key.startswith("_") and key.isupper():
                 seen.add(id(value))
-                total += len(value)
-    return total
+                out.append({"name": f"{short}.{key}", "entries": len(value), "bound": bounds.get(key)})
+    return out
+
+
+def engine_cache_entries() -> int:
+    """Entries in the engine's process-wide caches (:func:`engine_caches`). They are bounded, but
+    fill over the first matches: the RSS the benchmarks watch grows with them until they are full."""
+    return sum(c["entries"] for c in engine_caches())
+
+
+def engine_cache_bound() -> int:
+    """The most entries the engine's process-wide caches can hold together (the sum of their
+    bounds; a cache whose bound the engine does not say counts as 0)."""
+    return sum(c["bound"] or 0 for c in engine_caches())
 
 
 def enabled() -> bool:
@@ -173,6 +198,7 @@ class LatencyStats(Latencies):
             "peak_connections": self.peak_connections,
             "commits": self.commits.brief(),
             "engine_cache_entries": engine_cache_entries(),
+            "engine_cache_bound": engine_cache_bound(),
         }
 
 

@@ -62,3 +62,24 @@ def test_the_engine_cache_count_sees_the_caches_fill() -> None:
     shanten(counts)
     assert engine_cache_entries() > 0
     assert LatencyStats().summary()["engine_cache_entries"] > 0
+
+
+def test_every_engine_cache_has_a_small_bound() -> None:
+    """Issue 17 §4: the engine's process-wide caches fill quickly and stay small (a few MiB in all,
+    docs/benchmarks.md "The engine's caches"), so every cache says its bound and together they hold
+    at most 90,000 entries (~200 bytes an entry on average: ~17 MiB)."""
+    import server.engine.hand
+    import server.engine.options
+    import server.engine.overlap  # noqa: F401
+    from server.hub.stats import engine_cache_bound, engine_caches
+
+    caches = engine_caches()
+    assert {c["name"] for c in caches} >= {
+        "options._COUNTS_CACHE",
+        "options._WAITS_CACHE",
+        "overlap._SUIT_CODE_BY_KEY",
+        "overlap._JOINED",
+        "overlap._cluster_vec",
+    }
+    assert all(c["bound"] for c in caches), caches
+    assert engine_cache_bound() <= 90_000
