@@ -472,7 +472,9 @@ class Hub:
                 body,
             )
         if path == "/stats" and self.stats is not None:
-            summary = {**self.stats.summary(), "gc": self.gc_pauses.summary()}
+            # ?heap=1 adds the frozen heap's size: a walk of the whole heap (a long stall), on request
+            heap = "heap=1" in (urlsplit(request.path).query or "")
+            summary = {**self.stats.summary(), "gc": self.gc_pauses.summary(heap=heap)}
             if self.loop_lag is not None:
                 summary["loop"] = self.loop_lag.summary()
             if "reset=1" in (urlsplit(request.path).query or ""):

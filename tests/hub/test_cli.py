@@ -56,7 +56,7 @@ def test_admin_and_serve_refuse_what_they_cannot_do(
 
 async def get_stats(port: int) -> dict[str, Any]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    writer.write(b"GET /stats?heap=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     stats: dict[str, Any] = json.loads((await reader.read()).split(b"\r\n\r\n", 1)[1])
     writer.close()
     return stats
