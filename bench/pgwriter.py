@@ -29,33 +29,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from cluster import postgres_cpu as postgres_processes
+from hub import cpu_seconds
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_POSTGRES = os.environ.get(
     "JANTAKU_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def postgres_cpu(database: str) -> float:
-    """CPU seconds so far of the PostgreSQL processes whose title names ``database``."""
-    total = 0.0
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if (proc / "comm").read_text().strip() != "postgres":
-                continue
-            if f" {database} " in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(
-                errors="replace"
-            ):
-                total += cpu_seconds(int(proc.name))
-        except (OSError, ValueError):
-            continue
-    return total
+    """CPU seconds so far of the PostgreSQL processes serving ``database`` (bench/cluster.py's)."""
+    return sum(seconds for seconds, mine in postgres_processes(database).values() if mine)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

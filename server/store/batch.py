@@ -131,20 +131,26 @@ def sqlite_datetime_reference(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
+def encoded_step(record: StepRecord, when: Callable[[float], Any]) -> tuple[Any, ...]:
+    """A step's row in :data:`STEP_COLUMNS` order as a driver takes it: the JSON columns as compact
+    text, ``applied_at`` as ``when`` makes it (SQLite's DATETIME text, or a datetime for asyncpg)."""
+    return (
+        record.match_id,
+        record.step,
+        record.seat,
+        None if record.action is None else json_text(record.action),
+        json_text(record.events),
+        record.request_id,
+        when(record.applied_at),
+        record.source,
+        record.format_version,
+        None if record.banks is None else json_text(record.banks),
+    )
+
+
 def sqlite_step_row(record: StepRecord) -> dict[str, Any]:
     """:func:`step_row` encoded for SQLite's driver (see ``_STEPS_ENCODED``)."""
-    return {
-        "match_id": record.match_id,
-        "step": record.step,
-        "seat": record.seat,
-        "action": None if record.action is None else json_text(record.action),
-        "events": json_text(record.events),
-        "request_id": record.request_id,
-        "applied_at": sqlite_datetime(record.applied_at),
-        "source": record.source,
-        "format_version": record.format_version,
-        "banks": None if record.banks is None else json_text(record.banks),
-    }
+    return dict(zip(STEP_COLUMNS, encoded_step(record, sqlite_datetime), strict=True))
 
 
 def same_step(a: StepRecord, b: StepRecord) -> bool:
@@ -290,18 +296,7 @@ def plan_one_statement(
         return None
     columns: tuple[list[Any], ...] = tuple([] for _ in STEP_COLUMNS)
     for r in to_insert:
-        row = (
-            r.match_id,
-            r.step,
-            r.seat,
-            None if r.action is None else json_text(r.action),
-            json_text(r.events),
-            r.request_id,
-            from_unix(r.applied_at),
-            r.source,
-            r.format_version,
-            None if r.banks is None else json_text(r.banks),
-        )
+        row = encoded_step(r, from_unix)
         for column_values, value in zip(columns, row, strict=True):
             column_values.append(value)
     if fenced:

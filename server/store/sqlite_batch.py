@@ -33,6 +33,7 @@ from server.store.batch import (
     STEP_COLUMNS,
     BatchResult,
     classify,
+    encoded_step,
     hand_projections,
     json_text,
     log,
@@ -62,21 +63,6 @@ _INSERT_HAND = f"INSERT INTO {_HANDS} ({', '.join(_HAND_COLUMNS)}) VALUES ({_in(
 _END_HAND: dict[tuple[str, ...], str] = {}  # UPDATE text per set of columns, built once each
 
 
-def _row(r: StepRecord) -> tuple[Any, ...]:
-    return (
-        r.match_id,
-        r.step,
-        r.seat,
-        None if r.action is None else json_text(r.action),
-        json_text(r.events),
-        r.request_id,
-        sqlite_datetime(r.applied_at),
-        r.source,
-        r.format_version,
-        None if r.banks is None else json_text(r.banks),
-    )
-
-
 def commit_batch_raw(
     conn: sqlite3.Connection,
     records: Sequence[StepRecord],
@@ -92,7 +78,7 @@ def commit_batch_raw(
         expected.update(_next_steps(conn, match_ids - expected.keys()))
     outcomes, to_insert, duplicates = classify(records, expected, stale, lambda r: _stored_step(conn, r))
     if to_insert:
-        conn.executemany(_INSERT_STEPS, [_row(r) for r in to_insert])
+        conn.executemany(_INSERT_STEPS, [encoded_step(r, sqlite_datetime) for r in to_insert])
         projections = hand_projections(to_insert)
         if projections:
             _project(conn, projections)
