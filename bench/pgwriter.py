@@ -87,21 +87,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         tasks = [asyncio.create_task(table(m, random.Random(seeds.random()))) for m in ids]
         await asyncio.sleep(4.0)
         stats = repo.writer.stats
-        s0, b0, pg0, me0, t0 = (
-            committed,
-            stats.batches,
-            postgres_cpu(name),
-            cpu_seconds(os.getpid()),
-            time.monotonic(),
-        )
+
+        def reading() -> tuple[int, int, float, float, float]:
+            """Steps, commits, PostgreSQL's and this process's CPU seconds, and the time, now."""
+            return committed, stats.batches, postgres_cpu(name), cpu_seconds(os.getpid()), time.monotonic()
+
+        s0, b0, pg0, me0, t0 = reading()
         await asyncio.sleep(args.seconds)
-        s1, b1, pg1, me1, t1 = (
-            committed,
-            stats.batches,
-            postgres_cpu(name),
-            cpu_seconds(os.getpid()),
-            time.monotonic(),
-        )
+        s1, b1, pg1, me1, t1 = reading()
         stop = True
         await asyncio.gather(*tasks)
         await repo.close()
