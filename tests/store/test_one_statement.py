@@ -92,3 +92,34 @@ async def test_a_writer_whose_connection_died_commits_on_a_new_one(
     finally:
         await repo.close()
         await admin.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_writer_plans_its_statement_once_and_gives_its_connection_back_as_it_was(
+    pg: Database,
+) -> None:
+    # PostgreSQL re-plans a prepared statement with array parameters for every batch unless told
+    # otherwise (about a third of its CPU per commit): the writer's own connection uses one plan
+    repo = await node(pg, "node-a")
+    try:
+        await repo.create_match(match("m-1"))
+        for k in range(4):
+            await repo.append_step(step("m-1", k))
+        assert repo.writer.stats.one_statement >= 2
+        kept = repo.writer._conn
+        assert kept is not None
+        driver = (await kept.get_raw_connection()).driver_connection
+        assert driver is not None
+        plans = await driver.fetch(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE '%WITH f AS MATERIALIZED%' AND statement NOT LIKE '%pg_prepared%'"
+        )
+        assert len(plans) == 1
+        assert plans[0]["custom_plans"] == 0 and plans[0]["generic_plans"] >= 2
+        # given back to the pool (after a failed batch, or at close) with the server's default
+        await repo.writer._drop_connection(invalidate=False)
+        assert await driver.fetchval("SHOW plan_cache_mode") == "auto"
+        await repo.append_step(step("m-1", 4))  # a new connection, planned once again
+        assert repo.writer._conn is not None
+    finally:
+        await repo.close()
