@@ -85,10 +85,18 @@ POSTGRES_COMMIT_INTERVAL_S = 0.004
 # The writer's kept PostgreSQL connection plans its statements once (a generic plan) instead of
 # anew for every batch: with array parameters PostgreSQL keeps choosing a custom plan, and planning
 # the one statement's CTE was about a third of the database's CPU per commit (bench/pgwriter.py:
-# 832 -> 537 us per commit). Only that connection: it is set when the writer takes it from the pool
-# and reset before it goes back, so that no other query of the store changes plans.
-_GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan"
-_DEFAULT_PLANS = "RESET plan_cache_mode"
+# 832 -> 537 us per commit). A plan made once must not be a sequential scan: the first batch of a
+# new database plans while ``matches`` is small and never analysed, and that plan (a scan of every
+# match, for every batch) would stay until an analyse; every statement of the writer finds its rows
+# by primary key, so sequential scans are off on this connection. Only that connection: both are
+# set when the writer takes it from the pool and reset before it goes back, so that no other query
+# of the store changes plans.
+_WRITER_SETTINGS = {"plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"}
+_SET_WRITER = "SELECT " + ", ".join(f"set_config('{k}', '{v}', false)" for k, v in _WRITER_SETTINGS.items())
+_RESET_WRITER = (
+    "SELECT set_config(name, reset_val, false) FROM pg_settings"
+    f" WHERE name IN ({', '.join(repr(k) for k in _WRITER_SETTINGS)})"
+)
 
 __all__ = ["GroupCommitWriter", "WriterStats", "apply_hand_ops"]
 
@@ -515,7 +523,7 @@ class GroupCommitWriter:
     ) -> BatchResult:
         if self._conn is None:
             self._conn = await self._engine.connect()
-            await self._conn.exec_driver_sql(_GENERIC_PLANS)
+            await self._conn.exec_driver_sql(_SET_WRITER)
             await self._conn.commit()
         conn = self._conn
         plan = plan_one_statement(records, known, held)
@@ -544,7 +552,7 @@ class GroupCommitWriter:
         if not invalidate:  # back to the pool as it was lent (a connection that cannot: discarded)
             try:
                 await conn.rollback()
-                await conn.exec_driver_sql(_DEFAULT_PLANS)
+                await conn.exec_driver_sql(_RESET_WRITER)
                 await conn.commit()
             except Exception:
                 invalidate = True
