@@ -2,6 +2,7 @@
 
     python bench/cluster.py [--quick] [--postgres-url URL] [--start 200] [--json]
     python bench/cluster.py --step 2:400 [--queue-local-wait S] [--server-tree DIR]   # one step
+    [--load-nice N]   # either form: the load process at niceness N (default 0)
 
 A step whose bots are not all seated within ``--seat-timeout`` (240 s) fails (reported with how
 many were seated and how many connections the server closed) rather than waiting for ever; the
@@ -31,6 +32,13 @@ machine's CPU went in the window, as % of a core and us per applied action: the 
 process, PostgreSQL (the processes serving the step's database, and all of PostgreSQL: read from
 ``/proc/PID/stat`` of every process named ``postgres``) and the step's redis-server; "not nodes" is
 the last three together (what shares the two cores with the nodes).
+
+Each step also prints, per node, the p99 of its step commits (a step's broadcast waits for its
+commit), its longest event-loop stall and its longest garbage collection in the window.
+``--load-nice N`` runs the load process at niceness N: it stands in for clients that would run on
+other machines, and at niceness 0 it competes with the nodes and PostgreSQL for the two cores as an
+equal, so that a node's answer can wait behind the bots' own work; with N = 15 the nodes and
+PostgreSQL run first when both cores are busy (the load process still gets what they leave).
 
 A full run takes about 10 minutes, ``--quick`` about 2-3 (shorter windows, fewer steps). Nothing is
 asserted by the test suite; the figures go to docs/benchmarks.md ("Cluster").
@@ -222,6 +230,7 @@ class Config:
     seat_timeout_s: float = 240.0  # a step whose bots are not all seated by then failed
     local_wait_s: float | None = None  # the nodes' --queue-local-wait (None: their default)
     server_tree: Path | None = None  # run the nodes from this checkout (an A/B against another commit)
+    load_nice: int = 0  # the load process's niceness (it stands in for clients on other machines)
 
 
 def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str, Any]:
@@ -242,8 +251,12 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
             servers.append(Server(database_url, 10000, extra, loop=cfg.loop, **tree))
         urls = ",".join(s.url for s in servers)
         argv = [sys.executable, str(HUB), "--url", urls, "--load", "play", "--tables", str(tables)]
+        nice = ["nice", "-n", str(cfg.load_nice)] if cfg.load_nice else []
         load = subprocess.Popen(
-            [*argv, "--pace", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [*nice, *argv, "--pace", "1"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             read_json(load, "seated", cfg.seat_timeout_s)
@@ -309,6 +322,14 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
         "p99_ms": max((p or 0.0) for p in p99s),
         "node_p99_ms": p99s,
         "max_ms": max((st["max_ms"] or 0.0) for st in stats),
+        # each node's step commits in the window (a step's broadcast waits for its commit)
+        "node_commit_p99_ms": [st["commits"]["p99_ms"] for st in stats],
+        # each node's longest event-loop stall and longest garbage collection in the window
+        "node_loop_stall_max_ms": [(st.get("loop") or {}).get("longest_ms") for st in stats],
+        "node_gc_max_ms": [
+            max((g["max_ms"] for g in st.get("gc", {}).values() if isinstance(g, dict)), default=None)
+            for st in stats
+        ],
         "node_cpu_percent": [round(100 * (b - a) / (t1 - t0), 1) for a, b in zip(cpu0, cpu1, strict=True)],
         "cpu_us_per_action": round(1e6 * cpu / actions, 1),
         "redis_commands_per_action": round(redis_calls / actions, 4) if redis else None,
@@ -361,7 +382,9 @@ def line(r: dict[str, Any]) -> str:
         f"  {r['mode']} x{r['nodes']}, {r['tables']} tables: {r['actions_per_s']} actions/s "
         f"({r['node_timed_acts_per_s']}/s timed at the nodes, relays included: relayed share "
         f"{r['relayed_share']}), "
-        f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms (nodes {r['node_p99_ms']}), max {r['max_ms']} ms; "
+        f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms (nodes {r['node_p99_ms']}), max {r['max_ms']} ms, "
+        f"step commit p99 {r['node_commit_p99_ms']} ms, longest loop stall {r['node_loop_stall_max_ms']} ms, "
+        f"longest GC {r['node_gc_max_ms']} ms; "
         f"CPU {r['node_cpu_percent']} % of a core, {r['cpu_us_per_action']} us/action; "
         f"PG {r['pg_commits_per_action']} commits/action ({r['pg_commits_per_s']}/s){redis}; "
         f"load process {r['load_process_cpu_percent']} %, machine busy {r['machine_busy_percent']} %, "
@@ -445,6 +468,15 @@ def main() -> int:
         metavar="NODES:TABLES",
         help="run this one cluster step only (e.g. 2:400) and print it",
     )
+    parser.add_argument(
+        "--load-nice",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the load process at this niceness (e.g. 15): when the two cores are busy the nodes "
+        "and PostgreSQL run first, as they would with the clients on other machines (default 0: "
+        "the load process competes with them as an equal)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON at the end")
     args = parser.parse_args()
     quick = args.quick
@@ -457,6 +489,7 @@ def main() -> int:
         args.seat_timeout,
         args.queue_local_wait,
         args.server_tree,
+        args.load_nice,
     )
     if args.step:
         nodes, tables = (int(v) for v in args.step.split(":"))
@@ -474,7 +507,8 @@ def main() -> int:
         parser.error(f"bounded: at most {MAX_TABLES} tables")
     print(
         f"cluster bench ({'quick' if quick else 'full'}), loop {cfg.loop}, {os.cpu_count()} CPUs, "
-        f"load average {os.getloadavg()[0]:.1f}; window {cfg.seconds} s after {cfg.warmup} s",
+        f"load average {os.getloadavg()[0]:.1f}; window {cfg.seconds} s after {cfg.warmup} s; "
+        f"load process niceness {cfg.load_nice}",
         flush=True,
     )
     began = time.monotonic()
