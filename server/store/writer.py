@@ -85,7 +85,7 @@ POSTGRES_COMMIT_INTERVAL_S = 0.004
 # The writer's kept PostgreSQL connection plans its statements once (a generic plan) instead of
 # anew for every batch: with array parameters PostgreSQL keeps choosing a custom plan, and planning
 # the one statement's CTE was about a third of the database's CPU per commit (bench/pgwriter.py:
-# 832 -> 537 us per commit). A plan made once must not be a sequential scan: the first batch of a
+# 832 -> 485-607 us per commit). A plan made once must not be a sequential scan: the first batch of a
 # new database plans while ``matches`` is small and never analysed, and that plan (a scan of every
 # match, for every batch) would stay until an analyse; every statement of the writer finds its rows
 # by primary key, so sequential scans are off on this connection. Only that connection: both are
