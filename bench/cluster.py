@@ -68,7 +68,7 @@ HUB = Path(__file__).resolve().parent / "hub.py"
 DEFAULT_POSTGRES = os.environ.get(
     "JANTAKU_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
-MAX_TABLES = 3000  # the load process holds 4 connections per table
+MAX_TABLES = 4500  # the load process holds 4 connections per table (18,000 of its 20,000 descriptors)
 
 
 def free_port() -> int:
@@ -394,6 +394,35 @@ def line(r: dict[str, Any]) -> str:
     )
 
 
+def decompose(one: dict[str, Any], two: dict[str, Any]) -> dict[str, float] | None:
+    """Why the 2-node limit is the multiple of the 1-node limit it is, from the two limit steps'
+    CPU budgets (actions per second stand in for tables). One node's limit is its core share ``c1``
+    over its CPU per action ``N1``; two nodes' is the share of the two cores the step used, ``2 m2``,
+    over everything's CPU per action (the nodes' ``N2`` and what is not a node, ``O2``). So, exactly:
+    ratio = (2 N1 / (N2 + O2)) x (m2 / c1): a cost factor, fixed by what an action costs where, and a
+    busy factor, how full the two cores could be at the 2-node limit against the one core at the
+    1-node limit. 1.6x with equal busy shares needs N2 + O2 <= 1.25 N1."""
+    if "failed" in one or "failed" in two:
+        return None
+    budget1, budget2 = one["cpu_budget"], two["cpu_budget"]
+    n1 = budget1["nodes"]["us_per_action"]
+    n2, o2 = budget2["nodes"]["us_per_action"], budget2["not_nodes"]["us_per_action"]
+    c1 = budget1["nodes"]["percent"] / 100
+    m2 = (budget2["nodes"]["percent"] + budget2["not_nodes"]["percent"]) / 200
+    if min(n1, n2 + o2, c1, m2) <= 0:
+        return None
+    return {
+        "actions_ratio": round(two["actions_per_s"] / one["actions_per_s"], 2),
+        "cost_factor": round(2 * n1 / (n2 + o2), 2),
+        "busy_factor": round(m2 / c1, 2),
+        "n1_us": n1,
+        "n2_us": n2,
+        "o2_us": o2,
+        "c1": round(c1, 3),
+        "m2": round(m2, 3),
+    }
+
+
 def search(
     cfg: Config, nodes: int, *, start: int, factor: float, steps: int, budget: float
 ) -> dict[str, Any]:
@@ -431,6 +460,7 @@ def search(
     return {
         "nodes": nodes,
         "largest_tables": passed["tables"] if passed else 0,
+        "limit_run": passed,
         "bounded_by": "p99" if failed else "the step limit (not reached)",
         "runs": runs,
     }
@@ -553,6 +583,16 @@ def main() -> int:
         f"single-node mode {single['cpu_us_per_action']} us: ratio {result['cpu_ratio']} "
         f"(target <= 1.2: {'met' if cpu_ratio <= 1.2 else 'NOT met'})"
     )
+    parts = decompose(one["limit_run"], two["limit_run"]) if one["limit_run"] and two["limit_run"] else None
+    result["decomposition"] = parts
+    if parts:
+        print(
+            f"why: actions/s 2-node / 1-node at the limits {parts['actions_ratio']} = cost factor "
+            f"2 x N1 / (N2 + O2) = 2 x {parts['n1_us']} / ({parts['n2_us']} + {parts['o2_us']}) us = "
+            f"{parts['cost_factor']} x busy factor m2 / c1 = {parts['m2']} / {parts['c1']} = "
+            f"{parts['busy_factor']} (N: the nodes' CPU per action, O2: not the nodes', c1: one node's "
+            "core share at its limit, m2: the share of both cores used at the 2-node limit)"
+        )
     print(f"elapsed {result['elapsed_s']} s")
     if args.json:
         print(json.dumps(result))
