@@ -39,6 +39,12 @@ commit), its longest event-loop stall and its longest garbage collection in the 
 other machines, and at niceness 0 it competes with the nodes and PostgreSQL for the two cores as an
 equal, so that a node's answer can wait behind the bots' own work; with N = 15 the nodes and
 PostgreSQL run first when both cores are busy (the load process still gets what they leave).
+``--load-impl c|python`` picks the load process's implementation (bench/hub.py): ``c``, the
+default where a C compiler builds ``bench/loadgen.c``, holds the same connections with the same
+frames as the Python bots (``python``, the default where it does not build) for a fraction of their
+CPU. The load stands in for clients on other machines; on two shared cores, the CPU it takes is CPU
+the nodes and PostgreSQL do not get, which weighs on the 2-node/1-node ratio. The step lines say
+which ran.
 
 A full run takes about 10 minutes, ``--quick`` about 2-3 (shorter windows, fewer steps). Nothing is
 asserted by the test suite; the figures go to docs/benchmarks.md ("Cluster").
@@ -62,9 +68,18 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hub import Server, cpu_seconds, finish_load, machine_idle, read_json, resolve_loop
+from hub import (
+    LOAD_IMPLS,
+    Server,
+    cpu_seconds,
+    finish_load,
+    load_command,
+    machine_idle,
+    read_json,
+    resolve_load_impl,
+    resolve_loop,
+)
 
-HUB = Path(__file__).resolve().parent / "hub.py"
 DEFAULT_POSTGRES = os.environ.get(
     "JANTAKU_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
@@ -231,6 +246,7 @@ class Config:
     local_wait_s: float | None = None  # the nodes' --queue-local-wait (None: their default)
     server_tree: Path | None = None  # run the nodes from this checkout (an A/B against another commit)
     load_nice: int = 0  # the load process's niceness (it stands in for clients on other machines)
+    load_impl: str = "python"  # the load process: bench/hub.py's Python bots, or bench/loadgen.c ("c")
 
 
 def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str, Any]:
@@ -250,10 +266,10 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
             tree = {"repo": cfg.server_tree} if cfg.server_tree else {}
             servers.append(Server(database_url, 10000, extra, loop=cfg.loop, **tree))
         urls = ",".join(s.url for s in servers)
-        argv = [sys.executable, str(HUB), "--url", urls, "--load", "play", "--tables", str(tables)]
+        argv = load_command(cfg.load_impl, urls, "--load", "play", "--tables", str(tables), "--pace", "1")
         nice = ["nice", "-n", str(cfg.load_nice)] if cfg.load_nice else []
         load = subprocess.Popen(
-            [*nice, *argv, "--pace", "1"],
+            [*nice, *argv],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -313,6 +329,7 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
         "nodes": nodes,
         "mode": "cluster" if cluster else "single",
         "tables": tables,
+        "load_impl": cfg.load_impl,
         "actions_per_s": round(actions / (t1 - t0), 1),
         "node_timed_acts_per_s": round(sum(st["actions"] for st in stats) / (t1 - t0), 1),
         # the share of the acts that passed two nodes (a node times every act through its
@@ -387,7 +404,8 @@ def line(r: dict[str, Any]) -> str:
         f"longest GC {r['node_gc_max_ms']} ms; "
         f"CPU {r['node_cpu_percent']} % of a core, {r['cpu_us_per_action']} us/action; "
         f"PG {r['pg_commits_per_action']} commits/action ({r['pg_commits_per_s']}/s){redis}; "
-        f"load process {r['load_process_cpu_percent']} %, machine busy {r['machine_busy_percent']} %, "
+        f"load process ({r['load_impl']}) {r['load_process_cpu_percent']} %, "
+        f"machine busy {r['machine_busy_percent']} %, "
         f"errors {r['client_errors']}, {r['step_s']} s\n"
         f"    CPU budget (% of a core / us per action): "
         + ", ".join(f"{who} {b['percent']} % / {b['us_per_action']} us" for who, b in r["cpu_budget"].items())
@@ -507,8 +525,19 @@ def main() -> int:
         "and PostgreSQL run first, as they would with the clients on other machines (default 0: "
         "the load process competes with them as an equal)",
     )
+    parser.add_argument(
+        "--load-impl",
+        choices=LOAD_IMPLS,
+        default=None,
+        help="the load process's implementation: c (bench/loadgen.c, built with cc -O2) or python "
+        "(bench/hub.py's bots); default c where a C compiler builds it, else python",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON at the end")
     args = parser.parse_args()
+    try:
+        load_impl, load_note = resolve_load_impl(args.load_impl)
+    except RuntimeError as exc:
+        parser.error(f"--load-impl c: {exc}")
     quick = args.quick
     cfg = Config(
         args.postgres_url,
@@ -520,11 +549,13 @@ def main() -> int:
         args.queue_local_wait,
         args.server_tree,
         args.load_nice,
+        load_impl,
     )
     if args.step:
         nodes, tables = (int(v) for v in args.step.split(":"))
         if not 1 <= nodes <= 4 or not nodes <= tables <= MAX_TABLES:
             parser.error(f"--step: 1-4 nodes, at most {MAX_TABLES} tables")
+        print(f"load process {load_note}, niceness {cfg.load_nice}", flush=True)
         r = run_step(cfg, nodes, tables, cluster=True)
         print(line(r), flush=True)
         if args.json:
@@ -538,7 +569,7 @@ def main() -> int:
     print(
         f"cluster bench ({'quick' if quick else 'full'}), loop {cfg.loop}, {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f}; window {cfg.seconds} s after {cfg.warmup} s; "
-        f"load process niceness {cfg.load_nice}",
+        f"load process {load_note}, niceness {cfg.load_nice}",
         flush=True,
     )
     began = time.monotonic()

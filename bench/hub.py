@@ -29,6 +29,13 @@ and time.
    minute (``RSS_FLAT_KIB_PER_TABLE_PER_MIN``; 1 MiB/min at 1,000 tables). A bot
    whose table could not start (an error before it is seated) joins again 5-15 s later.
 
+``--load-impl`` picks the load process's implementation: ``c`` (the default wherever a C compiler,
+``cc`` or ``gcc``, is on PATH and builds ``bench/loadgen.c`` into ``bench/.build/jantaku-loadgen``;
+rebuilt when the source is newer) holds the same connections with the same frames on the wire as
+the Python bots below (``BotClient``), for a fraction of their CPU: the load stands in for clients on
+other machines, so the less of the shared cores it takes the better. ``python`` runs ``BotClient``
+(and is what runs where no compiler is; the output says which ran). The floor's load is Python only.
+
 ``--server-args`` adds options to ``jantaku serve`` (for instance ``"--gc-freeze-every 0"`` runs it
 with Python's own garbage-collector settings instead of the hub's policy, ``server/hub/gcpolicy.py``).
 The server's garbage-collector pauses in the measured window are printed with the latency, and so
@@ -49,6 +56,7 @@ import queue
 import random
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -76,6 +84,10 @@ UNLIMITED_ADDRESS = {
     "JANTAKU_IP_GUEST_RATE": "1000000",
     "JANTAKU_IP_GUEST_BURST": "1000000",
 }
+# The load process in C (bench/loadgen.c): built on first use, rebuilt when the source is newer.
+LOAD_IMPLS = ("python", "c")
+LOADGEN_SOURCE = Path(__file__).resolve().parent / "loadgen.c"
+LOADGEN_BINARY = Path(__file__).resolve().parent / ".build" / "jantaku-loadgen"
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 
@@ -383,6 +395,68 @@ async def run_load(args: argparse.Namespace) -> None:
     print(json.dumps(report), flush=True)
 
 
+# -- the load process in C -------------------------------------------------------------------------
+#
+# bench/loadgen.c does what BotClient and run_load do in the ``play`` and ``idle`` modes (same
+# connections, same frames, same answers and pace, same lines on stdout and the same report), in C on
+# epoll: the load then takes a fraction of the CPU it took from the cores the server shares with it.
+
+
+def c_compiler() -> str | None:
+    """The C compiler on PATH (``cc``, else ``gcc``), or None."""
+    for name in ("cc", "gcc"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def build_loadgen() -> Path:
+    """``bench/.build/jantaku-loadgen``, built from ``bench/loadgen.c`` with ``cc -O2`` when it is
+    missing or older than the source. RuntimeError when there is no compiler or the build fails."""
+    binary = LOADGEN_BINARY
+    if binary.exists() and binary.stat().st_mtime >= LOADGEN_SOURCE.stat().st_mtime:
+        return binary
+    compiler = c_compiler()
+    if compiler is None:
+        raise RuntimeError("no C compiler (cc or gcc) on PATH to build bench/loadgen.c")
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    partial = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")  # renamed into place: atomic
+    done = subprocess.run(
+        [compiler, "-O2", "-o", str(partial), str(LOADGEN_SOURCE)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise RuntimeError(f"building bench/loadgen.c failed:\n{done.stderr.strip()}")
+    partial.replace(binary)
+    return binary
+
+
+def resolve_load_impl(choice: str | None) -> tuple[str, str]:
+    """The load process's implementation and a note saying why: ``choice`` when given (``c`` is
+    built here, an error if it cannot be), else ``c`` where it builds and ``python`` where not."""
+    if choice == "python":
+        return "python", "python (bench/hub.py BotClient)"
+    try:
+        binary = build_loadgen()
+    except RuntimeError as exc:
+        if choice == "c":
+            raise
+        return "python", f"python (bench/hub.py BotClient; no C load: {str(exc).splitlines()[0]})"
+    return "c", f"c ({binary.relative_to(REPO) if binary.is_relative_to(REPO) else binary})"
+
+
+def load_command(impl: str, url: str, *extra: str) -> list[str]:
+    """The load process's command line for ``--url url`` and the load options ``extra`` (``--load
+    play --tables T --pace P``, or ``--load idle --idle N``): the C binary, or this file."""
+    if impl == "c":
+        return [str(build_loadgen()), "--url", url, *extra]
+    return [sys.executable, str(Path(__file__).resolve()), "--url", url, *extra]
+
+
 # -- the floor: a bare websockets server sending the hub's traffic ----------------------------------
 #
 # What the hub's frames cost at the least: a plain ``websockets`` server (same library, same options,
@@ -620,8 +694,8 @@ class Server:
             self.proc.wait()
 
 
-def start_load(server: Server, *extra: str) -> subprocess.Popen[str]:
-    argv = [sys.executable, str(Path(__file__).resolve()), "--url", server.url, *extra]
+def start_load(server: Server, *extra: str, impl: str = "python") -> subprocess.Popen[str]:
+    argv = load_command(impl, server.url, *extra)
     return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -673,10 +747,10 @@ def finish_load(proc: subprocess.Popen[str]) -> dict[str, Any]:
     return report
 
 
-def measure_idle(server: Server, count: int) -> dict[str, Any]:
+def measure_idle(server: Server, count: int, *, load_impl: str = "python") -> dict[str, Any]:
     time.sleep(1.0)
     before = server.rss_kib()
-    load = start_load(server, "--load", "idle", "--idle", str(count))
+    load = start_load(server, "--load", "idle", "--idle", str(count), impl=load_impl)
     read_json(load, "connected", 300)
     time.sleep(2.0)
     after = server.rss_kib()
@@ -775,10 +849,17 @@ def per_action(growth: dict[str, Any], actions_per_s: float) -> dict[str, Any]:
 
 
 def measure_tables(
-    server: Server, tables: int, pace: float, warmup: float, seconds: float, *, rss_every: float = 60.0
+    server: Server,
+    tables: int,
+    pace: float,
+    warmup: float,
+    seconds: float,
+    *,
+    rss_every: float = 60.0,
+    load_impl: str = "python",
 ) -> dict[str, Any]:
     rss_before = server.rss_kib()  # no table yet (after the idle connections, if any, are gone)
-    load = start_load(server, "--load", "play", "--tables", str(tables), "--pace", str(pace))
+    load = start_load(server, "--load", "play", "--tables", str(tables), "--pace", str(pace), impl=load_impl)
     read_json(load, "seated", 600)
     time.sleep(warmup)
     assert load.stdin is not None
@@ -836,7 +917,13 @@ def compare_stores(args: argparse.Namespace, loop: str) -> dict[str, Any]:
             load_before = os.getloadavg()[0]
             try:
                 run = measure_tables(
-                    server, args.tables, args.pace, args.warmup, args.seconds, rss_every=3600
+                    server,
+                    args.tables,
+                    args.pace,
+                    args.warmup,
+                    args.seconds,
+                    rss_every=3600,
+                    load_impl=args.load_impl,
                 )
             finally:
                 server.stop()
@@ -888,6 +975,7 @@ def compare_stores(args: argparse.Namespace, loop: str) -> dict[str, Any]:
         "other_median_us": round(statistics.median(x["other"]["cpu_us_per_action"] for x in rounds), 1),
         "target": SQLITE_TARGET,
         "met": median <= SQLITE_TARGET,
+        "load_impl": args.load_impl_note,
     }
 
 
@@ -911,7 +999,8 @@ def compare_summary(c: dict[str, Any]) -> str:
     per_round = " / ".join(f"{x['ratio']:.2f}" for x in c["rounds"])
     return "\n".join(
         [
-            f"compare stores ({c['server_repo']}, loop {c['loop']}): {c['tables']} tables, "
+            f"compare stores ({c['server_repo']}, loop {c['loop']}, load process {c['load_impl']}): "
+            f"{c['tables']} tables, "
             f"{c['window_s']} s windows, {len(c['rounds'])} round(s) ABBA; store {store} vs memory:",
             f"  per-round ratios {per_round}; median CPU per action memory {c['memory_median_us']} us, "
             f"{name} {c['other_median_us']} us",
@@ -964,6 +1053,13 @@ def main() -> int:
         help="run the tables on memory: and on --database-url (SQLite when memory:) interleaved ABBA for "
         "ROUNDS rounds: per-round CPU per action, ratio, median and the verdict (target <= 1.5)",
     )
+    parser.add_argument(
+        "--load-impl",
+        choices=LOAD_IMPLS,
+        default=None,
+        help="the load process's implementation: c (bench/loadgen.c, built with cc -O2) or python (its "
+        "BotClient); default c where a C compiler builds it, else python",
+    )
     # the load process
     parser.add_argument("--load", choices=["idle", "play", "floor"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
@@ -988,6 +1084,10 @@ def main() -> int:
         parser.error("bounded: at most 1500 tables, 8000 idle connections, 600 s")
     if args.floor and (not args.tables or args.pace):
         parser.error("--floor measures the tables at bot speed (--pace 0)")
+    try:
+        args.load_impl, args.load_impl_note = resolve_load_impl(args.load_impl)
+    except RuntimeError as exc:
+        parser.error(f"--load-impl c: {exc}")
     if args.compare_stores:
         if args.compare_stores > 12 or not args.tables or args.floor:
             parser.error("--compare-stores: 1-12 rounds, with tables, without --floor")
@@ -1009,14 +1109,21 @@ def main() -> int:
         "pace_s": args.pace,
         "database_url": args.database_url or "sqlite (default)",
         "server_args": args.server_args,
+        "load_impl": args.load_impl_note,
         "loadavg_before": os.getloadavg(),
     }
     try:
         if args.idle:
-            result["idle"] = measure_idle(server, args.idle)
+            result["idle"] = measure_idle(server, args.idle, load_impl=args.load_impl)
         if args.tables:
             result["tables_run"] = measure_tables(
-                server, args.tables, args.pace, args.warmup, args.seconds, rss_every=args.rss_every
+                server,
+                args.tables,
+                args.pace,
+                args.warmup,
+                args.seconds,
+                rss_every=args.rss_every,
+                load_impl=args.load_impl,
             )
     finally:
         server.stop()
@@ -1075,7 +1182,7 @@ def summary(r: dict[str, Any]) -> str:
     lines = [
         f"jantaku serve ({r['server_repo']}), store {r['database_url']}, "
         f"options {r['server_args'] or 'default'}, "
-        f"loop {r['loop']}; "
+        f"loop {r['loop']}; load process {r.get('load_impl', 'python')}; "
         f"machine load average {before:.1f} -> {after:.1f}"
     ]
     if "idle" in r:
