@@ -23,9 +23,10 @@ server p99 stays <= 20 ms, ``--p99-ms``; it shrinks while the first steps fail; 
 until the largest pass and the smallest failure are within ``--precision``, 5 %) gives the largest
 T at p99 <= 20 ms (the p99 of a cluster is the worst of its nodes' p99s, each the
 action-to-broadcast time of server/hub/stats.py) and the ratio 2-node / 1-node, with a verdict
-only when both searches found a failing count. ``--repeat K`` runs each count K times, and the
-count passes when more than half of its runs pass: near the limit one run's p99 moves by a factor
-of two from run to run on a shared machine, so a single run says little (docs/benchmarks.md).
+only when both searches found a failing count. ``--repeat K`` runs each count up to K times, and
+the count passes when more than half of K runs pass (it stops once that is decided): near the
+limit one run's p99 moves by a factor of two from run to run on a shared machine, so a single run
+says little (docs/benchmarks.md).
 
 Then one run in single-node mode (no ``--redis-url``) at a table
 count the 1-node cluster passed, and one more 1-node cluster run just after it (fresh databases,
@@ -480,6 +481,9 @@ def search(
             runs.append(r)
             mine.append(r)
             print(line(r), flush=True)
+            passes = sum(bool(m["passed"]) for m in mine)
+            if passes * 2 > repeat or (len(mine) - passes) * 2 >= repeat:
+                break  # the majority is decided: the remaining runs would not change the verdict
         ok: bool = sum(bool(r["passed"]) for r in mine) * 2 > len(mine)
         median = sorted(mine, key=lambda r: r["p99_ms"])[(len(mine) - 1) // 2]
         counts.append({"tables": tables, "passed": ok, "p99_ms": [r["p99_ms"] for r in mine]})
