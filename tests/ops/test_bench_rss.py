@@ -3,24 +3,19 @@ second half, against 1 KiB per table per minute."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.modload import load_module
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "hub.py"
 
 
 @pytest.fixture(scope="module")
 def hub() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_hub_under_test", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("bench_hub_under_test", BENCH)
 
 
 def readings(per_minute_kib: list[float]) -> list[tuple[float, int]]:

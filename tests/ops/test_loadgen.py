@@ -6,7 +6,6 @@ server, and real tables against ``jantaku serve``."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import subprocess
@@ -18,17 +17,14 @@ from typing import Any
 
 import pytest
 
+from tests.modload import load_module
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "hub.py"
 
 
 @pytest.fixture(scope="module")
 def hub() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_hub_for_loadgen", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("bench_hub_for_loadgen", BENCH)
 
 
 @pytest.fixture(scope="module")

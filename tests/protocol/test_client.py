@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import random
 import socket
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
 
@@ -52,6 +49,7 @@ from client_protocol.messages import (
     TokenAuth,
     Welcome,
 )
+from tests.modload import REPO, load_module
 from tests.protocol.samples import EVENTS, LEGAL, VIEW
 
 M = TypeVar("M", bound=ClientMessage)
@@ -463,13 +461,7 @@ async def test_close_ends_iteration() -> None:
 
 
 def _load_example() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "examples" / "random_bot.py"
-    spec = importlib.util.spec_from_file_location("random_bot_example", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("random_bot_example", REPO / "examples" / "random_bot.py")
 
 
 @pytest.mark.asyncio
