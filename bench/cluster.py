@@ -37,7 +37,9 @@ commits per applied action (``pg_stat_database.xact_commit`` of the step's datab
 machine's CPU went in the window, as % of a core and us per applied action: the nodes, the load
 process, PostgreSQL (the processes serving the step's database, and all of PostgreSQL: read from
 ``/proc/PID/stat`` of every process named ``postgres``) and the step's redis-server; "not nodes" is
-the last three together (what shares the two cores with the nodes).
+the last three together (what shares the two cores with the nodes). "machine busy" counts the
+hypervisor's steal time as busy, and "stolen" says how much of the window it was (``/proc/stat``):
+a window with steal ran on slower and fewer cores than two, so its limits say less about Jantaku.
 
 Each step also prints, per node, the p99 of its step commits (a step's broadcast waits for its
 commit), its longest event-loop stall and its longest garbage collection in the window.
@@ -63,6 +65,7 @@ import asyncio
 import json
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -81,6 +84,7 @@ from hub import (
     finish_load,
     load_command,
     machine_idle,
+    machine_stolen,
     read_json,
     resolve_load_impl,
     resolve_loop,
@@ -294,12 +298,14 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
         cpu0 = [cpu_seconds(s.proc.pid) for s in servers]
         pg0, redis_cpu0 = postgres_cpu(name), cpu_seconds(redis.proc.pid) if redis else 0.0
         load0, idle0, t0 = cpu_seconds(load.pid), machine_idle(), time.monotonic()
+        stolen0 = machine_stolen()
         for s in servers:
             s.stats(reset=True)
         time.sleep(cfg.seconds)
         stats = [s.stats() for s in servers]
         cpu1 = [cpu_seconds(s.proc.pid) for s in servers]
         load1, idle1, t1 = cpu_seconds(load.pid), machine_idle(), time.monotonic()
+        stolen1 = machine_stolen()
         pg1, redis_cpu1 = postgres_cpu(name), cpu_seconds(redis.proc.pid) if redis else 0.0
         redis1 = redis.by_command() if redis else {}
         commits1 = pg_commits(cfg.postgres, name)
@@ -322,6 +328,7 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
     actions = max(1, round(client["window_acts"] * (t1 - t0) / max(1e-9, window_s)))
     cpu = sum(cpu1) - sum(cpu0)
     busy = 1 - (idle1[0] - idle0[0]) / max(1e-9, idle1[1] - idle0[1])
+    stolen = (stolen1[0] - stolen0[0]) / max(1e-9, stolen1[1] - stolen0[1])
     pg_step, pg_all = postgres_cpu_used(pg0, pg1)
     span = t1 - t0
 
@@ -374,6 +381,7 @@ def run_step(cfg: Config, nodes: int, tables: int, *, cluster: bool) -> dict[str
             "not_nodes": share(load1 - load0 + pg_all + redis_cpu1 - redis_cpu0),
         },
         "machine_busy_percent": round(100 * busy, 1),
+        "machine_stolen_percent": round(100 * stolen, 1),
         "client_errors": client["errors"],
         "step_s": round(time.monotonic() - started, 1),
     }
@@ -411,7 +419,7 @@ def line(r: dict[str, Any]) -> str:
         f"CPU {r['node_cpu_percent']} % of a core, {r['cpu_us_per_action']} us/action; "
         f"PG {r['pg_commits_per_action']} commits/action ({r['pg_commits_per_s']}/s){redis}; "
         f"load process ({r['load_impl']}) {r['load_process_cpu_percent']} %, "
-        f"machine busy {r['machine_busy_percent']} %, "
+        f"machine busy {r['machine_busy_percent']} % (stolen {r['machine_stolen_percent']} %), "
         f"errors {r['client_errors']}, {r['step_s']} s\n"
         f"    CPU budget (% of a core / us per action): "
         + ", ".join(f"{who} {b['percent']} % / {b['us_per_action']} us" for who, b in r["cpu_budget"].items())
@@ -700,4 +708,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    # SIGTERM (kill, timeout) unwinds like Ctrl-C, so that each step's ``finally`` stops its nodes,
+    # redis-server and load process and drops its database instead of leaving them running
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())

@@ -643,6 +643,15 @@ def machine_idle() -> tuple[float, float]:
     return (values[3] + values[4]) / tick, sum(values[:8]) / tick
 
 
+def machine_stolen() -> tuple[float, float]:
+    """(stolen, total) CPU seconds of the whole machine so far (``/proc/stat``): steal is time the
+    hypervisor gave this machine's virtual CPUs to someone else while they had work. A window with
+    steal ran on less than two cores, and slower ones (docs/benchmarks.md, "Cluster")."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    return values[7] / tick, sum(values[:8]) / tick
+
+
 class Server:
     """``jantaku serve`` in a subprocess, with its figures."""
 
