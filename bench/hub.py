@@ -636,20 +636,26 @@ def cpu_seconds(pid: int) -> float:
     return sum(cpu_times(pid))
 
 
+def machine_seconds() -> list[float]:
+    """The whole machine's CPU seconds so far per ``/proc/stat`` column: user, nice, system, idle,
+    iowait, irq, softirq, steal (guest time is inside user and nice)."""
+    ticks = Path("/proc/stat").read_text().splitlines()[0].split()[1:9]
+    per_second = os.sysconf("SC_CLK_TCK")
+    return [int(t) / per_second for t in ticks]
+
+
 def machine_idle() -> tuple[float, float]:
     """(idle, total) CPU seconds of the whole machine so far (``/proc/stat``)."""
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    tick = os.sysconf("SC_CLK_TCK")
-    return (values[3] + values[4]) / tick, sum(values[:8]) / tick
+    seconds = machine_seconds()
+    return seconds[3] + seconds[4], sum(seconds)
 
 
 def machine_stolen() -> tuple[float, float]:
     """(stolen, total) CPU seconds of the whole machine so far (``/proc/stat``): steal is time the
     hypervisor gave this machine's virtual CPUs to someone else while they had work. A window with
     steal ran on less than two cores, and slower ones (docs/benchmarks.md, "Cluster")."""
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    tick = os.sysconf("SC_CLK_TCK")
-    return values[7] / tick, sum(values[:8]) / tick
+    seconds = machine_seconds()
+    return seconds[7], sum(seconds)
 
 
 class Server:
