@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.engine.rules import PRESETS  # noqa: E402
-from server.tournament.draws import Draws  # noqa: E402
-from server.tournament.seating import History, SeatingMethod, SeatingRules, seat_round  # noqa: E402
-from server.tournament.standings import Formula, GameResult, ScoringRules, standings  # noqa: E402
+from server.engine.rules import PRESETS
+from server.tournament.draws import Draws
+from server.tournament.seating import History, SeatingMethod, SeatingRules, seat_round
+from server.tournament.standings import Formula, GameResult, ScoringRules, standings
 
 
 def event(
@@ -57,7 +57,8 @@ def event(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
     parser.add_argument("--entrants", type=int, default=1000, help="entrants (a multiple of 4; default 1000)")
     parser.add_argument("--rounds", type=int, default=10, help="rounds in the event (default 10)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure; the median is printed")
