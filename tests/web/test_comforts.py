@@ -162,7 +162,7 @@ def test_a_tab_replaced_by_another_stops_and_offers_to_play_here(harness: Harnes
     page = harness.open("scenario=start")
     page.evaluate("jantaku.onStatus('replaced', 'replaced by a newer connection of the same player')")
     assert _visible(page, "play-here")
-    assert page.text_content("[data-testid=conn-status]") == "in another tab"
+    assert page.text_content("[data-testid=conn-status]") == "playing elsewhere"
     assert page.locator("[data-testid=hand-tile][data-legal=true]").count() == 0
     page.click("[data-testid=play-here]")
     assert _sent(page, "take_over") == [{"type": "take_over"}]
@@ -366,7 +366,7 @@ def test_phone_table_fits(harness: Harness, scenario: str) -> None:
 
 @pytest.mark.parametrize("scenario", ["win", "draw", "leftover", "end"])
 def test_phone_result_shows_four_score_changes_without_scrolling(harness: Harness, scenario: str) -> None:
-    page = harness.open(f"scenario={scenario}", viewport=PHONE)
+    page = harness.open(f"scenario={scenario}&elapsed=3000", viewport=PHONE)  # the call-out is over
     card = page.locator(".result-card")
     assert card.evaluate("e => e.scrollHeight <= e.clientHeight + 1"), "the result card needs scrolling"
     for seat in range(4):
