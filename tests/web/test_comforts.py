@@ -360,6 +360,14 @@ def test_phone_table_fits(harness: Harness, scenario: str) -> None:
         )
         tile = _box(page, "[data-testid=hand-tile]")
         assert tile["height"] >= 44, "hand tiles are comfortable to tap"
+        assert tile["width"] >= 40, "hand tiles are at least 40 px wide (two rows of seven)"
+        # the table uses the whole height: the toggles end at the bottom of the screen, and the
+        # actions sit in the lower half, where the thumbs are
+        toggles = _box(page, "[data-testid=toggles]")
+        assert toggles["y"] + toggles["height"] >= PHONE["height"] - 24, toggles
+        for button in page.locator("[data-testid=actions] button").all():
+            box = button.bounding_box()
+            assert box is not None and box["y"] >= PHONE["height"] / 2, box
     if scenario == "discard":
         _shot(page, "phone-table.png")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_comforts import Harness, _box, _sent, _visible, browser, pytestmark
+from tests.web.test_comforts import Harness, _box, _sent, _shot, _visible, browser, pytestmark
 
 __all__ = ["browser", "pytestmark"]
 
@@ -90,6 +90,8 @@ def test_x_does_not_throw_away_a_tile_that_wins_by_tsumo(harness: Harness) -> No
 
 def test_the_final_standings_fit_a_1366x820_laptop(harness: Harness) -> None:
     page = harness.open("scenario=end", viewport={"width": 1366, "height": 820})
+    card = page.locator(".result-card")
+    assert card.evaluate("e => e.scrollHeight <= e.clientHeight + 1"), "the final screen needs scrolling"
     for rank in range(1, 5):
         row = page.locator(f"[data-testid=match-end] [data-testid=rank-{rank}]")
         box = row.bounding_box()
@@ -148,3 +150,24 @@ def test_a_win_calls_itself_out_briefly_and_can_be_skipped(harness: Harness) -> 
     assert still.locator("[data-testid=win-callout]").evaluate("e => getComputedStyle(e).animationName") == "none"
     still.keyboard.press("Escape")
     assert not _visible(still, "win-callout") and _visible(still, "result-dialog")
+
+
+LANDSCAPE = {"width": 844, "height": 390}
+
+
+@pytest.mark.parametrize("scenario", ["discard", "riichi&press=riichi", "win", "end"])
+def test_a_phone_held_sideways_shows_the_whole_table(harness: Harness, scenario: str) -> None:
+    page = harness.open(f"scenario={scenario}&elapsed=3000", viewport=LANDSCAPE)
+    assert page.evaluate("document.documentElement.scrollWidth") <= LANDSCAPE["width"]
+    assert page.evaluate("document.documentElement.scrollHeight") <= LANDSCAPE["height"]
+    selectors = "[data-testid=hand-tile], [data-testid=toggles] button, [data-testid=actions] button"
+    if scenario in ("win", "end"):
+        selectors = "[data-testid=result-dialog] button"
+    for node in page.locator(f"{selectors}, [data-testid=board], .topbar-actions button").all():
+        if node.is_visible():
+            box = node.bounding_box()
+            assert box is not None
+            assert box["x"] >= -0.5 and box["x"] + box["width"] <= LANDSCAPE["width"] + 0.5, box
+            assert box["y"] >= -0.5 and box["y"] + box["height"] <= LANDSCAPE["height"] + 0.5, box
+    if scenario == "discard":
+        _shot(page, "phone-landscape.png")
