@@ -192,8 +192,14 @@ export class Ranked {
   async signUp(name, password) {
     const guest = this.me?.account.kind === "guest" ? this.token : null;
     const body = { name, password };
-    if (guest) body.guest_session = guest; // the guest's games stay its own
-    const done = await this.call("POST", "/api/accounts/register", body, false);
+    let done;
+    try {
+      // the guest's games stay its own, when the API knows this guest's session
+      done = await this.call("POST", "/api/accounts/register", guest ? { ...body, guest_session: guest } : body, false);
+    } catch (exc) {
+      if (!guest || exc.code !== "unauthenticated") throw exc;
+      done = await this.call("POST", "/api/accounts/register", body, false); // a new player, then
+    }
     this._become(done.session_token);
   }
 
