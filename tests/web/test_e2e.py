@@ -324,6 +324,12 @@ def test_result_dialog_closes_with_enter(harness_page: tuple[Any, str]) -> None:
     assert not page.errors
 
 
+def _answer(dialog: Any, seen: list[str]) -> None:
+    """Accept a confirm() dialog, keeping its question."""
+    seen.append(dialog.message)
+    dialog.accept()
+
+
 def _names(page: Any) -> list[str]:
     return [page.text_content(f"[data-testid=player-{seat}] .p-name") or "" for seat in range(4)]
 
@@ -353,7 +359,7 @@ def test_leave_the_table_and_come_back_with_the_names_and_the_bank(page: Any, ur
     page.wait_for_selector("[data-testid=time-bank]", timeout=20000)
     bank = page.text_content("[data-testid=time-bank]")
     questions: list[str] = []
-    page.once("dialog", lambda d: (questions.append(d.message), d.accept()))
+    page.once("dialog", lambda d: _answer(d, questions))
     page.click("[data-testid=leave]")
     assert questions and "at once" in questions[0], questions
     page.wait_for_selector("[data-testid=resume-seat]")

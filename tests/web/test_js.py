@@ -90,9 +90,10 @@ def _replay_steps(events: tuple[Event, ...]) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     for event in events:
         wire = msgspec.to_builtins(event_to_wire(event))
-        if not steps or wire["type"] in ("tile_discarded", "meld_called", "hand_won") and not (
-            wire["type"] == "hand_won" and steps[-1]["events"][-1]["type"] == "hand_won"
-        ):
+        double_ron = (
+            wire["type"] == "hand_won" and bool(steps) and steps[-1]["events"][-1]["type"] == "hand_won"
+        )
+        if not steps or (wire["type"] in ("tile_discarded", "meld_called", "hand_won") and not double_ron):
             steps.append({"events": []})
         steps[-1]["events"].append(wire)
     hands = sum(1 for e in events if isinstance(e, RoundStarted))

@@ -32,6 +32,12 @@ def harness(browser: tuple[Any, str]) -> Iterator[Harness]:
     h.close()
 
 
+def _answer(dialog: Any, seen: list[str]) -> None:
+    """Accept a confirm() dialog, keeping its question."""
+    seen.append(dialog.message)
+    dialog.accept()
+
+
 def _names(page: Any) -> list[str]:
     return [page.text_content(f"[data-testid=player-{seat}] .p-name") or "" for seat in range(4)]
 
@@ -50,7 +56,7 @@ def test_names_stay_after_leave_and_back_and_without_saved_state(harness: Harnes
     seats at a table: the side panel names the players, never "Seat 1".."Seat 4"."""
     page = harness.open("scenario=start")
     messages: list[str] = []
-    page.once("dialog", lambda d: (messages.append(d.message), d.accept()))
+    page.once("dialog", lambda d: _answer(d, messages))
     page.click("[data-testid=leave]")
     assert _sent(page, "leave") == [{"type": "leave", "match_id": "m-demo"}]
     (question,) = messages
@@ -97,9 +103,10 @@ def test_the_final_standings_fit_a_1366x820_laptop(harness: Harness) -> None:
         box = row.bounding_box()
         assert box is not None
         # nothing covers the row: the point at its middle belongs to it
+        selector = f"[data-testid=match-end] [data-testid=rank-{rank}]"
         inside = page.evaluate(
             "([x, y, sel]) => document.querySelector(sel).contains(document.elementFromPoint(x, y))",
-            [box["x"] + 10, box["y"] + box["height"] / 2, f"[data-testid=match-end] [data-testid=rank-{rank}]"],
+            [box["x"] + 10, box["y"] + box["height"] / 2, selector],
         )
         assert inside, (rank, box)
         assert box["y"] + box["height"] <= 820
@@ -114,7 +121,8 @@ def test_the_played_for_notice_does_not_cover_the_drawn_tile(harness: Harness) -
     )
     toast = _box(page, "[data-testid=toast]")
     assert "While you were away" in (page.text_content("[data-testid=toast]") or "")
-    for selector in ("[data-testid=hand-tile][data-drawn=true]", "[data-testid=hand]", "[data-testid=actions]"):
+    covered = ("[data-testid=hand-tile][data-drawn=true]", "[data-testid=hand]", "[data-testid=actions]")
+    for selector in covered:
         assert not _overlap(toast, _box(page, selector)), selector
 
 
@@ -129,7 +137,9 @@ def test_tsumogiri_discards_are_clearly_darker(harness: Harness) -> None:
     page = harness.open("scenario=discard&close=1")
     thrown = page.locator(".river .tile.tsumogiri:not(.riichi-tile) svg").first
     kept = page.locator(".river .tile:not(.tsumogiri):not(.called):not(.riichi-tile) svg").first
-    brightness = float(thrown.evaluate("e => /brightness\\(([\\d.]+)\\)/.exec(getComputedStyle(e).filter)[1]"))
+    brightness = float(
+        thrown.evaluate("e => /brightness\\(([\\d.]+)\\)/.exec(getComputedStyle(e).filter)[1]")
+    )
     assert brightness <= 0.7
     assert kept.evaluate("e => getComputedStyle(e).filter") == "none"
 
@@ -147,7 +157,8 @@ def test_a_win_calls_itself_out_briefly_and_can_be_skipped(harness: Harness) -> 
     later = harness.open("scenario=win&elapsed=3000")
     assert not _visible(later, "win-callout")  # it goes by itself
     still = harness.open("scenario=win", reduced_motion="reduce")
-    assert still.locator("[data-testid=win-callout]").evaluate("e => getComputedStyle(e).animationName") == "none"
+    animation = still.locator("[data-testid=win-callout]").evaluate("e => getComputedStyle(e).animationName")
+    assert animation == "none"
     still.keyboard.press("Escape")
     assert not _visible(still, "win-callout") and _visible(still, "result-dialog")
 
