@@ -4,13 +4,16 @@ step, nothing loaded from another origin, under a strict Content-Security-Policy
 The same pages, in the players' mode (``games.html``: a player's own finished games and their
 replays, through ``/api/me/...``), are served on the game port under ``/games/``
 (:func:`games_page_response`). ``client/NAME.js`` is the browser client's module of that name
-(``server/web/static/js/``: the tiles drawn as tiles, the yaku in words), so both share one drawing.
+(``server/web/static/js/``: the tiles drawn as tiles, the yaku in words), so both share one drawing;
+``client/style.css`` its stylesheet (``table.html``, the replay viewer on the table, uses both).
 
 >>> status, headers, body = admin_page_response("")
 >>> status, dict(headers)["Content-Type"]
 (200, 'text/html; charset=utf-8')
 >>> admin_page_response("../api/app.py") is None
 True
+>>> b"replayview.js" in games_page_response("/games/m-1a2b")[2], games_page_response("/games/m-1a.js")
+(True, None)
 """
 
 from __future__ import annotations
@@ -61,7 +64,9 @@ def admin_page_response(path: str) -> PageResponse | None:
     if rel.is_absolute() or any(part in ("", ".", "..") or part.startswith(".") for part in rel.parts):
         return None
     if rel.parts[0] == "client" and len(rel.parts) == 2:
-        target = CLIENT_JS_DIR / rel.parts[1]
+        # the table's stylesheet too: admin/table.html draws the replay with the table's renderer
+        name = rel.parts[1]
+        target = CLIENT_JS_DIR.parent / name if name == "style.css" else CLIENT_JS_DIR / name
     else:
         target = ADMIN_DIR.joinpath(*rel.parts)
     content_type = CONTENT_TYPES.get(target.suffix)

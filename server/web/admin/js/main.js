@@ -198,7 +198,7 @@ async function listView(params, current) {
         "td",
         {},
         h("a", { href: gameLink(g.id) }, "detail"),
-        g.live ? null : [" · ", h("a", { href: gameLink(g.id, "/replay"), testid: "game-replay" }, "replay"), PLAYER_MODE ? [" · ", h("a", { href: tableReplay(g.id), testid: "game-table-replay" }, "on the table")] : [" · ", h("a", { href: gameLink(g.id, "/walls") }, "walls")]],
+        g.live ? null : [" · ", h("a", { href: gameLink(g.id, "/replay"), testid: "game-replay" }, "replay"), [" · ", h("a", { href: tableReplay(g.id), testid: "game-table-replay" }, "on the table")], PLAYER_MODE ? null : [" · ", h("a", { href: gameLink(g.id, "/walls") }, "walls")]],
       ),
     ),
   );
@@ -327,7 +327,7 @@ async function detailView(id, current) {
     h(
       "div",
       { class: "actions" },
-      PLAYER_MODE ? h("a", { href: tableReplay(game.id), testid: "table-replay-link" }, "▶ Replay on the table") : null,
+      h("a", { href: tableReplay(game.id), testid: "table-replay-link" }, "▶ Replay on the table"),
       h("a", { href: gameLink(game.id, "/replay"), testid: "replay-link" }, "▶ Replay every step"),
       PLAYER_MODE ? null : h("a", { href: gameLink(game.id, "/walls"), testid: "walls-link" }, "✔ Verify the walls"),
     ),
@@ -380,9 +380,11 @@ async function detailView(id, current) {
   show(...parts);
 }
 
-// The visual replay on the table (the browser client's replay.html at /games/<id>: players' mode).
+// The visual replay on the table: the browser client's replay.html at /games/<id> (players' mode),
+// admin/table.html with this tab's admin token (admin mode).
 function tableReplay(id) {
-  return `/games/${encodeURIComponent(id)}#h1s0`;
+  const game = encodeURIComponent(id);
+  return PLAYER_MODE ? `/games/${game}#h1s0` : `/admin/table.html?game=${game}#h1s0`;
 }
 
 // -- replay ----------------------------------------------------------------------------------------

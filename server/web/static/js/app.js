@@ -696,7 +696,8 @@ export class App {
 
   /** The win call-out goes at once (a click on it, or a key). True if one was showing. */
   skipCallout() {
-    const showing = this.winShown !== null && this.now() - this.winShown.at < FRESH_MS;
+    const shown = this.winShown;
+    const showing = Boolean(this.results && shown && shown.handIndex === this.results.handIndex && this.now() - shown.at < FRESH_MS);
     this.winShown = null;
     if (showing) this.render();
     return showing;

@@ -9,6 +9,18 @@ import { roundLabel } from "./actions.js";
 import { caption, handStarts, move, positionFromHash, positionHash, replayPositions, seatView } from "./replay.js";
 
 const TOKEN_KEY = "jantaku.session_token"; // js/protocol.js
+const ADMIN_TOKEN_KEY = "jantaku.admin.token"; // admin/js/api.js (sessionStorage: this tab only)
+
+/**
+ * Where the replay comes from: a player's own game with this browser's session (the game port's
+ * /games/<id>), or, on the admin pages (admin/table.html, `<body data-mode="admin">`), any game with
+ * the admin token of this tab.
+ */
+export function replaySource(mode, id, { storage, session }) {
+  const game = encodeURIComponent(id);
+  if (mode === "admin") return { path: `/api/admin/games/${game}/replay`, token: session?.getItem(ADMIN_TOKEN_KEY) ?? null, back: `/admin/#/game/${game}` };
+  return { path: `/api/me/games/${game}/replay`, token: storage?.getItem(TOKEN_KEY) ?? null, back: "/games/" };
+}
 
 /** The game a page's address names: /games/<id>, or ?game=<id>. */
 export function gameIdOf(location) {
@@ -19,11 +31,13 @@ export function gameIdOf(location) {
 }
 
 export class ReplayViewer {
-  constructor({ doc, location, history, storage, fetch, animate = true }) {
+  constructor({ doc, location, history, storage, session, fetch, mode = "player", animate = true }) {
     this.doc = doc;
     this.location = location;
     this.history = history;
     this.storage = storage;
+    this.session = session;
+    this.mode = mode;
     this.fetch = fetch;
     this.animate = animate;
     this.$ = (id) => doc.getElementById(id);
@@ -43,10 +57,10 @@ export class ReplayViewer {
       this.fail("No game named: open a replay from My games.");
       return;
     }
-    const token = this.storage?.getItem(TOKEN_KEY);
+    const { path, token } = replaySource(this.mode, this.gameId, this);
     let response;
     try {
-      response = await this.fetch(`/api/me/games/${encodeURIComponent(this.gameId)}/replay`, {
+      response = await this.fetch(path, {
         headers: token ? { Authorization: `Bearer ${token}` } : {},
         cache: "no-store",
       });
@@ -58,7 +72,7 @@ export class ReplayViewer {
     if (!response.ok) {
       const why = body?.error?.message ?? `HTTP ${response.status}`;
       this.fail(
-        response.status === 404 || response.status === 401 || response.status === 403
+        this.mode === "player" && (response.status === 404 || response.status === 401 || response.status === 403)
           ? `This replay is for the game's players, once it is finished (${why}).`
           : `Cannot load the replay: ${why}`,
       );
@@ -161,7 +175,7 @@ export class ReplayViewer {
     const handlers = {
       onSlot: () => {},
       onCloseResult: () => this.closeResult(),
-      onLobby: () => this.location.assign?.("/games/"),
+      onLobby: () => this.location.assign?.(replaySource(this.mode, this.gameId, this).back),
       onSkipCallout: () => {},
     };
     renderBoard($("board"), ctx);
@@ -193,7 +207,8 @@ export class ReplayViewer {
       el("summary", {}, "Raw step (JSON)"),
       el("pre", {}, JSON.stringify({ step: step.step, seat: step.seat, action: step.action, source: step.source, events: p.events }, null, 1)),
     );
-    const link = `${this.location.origin ?? ""}/games/${encodeURIComponent(this.gameId)}#${positionHash(p)}`;
+    const here = this.mode === "admin" ? `/admin/table.html?game=${encodeURIComponent(this.gameId)}` : `/games/${encodeURIComponent(this.gameId)}`;
+    const link = `${this.location.origin ?? ""}${here}#${positionHash(p)}`;
     this.$("replay-panel").replaceChildren(
       el("h3", {}, "Replay"),
       el("p", { className: "replay-where", "data-testid": "replay-position" }, `Hand ${p.hand} · step ${p.index} · ${this.at + 1} / ${this.positions.length}`),
@@ -233,14 +248,22 @@ function freshOf(p) {
 }
 
 if (globalThis.document?.body?.dataset.screen === "replay") {
-  const storage = (() => {
+  const storageOf = (name) => {
     try {
-      return globalThis.localStorage;
+      return globalThis[name];
     } catch {
       return undefined;
     }
-  })();
-  const viewer = new ReplayViewer({ doc: document, location: globalThis.location, history: globalThis.history, storage, fetch: (...a) => globalThis.fetch(...a) });
+  };
+  const viewer = new ReplayViewer({
+    doc: document,
+    location: globalThis.location,
+    history: globalThis.history,
+    storage: storageOf("localStorage"),
+    session: storageOf("sessionStorage"),
+    mode: document.body.dataset.mode === "admin" ? "admin" : "player",
+    fetch: (...a) => globalThis.fetch(...a),
+  });
   globalThis.jantakuReplay = viewer;
   document.addEventListener("keydown", (e) => viewer.onKey(e));
   globalThis.addEventListener("hashchange", () => {
