@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_comforts import Harness, _box, _sent, _shot, _visible, browser, pytestmark
+from tests.web.test_comforts import PHONE, Harness, _box, _sent, _shot, _visible, browser, pytestmark
 
 __all__ = ["browser", "pytestmark"]
 
@@ -98,6 +98,8 @@ def test_the_final_standings_fit_a_1366x820_laptop(harness: Harness) -> None:
     page = harness.open("scenario=end", viewport={"width": 1366, "height": 820})
     card = page.locator(".result-card")
     assert card.evaluate("e => e.scrollHeight <= e.clientHeight + 1"), "the final screen needs scrolling"
+    # the player's own game, finished: its replay on the table
+    assert page.get_attribute("[data-testid=replay-this-game]", "href") == "/games/m-demo#h1s0"
     for rank in range(1, 5):
         row = page.locator(f"[data-testid=match-end] [data-testid=rank-{rank}]")
         box = row.bounding_box()
@@ -112,8 +114,11 @@ def test_the_final_standings_fit_a_1366x820_laptop(harness: Harness) -> None:
         assert box["y"] + box["height"] <= 820
 
 
-def test_the_played_for_notice_does_not_cover_the_drawn_tile(harness: Harness) -> None:
-    page = harness.open("scenario=start", viewport={"width": 1280, "height": 720})
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 720}, PHONE], ids=["laptop", "phone"])
+def test_the_played_for_notice_does_not_cover_the_drawn_tile(
+    harness: Harness, viewport: dict[str, int]
+) -> None:
+    page = harness.open("scenario=start", viewport=viewport)
     page.evaluate(
         """() => harness.deliver({type: "played_for", match_id: "m-demo",
             moves: [{step: 3, action: {type: "discard", tile: "5m", tsumogiri: true}},
@@ -144,8 +149,11 @@ def test_tsumogiri_discards_are_clearly_darker(harness: Harness) -> None:
     assert kept.evaluate("e => getComputedStyle(e).filter") == "none"
 
 
-def test_a_win_calls_itself_out_briefly_and_can_be_skipped(harness: Harness) -> None:
-    page = harness.open("scenario=win")
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["laptop", "phone"])
+def test_a_win_calls_itself_out_briefly_and_can_be_skipped(
+    harness: Harness, viewport: dict[str, int]
+) -> None:
+    page = harness.open("scenario=win", viewport=viewport)
     callout = page.locator("[data-testid=win-callout]")
     assert callout.is_visible()
     text = callout.text_content() or ""

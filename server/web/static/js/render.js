@@ -601,6 +601,8 @@ export function renderResult(box, ctx, handlers) {
   }
   const buttons = el("div", { className: "result-buttons" });
   if (matchEnd) {
+    // a player's own game is readable once it is over: its replay, on the table (replay.html)
+    if (ctx.replayHref && matchEnd.result) buttons.append(el("a", { className: "button-link", href: ctx.replayHref, "data-testid": "replay-this-game" }, "Replay this game"));
     buttons.append(el("button", { type: "button", className: "primary", "data-testid": "back-to-lobby", onclick: () => handlers.onLobby() }, "Back to the lobby"));
   }
   if (results && !matchEnd) {
