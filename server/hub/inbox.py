@@ -62,6 +62,7 @@ class Attach:
 class Detach:
     participant: Participant
     notify: bool = False  # answer ``left`` (an explicit leave; not for a lost connection)
+    on_purpose: bool = False  # its player left (``leave``): a seat is played for at once
 
 
 @dataclass(frozen=True, slots=True)

@@ -231,7 +231,14 @@ class ProtocolSession(SeatConnection):
         assert session_token is not None, "our hello always issues a session token"
         account = self.account
         seats = tuple(
-            SeatInfo(match_id=m, seat=s, last_request_id=None if table is None else table.last_request_id(s))
+            SeatInfo(
+                match_id=m,
+                seat=s,
+                last_request_id=None if table is None else table.last_request_id(s),
+                players=None
+                if table is None
+                else tuple(TablePlayer(name=p.name, kind=PlayerKind(p.kind.value)) for p in table.players),
+            )
             for m, s in self._directory.live_seats(account.id)
             for table in (self._directory.table(m),)
         )
@@ -342,7 +349,7 @@ class ProtocolSession(SeatConnection):
                     self._send(Left(match_id=None))
                 elif self._match_id is not None and match_id in (None, self._match_id):
                     left = self._match_id
-                    self._stop_following()
+                    self._stop_following(on_purpose=True)
                     self._send(Left(match_id=left))
                 else:
                     self._error(

@@ -379,10 +379,10 @@ class TableActor:
             assert self.state is not None
             prompt = self._decisions.prompts[seat]
             action, source = self._turns.choose(
-                self.state, seat, prompt.legal, connected=self._seating.connection(seat) is not None
+                self.state, seat, prompt.legal, presence=self._seating.presence(seat)
             )
             await self._apply(seat, action, source=source)
-            if source == "disconnected":  # absent from now on: played at once until it is back
+            if source in ("disconnected", "left"):  # absent from now on: played at once until back
                 self._seating.played_for(seat, prompt.step, action)
             if source != "bot" and self._metrics is not None:
                 self._metrics.timeouts.inc()
@@ -578,7 +578,7 @@ class TableActor:
     def _detach(self, d: Detach) -> None:
         p = d.participant
         self._catchups.cancel(p)
-        if self._seating.drop(p) and d.notify:
+        if self._seating.drop(p, on_purpose=d.on_purpose) and d.notify:
             p.deliver(LeftOut(self.match_id))
             p.released(self.match_id)
 

@@ -42,7 +42,7 @@ NAMING_CONVENTION = {
 
 # Column presets.
 ID_LENGTH = 64
-STEP_SOURCE_LENGTH = 16  # steps.source: "player", "bot", "timeout", "disconnected"
+STEP_SOURCE_LENGTH = 16  # steps.source: "player", "bot", "timeout", "disconnected", "left"
 entity_id = Annotated[str, mapped_column(String(ID_LENGTH), primary_key=True)]
 sha256_hex = Annotated[str, mapped_column(String(64))]
 short_text = Annotated[str, mapped_column(String(64))]
@@ -194,7 +194,7 @@ class StepRow(Base):
     events: Mapped[json_doc]  # list of event objects, in the step's format_version
     request_id: Mapped[int | None] = mapped_column(BigInteger)
     applied_at: Mapped[timestamp]
-    # Who decided: player, bot, timeout, disconnected (StepRecord.source); NULL for the deal and
+    # Who decided: player, bot, timeout, disconnected, left (StepRecord.source); NULL for the deal and
     # for rows stored before migration 0003. No CHECK: adding one would rebuild ``steps`` on SQLite.
     source: Mapped[str | None] = mapped_column(String(STEP_SOURCE_LENGTH))
     # The event-log format of events and action (server.eventlog.codec); rows stored before

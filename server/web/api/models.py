@@ -174,8 +174,9 @@ class HandResult(BaseModel):
 
 SOURCE_DESCRIPTION = (
     'who decided: "player" (the seat\'s client), "bot" (a built-in bot seat), "timeout" (the seat\'s '
-    'time and bank ran out while connected), "disconnected" (the seat was not connected); null for the '
-    "deal and for steps stored before the server recorded it"
+    'time and bank ran out while connected), "disconnected" (the seat was not connected), "left" (its '
+    "player had left the table on purpose); null for the deal and for steps stored before the server "
+    "recorded it"
 )
 
 
@@ -189,7 +190,7 @@ class AutoPlayed(BaseModel):
     applied_at: datetime
     action: dict[str, Any] | None
     source: str | None = Field(
-        description='"timeout" or "disconnected"; null: stored before the server recorded why'
+        description='"timeout", "disconnected" or "left"; null: stored before the server recorded why'
     )
 
 
