@@ -54,7 +54,6 @@ from server.domain.ports import Ratings, Repository
 from server.engine.rules import Ruleset
 from server.hub.adapter import SeatConnection
 from server.hub.admission import AddressLimiter
-from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import WebSocketConnection
 from server.hub.gcpolicy import GcPauses
@@ -70,6 +69,7 @@ from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
+from server.services.auth import Authenticator, AuthError
 
 log = logging.getLogger(__name__)
 
