@@ -106,7 +106,6 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.eventlog",
             "server.records",
             "server.services",
-            "server.hub",
         }
     ),
     # cluster mode: registry, leases, takeover; the hub never imports it (docs/scaling.md)

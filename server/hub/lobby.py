@@ -38,7 +38,6 @@ from server.domain.ports import Ratings, Repository
 from server.domain.records import Account, AccountKind, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
-from server.hub import ranked
 from server.hub.clock import Cancellable, Clock
 from server.hub.crossnode import RECHECK_S, QueueHandoff, Stragglers
 from server.hub.inbox import Attach, SeatSpec
@@ -49,6 +48,7 @@ from server.hub.placement import LocalPlacement, Placement
 from server.hub.recovery import RecoveredMatch, rebuild_stored
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
+from server.services import ranked
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class Lobby:
         self._repo = repo
         self._placement: Placement = placement or LocalPlacement()
         self._store_guest = store_guest  # a guest's account is stored when it first sits at a table
-        self._ratings = ratings  # ranked rooms' entry requirements (server.hub.ranked)
+        self._ratings = ratings  # ranked rooms' entry requirements (server.services.ranked)
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
@@ -210,7 +210,7 @@ class Lobby:
     async def _join_ranked(
         self, p: Participant, name: str, request_id: int | None, waited_s: float | None = None
     ) -> None:
-        """A ranked room's queue: entry checked, never filled with bots (server.hub.ranked)."""
+        """A ranked room's queue: entry checked, never filled with bots (server.services.ranked)."""
         try:
             self._check_open()
             require(p.account, Scope.PLAY)

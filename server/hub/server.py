@@ -182,7 +182,7 @@ class Hub:
         placement: Placement | None = None,
     ) -> None:
         self.settings = settings
-        self.ratings = ratings  # ranked rooms (server.hub.ranked); None: no ranked play
+        self.ratings = ratings  # ranked rooms (server.services.ranked); None: no ranked play
         self._http_fallback = http_fallback
         self._http_api = http_api
         self._placement: Placement = placement or LocalPlacement()

@@ -4,6 +4,8 @@ views, the ``jantaku`` commands) ask of the domain (``docs/architecture.md``).
 * :mod:`server.services.auth`      guests, players, bots: API tokens and session tokens
 * :mod:`server.services.accounts`  accounts players make (argon2id), sign-in rate limit
 * :mod:`server.services.admins`    admin accounts (``jantaku admin create-admin``)
+* :mod:`server.services.ranked`    ranked rooms: their queues and who may enter
+* :mod:`server.services.review`    game review and players' history (its results: ``reviewtypes``)
 
 A service returns its own result types (dataclasses), never an adapter's: the web package turns them
 into its pydantic models, the command line into text or JSON. Services import no hub, web or
