@@ -70,6 +70,7 @@ from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
 from server.services.auth import Authenticator, AuthError
+from server.services.tables import TableFactory
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +277,12 @@ class Hub:
     @property
     def lobby(self) -> Lobby:
         return self._lobby
+
+    @property
+    def tables(self) -> TableFactory:
+        """The table factory of this hub (``server.services.tables``): what a tournament director or
+        any other service makes tables and reaches live ones through."""
+        return self._lobby.factory
 
     @property
     def clock(self) -> Clock:

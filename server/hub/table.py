@@ -328,10 +328,11 @@ class TableActor:
     async def _fire_due(self) -> bool:
         """Handle one thing that is due; False when nothing is."""
         now = self._clock.now()
-        if self._wakeup.retiring(now):
+        wakeup = self._wakeup
+        if wakeup.retire_at is not None and now >= wakeup.retire_at:
             self._stopped = True
             return True
-        if self.finished or self.paused:
+        if self.finished or wakeup.paused_at is not None:
             return False
         pacing = self._pacing
         if pacing.hold_due(now):
@@ -384,7 +385,7 @@ class TableActor:
         if answered is not None:
             p.deliver(AckOut(rid, answered, True))
             return
-        if self.paused:
+        if self._wakeup.paused_at is not None:
             p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "the table is paused; act again once it goes on", rid))
             return
         if self._commits.uncertain is not None and not self.finished:
@@ -510,7 +511,8 @@ class TableActor:
                     conn.deliver(self._prompt_out(seat, now, conn))
 
     def _prompt_out(self, seat: int, now: float, to: Participant) -> PromptOut:
-        version, at = self._pacing.stream.published, self._wakeup.prompt_time(now)
+        paused_at = self._wakeup.paused_at  # while paused, the time left when the clocks stopped
+        version, at = self._pacing.stream.published, now if paused_at is None else paused_at
         return self._decisions.prompt_for(
             self.match_id, seat, version, at, state=self.state, hints=to.wants_hints
         )

@@ -48,9 +48,6 @@ class Wakeup:
             later = self._decisions.next_deadline()
         return later if when is None or (later is not None and later < when) else when
 
-    def retiring(self, now: float) -> bool:
-        return self.retire_at is not None and now >= self.retire_at
-
     def set(self, when: float | None) -> None:
         self._alarm.set(when)
 
@@ -72,7 +69,3 @@ class Wakeup:
         self._decisions.postpone(stopped)
         self._pacing.postpone(stopped)
         return True
-
-    def prompt_time(self, now: float) -> float:
-        """The moment a prompt's time left is counted at: when the clocks stopped, while paused."""
-        return now if self.paused_at is None else self.paused_at

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from client_protocol.errors import ErrorCode
-from client_protocol.messages import MatchEndReason
+from client_protocol.messages import MatchEnd, MatchEndReason, TokenAuth
 from server.domain.records import AccountKind, MatchStatus
 from server.engine import default_action
 from server.engine.actions import action_to_dict
@@ -28,6 +28,7 @@ from server.services.tables import (
 from server.store.memory import InMemoryRepository
 from tests.engine.scenario import spare_walls
 from tests.hub.helpers import EAST, FakeParticipant, account
+from tests.hub.netkit import connect_client, play, serving
 
 TIMERS = TableTimers(action_ms=5000, bank_ms=10000)
 
@@ -181,3 +182,26 @@ async def test_a_table_on_another_node_is_found_but_not_controlled_from_here() -
             await call
         assert refused.value.code == "unsupported" and "another node" in refused.value.message
     assert await factory(ManualClock(), InMemoryRepository()).find("m-nowhere") is None
+
+
+@pytest.mark.asyncio
+async def test_a_table_made_through_the_hubs_factory_is_played_over_the_network() -> None:
+    """What a tournament director does: make the table through ``Hub.tables`` (no lobby); the
+    entrant connects and resumes the match it holds a seat in, and plays it to the end."""
+    async with serving() as hub:
+        entrant, token = await hub.auth.create_account("entrant", AccountKind.PLAYER)
+        seats = (
+            SeatRequest.player(entrant),
+            SeatRequest.built_in("tsumogiri"),
+            SeatRequest.empty(),
+            SeatRequest.built_in("tsumogiri"),
+        )
+        live = await hub.tables.create(TableSpec(seats=seats, ruleset=EAST, source="event:cup"))
+        assert await hub.tables.find(live.match_id) is not None
+        client = await connect_client(hub, auth=TokenAuth(token=token))
+        await client.resume(live.match_id)
+        end = await play(client)
+        assert isinstance(end, MatchEnd) and end.match_id == live.match_id
+        await client.close()
+        stored = await hub.repo.get_match(live.match_id)
+        assert stored is not None and stored.status is MatchStatus.COMPLETED and stored.source == "event:cup"
