@@ -15,7 +15,10 @@ Accounts and authentication are a service (:mod:`server.services.auth`); the hub
 * :mod:`server.hub.session`     our protocol's core: ``ProtocolSession`` (one per connection)
 * :mod:`server.hub.mjai`        mjai's core: ``MjaiSession`` (``/mjai``)
 * :mod:`server.hub.connection`  the asyncio layer: ``WebSocketConnection``, the outbound queue and writer
-* :mod:`server.hub.lobby`       quick match, private tables, spectating, the table registry
+* :mod:`server.hub.lobby`       quick match, private tables, spectating
+* :mod:`server.hub.tables`      the table factory on this node (``LocalTables``), the registry of live tables
+* :mod:`server.hub.tablesetup`  what a table is made of: ``TableSetup``, ``TableDeps``
+* :mod:`server.hub.wakeup`      a table's next deadline, its one timer, retiring, pausing
 * :mod:`server.hub.timing`      action time, time bank, grace; :mod:`server.hub.spectators` the delayed feed
 * :mod:`server.hub.clock`       the injectable clock (``SystemClock``, ``ManualClock``)
 * :mod:`server.hub.recovery`    crash recovery: replay a stored match from its seed, check it, rebuild it
