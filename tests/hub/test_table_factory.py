@@ -11,7 +11,7 @@ from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEnd, MatchEndReason, TokenAuth
 from server.domain.records import AccountKind, MatchStatus
 from server.engine import default_action
-from server.engine.actions import action_to_dict
+from server.engine.actions import Tsumo, action_to_dict
 from server.hub.clock import ManualClock
 from server.hub.inbox import ActRequest
 from server.hub.outputs import MatchEndOut, PromptOut
@@ -29,6 +29,7 @@ from server.store.memory import InMemoryRepository
 from tests.engine.scenario import spare_walls
 from tests.hub.helpers import EAST, FakeParticipant, account
 from tests.hub.netkit import connect_client, play, serving
+from tests.hub.test_table import TSUMO_WALL
 
 TIMERS = TableTimers(action_ms=5000, bank_ms=10000)
 
@@ -205,3 +206,34 @@ async def test_a_table_made_through_the_hubs_factory_is_played_over_the_network(
         await client.close()
         stored = await hub.repo.get_match(live.match_id)
         assert stored is not None and stored.status is MatchStatus.COMPLETED and stored.source == "event:cup"
+
+
+@pytest.mark.asyncio
+async def test_a_pause_holds_the_hand_pause_too() -> None:
+    """The clocks that stop include the pause between two hands: the next hand is shown the
+    rest of the hand pause after the table goes on, not during the pause."""
+    clock, repo = ManualClock(), InMemoryRepository()
+    tables = factory(clock, repo)
+    p = FakeParticipant(account("erin"))
+    walls = (TSUMO_WALL, TSUMO_WALL, TSUMO_WALL)
+    live = await seated(tables, p, walls=walls, timers=TableTimers(hand_pause_ms=5000))
+    table = live.actor
+    prompt = p.last_prompt()
+    assert prompt is not None and Tsumo() in prompt.legal
+    table.submit(ActRequest(p, 1, prompt.step, Tsumo()))
+    await table.settle()
+    clock.advance(2.0)
+    await table.settle()
+    await live.pause("tea")
+    clock.advance(60.0)
+    await table.settle()
+    assert p.last_prompt() is prompt, "no new hand while paused"
+    await live.unpause()
+    clock.advance(2.999)
+    await table.settle()
+    assert p.last_prompt() is prompt
+    clock.advance(0.001)
+    await table.settle()
+    again = p.last_prompt()
+    assert again is not None and again.step > prompt.step and again.deadline_ms == 5000
+    await live.end("over")
