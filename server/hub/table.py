@@ -34,6 +34,7 @@ Nothing a participant sends can change the state unless the engine accepts it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -77,7 +78,7 @@ from server.hub.outputs import (
 )
 from server.hub.pacing import Pacing
 from server.hub.seating import Seating
-from server.hub.steplog import match_record, step_record, table_settings_json
+from server.hub.steplog import deal_record, match_record, step_record, table_settings_json
 from server.hub.tablesetup import TableDeps, TableSetup
 from server.hub.wakeup import Wakeup
 
@@ -136,7 +137,8 @@ class TableActor:
         self._stopped = False
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
         self._barriers: list[asyncio.Future[None]] = []
-        self._wakeup = Wakeup(clock, self._ring, self._pacing, self._commits, self._decisions)
+        ring = functools.partial(self._inbox.put_nowait, Tick())  # the timer puts a Tick in the inbox
+        self._wakeup = Wakeup(clock, ring, self._pacing, self._commits, self._decisions)
         self._task: asyncio.Task[None] | None = None
         self._catchups = Catchups(
             match_id, deps.repo, self.submit, self._log, timeout_s=2 * deps.commit_timeout_s
@@ -220,7 +222,8 @@ class TableActor:
         await self._adopt(t, actor=None)
         for seat, participant in participants.items():
             self._attach(Attach(participant, seat, 0, announce=True))
-        self._launch()
+        self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
+        self.submit(Tick())  # the first decision may be a bot's, due at once
 
     async def resume(self, transitions: Sequence[Transition], steps: Sequence[StepRecord]) -> None:
         """Adopt a match rebuilt from its stored log after a restart (crash recovery) and start the
@@ -246,17 +249,12 @@ class TableActor:
                 await self._adopt(t, actor=None, replaying=True)
             else:
                 await self._adopt(t, actor=record.seat, request_id=record.request_id, replaying=True)
-        self._launch()
-
-    def _deal_record(self, t: Transition) -> StepRecord:
-        at, banks = self._deps.wall_clock(), self._decisions.time.stored_banks(None, None, 0.0)
-        return step_record(
-            self.match_id, t, seat=None, action=None, request_id=None, applied_at=at, banks=banks
-        )
-
-    def _launch(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
         self.submit(Tick())  # the first decision may be a bot's, due at once
+
+    def _deal_record(self, t: Transition) -> StepRecord:
+        banks = self._decisions.time.stored_banks(None, None, 0.0)
+        return deal_record(self.match_id, t, applied_at=self._deps.wall_clock(), banks=banks)
 
     # -- the actor loop ------------------------------------------------------------------------------
 
@@ -321,9 +319,6 @@ class TableActor:
                 future.set_result(None)
 
     # -- deadlines -----------------------------------------------------------------------------------
-
-    def _ring(self) -> None:
-        self._inbox.put_nowait(Tick())
 
     async def _fire_due(self) -> bool:
         """Handle one thing that is due; False when nothing is."""
