@@ -6,6 +6,8 @@ views, the ``jantaku`` commands) ask of the domain (``docs/architecture.md``).
 * :mod:`server.services.admins`    admin accounts (``jantaku admin create-admin``)
 * :mod:`server.services.ranked`    ranked rooms: their queues and who may enter
 * :mod:`server.services.review`    game review and players' history (its results: ``reviewtypes``)
+* :mod:`server.services.tables`    the table factory: ``TableSpec``, ``TableFactory``, ``LiveTable``
+  (implemented on one node by ``server.hub.tables.LocalTables``; ``Hub.tables``)
 
 A service returns its own result types (dataclasses), never an adapter's: the web package turns them
 into its pydantic models, the command line into text or JSON. Services import no hub, web or
