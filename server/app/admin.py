@@ -5,8 +5,8 @@ command line (``docs/admin.md``).
   ``revoke``, ``list``;
 * games: ``games list|show|walls``, ``audit`` and ``export``. They read the database directly (the
   same ``--data-dir`` / ``--database-url`` / ``DATABASE_URL`` as ``jantaku serve``), show what the
-  admin API shows (:mod:`server.web.api.review`), and write every read of a game to the audit log as
-  ``cli:<os user>``.
+  admin API shows (through the same review service, :mod:`server.services.review`), and write
+  every read of a game to the audit log as ``cli:<os user>``.
 """
 
 from __future__ import annotations
@@ -23,21 +23,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeAlias, TypeVar
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.app.compose import run_with_repo
 from server.domain.errors import NotFoundError, RepositoryError
 from server.domain.ports import Repository, Store
+from server.domain.reads import Lineup, StatusFilter
 from server.domain.records import AccountKind
-from server.hub.auth import Authenticator
+from server.services import reviewtypes as m
+from server.services.admins import create_admin
+from server.services.auth import Authenticator
+from server.services.review import GameFilters, Review, ReviewError
 from server.store.cli import add_database_options, database_url
 from server.store.db import display_url
 from server.store.errors import StoreConfigError
 from server.store.repository import SqlRepository
-from server.web.api import models as m
-from server.web.api.accounts import create_admin
-from server.web.api.review import GameFilters, Review, ReviewError
 
 T = TypeVar("T")
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -96,12 +97,12 @@ def register(sub: SubParsers) -> None:
     ls.add_argument("--player", help="an account id or exact player name")
     ls.add_argument("--search", "-q", dest="q", help="part of a player name (case-insensitive)")
     ls.add_argument(
-        "--status", choices=[s.value for s in m.StatusFilter], help="finished = completed or aborted"
+        "--status", choices=[s.value for s in StatusFilter], help="finished = completed or aborted"
     )
     ls.add_argument("--since", type=_iso, help="created at or after (ISO 8601 date or time, UTC by default)")
     ls.add_argument("--until", type=_iso, help="created before (ISO 8601 date or time, UTC by default)")
     ls.add_argument("--ruleset", help="a ruleset name (tenhou, ema, mahjongsoul, ...) or its hash")
-    ls.add_argument("--lineup", choices=[v.value for v in m.Lineup], help="humans, bots or both at the table")
+    ls.add_argument("--lineup", choices=[v.value for v in Lineup], help="humans, bots or both at the table")
     ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50, max 500)")
     ls.add_argument("--offset", type=int, default=0, help="skip this many")
     add_database_options(ls)
@@ -181,8 +182,9 @@ def _run(args: argparse.Namespace, fn: Callable[[Review], Awaitable[int]]) -> in
         return 1
 
 
-def _print_json(model: BaseModel) -> None:
-    print(model.model_dump_json(indent=2))
+def _print_json(result: object) -> None:
+    """A review result as the API's JSON document (the same serializer: pydantic's)."""
+    print(TypeAdapter(type(result)).dump_json(result, indent=2).decode())
 
 
 def _when(value: datetime | None) -> str:
@@ -285,13 +287,13 @@ def run_list_games(args: argparse.Namespace) -> int:
         print("error: --limit must be 1..500 and --offset >= 0", file=sys.stderr)
         return 2
     f = GameFilters(
-        status=None if args.status is None else m.StatusFilter(args.status),
+        status=None if args.status is None else StatusFilter(args.status),
         player=args.player,
         q=args.q or None,
         ruleset=args.ruleset,
         since=args.since,
         until=args.until,
-        lineup=None if args.lineup is None else m.Lineup(args.lineup),
+        lineup=None if args.lineup is None else Lineup(args.lineup),
         limit=args.limit,
         offset=args.offset,
     )

@@ -51,10 +51,10 @@ from server.hub.adapter import (
     SeatConnection,
     Spectate,
 )
-from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, with_deadline
 from server.hub.lobby import Lobby
 from server.hub.settings import ConnectionLimits
+from server.services.auth import Authenticator, AuthError
 
 CLOSE_REPLACED = 4001
 """The close code of a connection replaced by a newer one of the same account (another tab, another

@@ -12,6 +12,7 @@ saves ``phone-table.png``, ``live-tables.png`` and ``replay.png`` there.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -32,6 +33,7 @@ from server.engine.tiles import tile_name
 from server.hub.server import Hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
+from server.hub.tablesetup import TableSetup
 from server.store.memory import InMemoryRepository
 from tests.engine.scenario import quiet_wall, spare_walls
 from tests.hub.netkit import KeepOrder
@@ -69,14 +71,12 @@ class HubThread:
         self.hub: Hub = build_hub(settings, self.repo)
         self.hub._lobby._rng = KeepOrder()  # the browser sits first: seat 0 deals
         wall = quiet_wall({0: TENPAI}, draws="1m")
-        original = self.hub._lobby._new_table
+        original = self.hub._lobby.factory._actor
 
-        def dealt(match_id: str, **options: Any) -> TableActor:
-            table = original(match_id, **options)
-            table._walls = [wall, *spare_walls(table.ruleset)]
-            return table
+        def dealt(setup: TableSetup) -> TableActor:
+            return original(dataclasses.replace(setup, walls=[wall, *spare_walls(setup.ruleset)]))
 
-        self.hub._lobby._new_table = dealt  # type: ignore[method-assign]
+        self.hub._lobby.factory._actor = dealt  # type: ignore[method-assign]
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.run(self.hub.start())
