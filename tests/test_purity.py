@@ -77,6 +77,8 @@ CLIENT_PROTOCOL_FORBIDDEN: tuple[str, ...] = ("server",)
 LAYERS: dict[str, frozenset[str]] = {
     "server.engine": frozenset(),
     "server.ranking": frozenset(),  # ranked play's rules: pure data and functions
+    "server.tournament": frozenset({"server.engine"}),  # events' seating, walls, standings: pure
+    "server.social": frozenset(),  # chat, friends, moderation rules: pure
     "server.domain": frozenset({"server.engine", "server.ranking"}),
     "server.eventlog": frozenset({"server.engine", "server.domain"}),  # the event-log codec
     "server.records": frozenset({"server.engine", "server.eventlog"}),
@@ -115,6 +117,8 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.cluster",
             "server.engine",
             "server.ranking",
+            "server.tournament",
+            "server.social",
             "server.domain",
             "server.eventlog",
             "server.records",
@@ -231,14 +235,20 @@ def test_engine_module_is_pure(path: Path) -> None:
     assert not found, "server.engine must stay pure (DESIGN.md):\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("path", _modules("server.ranking"), ids=_module_name)
+PURE_RULES = _modules("server.ranking") + _modules("server.tournament") + _modules("server.social")
+
+
+@pytest.mark.parametrize("path", PURE_RULES, ids=_module_name)
 def test_ranking_module_is_pure(path: Path) -> None:
-    """Ranked play's rules are data and functions like the engine's: no clock, I/O or store."""
+    """Ranked play's, tournaments' and the social rules are data and functions like the engine's: no
+    clock, I/O or store."""
     module = _module_name(path)
     found = violations(
         path.read_text(encoding="utf-8"), module, ENGINE_FORBIDDEN, is_package=path.name == "__init__.py"
     )
-    assert not found, "server.ranking must stay pure (docs/ranking.md):\n" + "\n".join(found)
+    assert not found, "server.ranking, server.tournament and server.social must stay pure:\n" + "\n".join(
+        found
+    )
 
 
 @pytest.mark.parametrize("path", CLIENT_PROTOCOL_MODULES, ids=_module_name)
