@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -162,7 +162,7 @@ class EventService:
             raise EventError("forbidden", "only an administrator grants the organizer role")
         if await self._accounts(account_id) is None:
             raise EventError("not_found", f"no account {account_id!r}")
-        await self._store.set_organizer_role(account_id, granted)
+        await self._store.set_organizer_role(account_id, granted, self._now())
         detail = json.dumps({"account": account_id, "granted": granted})
         await self._store.add_audit(AuditRecord("", self._now(), actor.id, "organizer_role", detail, reason))
 
@@ -646,6 +646,3 @@ class EventService:
     async def standings(self, event_id: str) -> list[Standing]:
         return await self._standings(await self._event(event_id))
 
-
-def entrants_of(records: Sequence[EntrantRecord], status: EntrantStatus) -> list[str]:
-    return [e.entrant_id for e in records if e.status is status]

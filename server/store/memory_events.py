@@ -61,7 +61,7 @@ class InMemoryEvents:
     async def organizer_role(self, account_id: str) -> bool:
         return account_id in self._organizers
 
-    async def set_organizer_role(self, account_id: str, granted: bool) -> None:
+    async def set_organizer_role(self, account_id: str, granted: bool, at: float) -> None:
         if granted:
             self._organizers.add(account_id)
         else:
