@@ -87,7 +87,14 @@ LAYERS: dict[str, frozenset[str]] = {
     # the application services (accounts, review, ranked rooms, the table factory's port): below
     # every adapter, so they import no hub, web or command-line module
     "server.services": frozenset(
-        {"server.engine", "server.ranking", "server.domain", "server.eventlog", "server.records"}
+        {
+            "server.engine",
+            "server.ranking",
+            "server.tournament",
+            "server.domain",
+            "server.eventlog",
+            "server.records",
+        }
     ),
     "server.hub": frozenset(
         {

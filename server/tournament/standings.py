@@ -12,7 +12,8 @@ exact. The formulas (:class:`Formula`):
 
 An adjustment (a penalty or a correction, with its reason) is in the formula's unit and is added to
 the total, positive being good for the entrant (for ``placements`` it is subtracted from the sum).
-Ties are broken by more first places, then more second places (and so on), then the best single
+A seat played by a substitute who is not an entrant counts for nobody. Ties are broken by more
+first places, then more second places (and so on), then the best single
 game, then the name, so the order never depends on input order.
 """
 
@@ -142,7 +143,9 @@ def _tallies(
     ordered = sorted(games, key=lambda g: (g.round_no, g.match_id))
     for order, game in enumerate(ordered):
         for e, pts, place in zip(game.entrants, game_points(game, rules), game.placements, strict=True):
-            t = tallies.setdefault(e, _Tally(places=[0] * rules.seats))
+            t = tallies.get(e)
+            if t is None:
+                continue  # a substitute who is not an entrant: the seat's game counts for nobody
             t.games.append((order, pts))
             t.places[place - 1] += 1
     for adj in adjustments:
