@@ -125,17 +125,17 @@ def _has_duplicate_keys(data: bytes | str, value: Any) -> bool:
 def _has_duplicate_keys_slow(data: bytes | str) -> bool:
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         if len({k for k, _ in items}) != len(items):
-            raise _Duplicate
+            raise _DuplicateKeyError
         return dict(items)
 
     try:
         json.loads(data, object_pairs_hook=pairs)
-    except _Duplicate:
+    except _DuplicateKeyError:
         return True
     return False
 
 
-class _Duplicate(Exception):
+class _DuplicateKeyError(Exception):
     pass
 
 

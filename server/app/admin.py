@@ -133,9 +133,22 @@ def register(sub: SubParsers) -> None:
     cl.add_argument("--json", action="store_true", help="one JSON document")
     cl.set_defaults(handler=run_cluster)
 
-    ex = sub.add_parser("export", help="write a finished game as tenhou.net/6 JSON or mjai JSON lines")
-    ex.add_argument("game_id", metavar="ID")
-    ex.add_argument("--format", required=True, choices=[f.value for f in m.ExportFormat])
+    ex = sub.add_parser(
+        "export",
+        help="write a finished game as tenhou.net/6 JSON or mjai JSON lines",
+        description=(
+            "Write one finished game of the database as a record file. ID is the game's match id "
+            "(m-..., the match_id a client is told when seated): `jantaku admin games list` lists "
+            "them, newest first; a player finds their own under 'My games' in the web client."
+        ),
+    )
+    ex.add_argument("game_id", metavar="ID", help="the match id, m-... (see `jantaku admin games list`)")
+    ex.add_argument(
+        "--format",
+        required=True,
+        choices=[f.value for f in m.ExportFormat],
+        help="tenhou6: tenhou.net/6 JSON; mjai: mjai JSON lines",
+    )
     ex.add_argument("--out", type=Path, help="write to FILE instead of standard output")
     add_database_options(ex)
     ex.set_defaults(handler=run_export)
