@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,17 @@ def test_simulate_help_gives_every_option_its_meaning_and_default(capsys: pytest
     for default in ("(default: greedy,greedy,greedy,greedy)", "(default: tenhou)", "(default: 1)"):
         assert default in out
     assert "(default: jantaku)" in out and "(default: tenhou6)" in out
+
+
+@needs_corpus
+def test_an_mjlog_mismatch_names_its_tag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = (MJLOG_DIR / "double-ron.xml").read_text(encoding="utf-8")
+    at = text.index('sc="', text.index("<AGARI ")) + 4
+    scores = text[at : text.index('"', at)].split(",")
+    scores[1] = str(int(scores[1]) + 10)  # the first win's score change for seat 0, off by 1,000
+    bad = tmp_path / "bad.xml"
+    bad.write_text(text[:at] + ",".join(scores) + text[text.index('"', at) :], encoding="utf-8")
+    code, out, _ = run(capsys, "verify", str(bad))
+    tags = re.findall(r"<[^>]*>", text[: text.index("<AGARI ")])
+    assert code == 1
+    assert f"(tag {len(tags) + 1} <AGARI>): " in out.splitlines()[1]
