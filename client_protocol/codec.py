@@ -86,7 +86,7 @@ def decode_client(data: bytes | str, *, max_bytes: int = MAX_CLIENT_MESSAGE_BYTE
         message = _CLIENT_DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         raise _classify(data, exc, _CLIENT_TAGS) from None
-    if _has_duplicate_keys(data, _RAW_DECODER.decode(data)):
+    if _has_duplicate_keys(data, message):
         raise _duplicate_keys(getattr(message, "request_id", None))
     if isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
         raise _bad_version(message.protocol)
@@ -102,15 +102,18 @@ def decode_server(data: bytes | str, *, max_bytes: int = MAX_SERVER_MESSAGE_BYTE
         raise _classify(data, exc, _SERVER_TAGS) from None
 
 
-def _has_duplicate_keys(data: bytes | str, value: Any) -> bool:
-    """Did an object of ``data`` (decoded: ``value``) repeat a key? The decoders keep the last one.
+def _has_duplicate_keys(data: bytes | str, decoded: Any) -> bool:
+    """Did an object of ``data`` repeat a key? The decoders keep the last one; we refuse both.
 
-    Outside strings, a JSON text has one colon per key; re-encoding what was decoded writes one per
-    distinct key, and the colons of the strings kept. Without escapes in the text (the string colons
-    are then the same, less those of a dropped duplicate's value) the two counts are equal exactly
-    when no key was repeated: C-speed counts and one encode instead of a walk in Python (this runs
-    on every frame). A text with a backslash (an escaped key may equal another) takes the exact,
-    slower way."""
+    Counting colons instead of walking the objects in Python (this runs on every frame): outside
+    strings a JSON text has one colon per key, so without escapes it has K + S colons, K keys and
+    S in its strings. Re-encoding a decoded value writes one colon per key it kept and the colons of
+    the strings it kept (at most S). Untyped JSON keeps every distinct key once: the counts are
+    equal exactly when no key was repeated. A typed message (``decoded`` a struct, which omits
+    fields at their default) keeps at most the distinct keys: equal counts still prove there was
+    no repeat, and only a message that spelt out a default is decoded untyped to be sure. A text
+    with a backslash (an escaped key may equal another, an escape may write a colon) takes the
+    exact, slower way."""
     if isinstance(data, str):
         if "\\" in data:
             return _has_duplicate_keys_slow(data)
@@ -119,7 +122,11 @@ def _has_duplicate_keys(data: bytes | str, value: Any) -> bool:
         if b"\\" in data:
             return _has_duplicate_keys_slow(data)
         colons = data.count(b":")
-    return colons != _ENCODER.encode(value).count(b":")
+    if colons == _ENCODER.encode(decoded).count(b":"):
+        return False
+    if isinstance(decoded, msgspec.Struct):
+        return colons != _ENCODER.encode(_RAW_DECODER.decode(data)).count(b":")
+    return True
 
 
 def _has_duplicate_keys_slow(data: bytes | str) -> bool:

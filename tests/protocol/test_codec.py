@@ -186,6 +186,9 @@ def test_random_objects_only_raise_protocol_error(raw: dict[str, Any]) -> None:
         '{"type":"act","request_id":5,"step":3,"action":{"type":"discard","tile":"5m","tile":"1z"}}',
         # a colon inside a string changes nothing; whitespace around the colon neither
         '{"type":"hello","protocol":1,"auth":{"type":"guest","name":"a:b"} , "auth" :{"type":"guest"}}',
+        # a repeated field at its default value, which the message leaves out when re-encoded
+        '{"type":"hello","protocol":1,"auth":{"type":"guest"},"hints":false,"hints":false}',
+        '{"type":"hello","protocol":1,"auth":{"type":"guest"},"client":null,"hints":false,"client":"x"}',
         # an escaped key is the same key (the slow path: the text has a backslash)
         '{"type":"act","request_id":5,"step":3,"action":{"type":"pass"},"\\u0061ction":{"type":"ron"}}',
     ],
@@ -200,6 +203,10 @@ def test_duplicate_keys_are_malformed(data: str) -> None:
 
 
 def test_the_same_key_in_different_objects_is_no_duplicate() -> None:
+    spelt_out = (
+        '{"type":"hello","protocol":1,"auth":{"type":"guest","name":null},"client":null,"hints":false}'
+    )
+    assert isinstance(decode_client(spelt_out), Hello)
     message = decode_client('{"type":"hello","protocol":1,"auth":{"type":"guest","name":"a:\\"b\\""}}')
     assert isinstance(message, Hello)
     assert decode_client(_with(action={"type": "discard", "tile": "5m", "tsumogiri": False})).step == 3  # type: ignore[union-attr]
