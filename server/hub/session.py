@@ -335,6 +335,7 @@ class ProtocolSession(SeatConnection):
                         )
                         return None
                 self._stop_following()
+                self._resuming = None
                 match target:
                     case QueueTarget(preset=preset):
                         return JoinQueue(preset, rid)
@@ -351,6 +352,7 @@ class ProtocolSession(SeatConnection):
                     self._resuming = match_id
                 return ResumeRequest(match_id, since, rid)
             case Leave(match_id=match_id, request_id=rid):
+                self._resuming = None
                 if match_id is None and self._directory.leave_queue(self):
                     self._send(Left(match_id=None))
                 elif self._match_id is not None and match_id in (None, self._match_id):
