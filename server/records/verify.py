@@ -129,6 +129,14 @@ class VerifyReport:
         parts = [f"{rules} {n} file{'s' if n != 1 else ''}" for rules, n in sorted(counts.items())]
         return "rules: " + (", ".join(parts) if parts else "none (no file was replayed)")
 
+    def _rules_json(self) -> list[dict[str, Any]]:
+        counts: dict[tuple[str, str], int] = {}
+        for f in self.files:
+            if f.ruleset is not None and f.rules_from is not None:
+                key = (f.ruleset.name, str(f.rules_from))
+                counts[key] = counts.get(key, 0) + 1
+        return [{"ruleset": r, "rules_from": w, "files": n} for (r, w), n in sorted(counts.items())]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "summary": {
@@ -137,7 +145,7 @@ class VerifyReport:
                 "mismatches": self.mismatches,
                 "incomplete": self.incomplete,
                 "unreadable": self.unreadable,
-                "rules": self.rules_summary().removeprefix("rules: "),
+                "rules": self._rules_json(),
             },
             "files": [
                 {

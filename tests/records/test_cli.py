@@ -71,7 +71,7 @@ def test_verify_json_report(capsys: pytest.CaptureFixture[str], records: Path) -
     report = json.loads(out)
     assert code == 0
     assert report["summary"]["files"] == 4 and report["summary"]["mismatches"] == 0
-    assert report["summary"]["rules"] == "tenhou (the record's) 4 files"
+    assert report["summary"]["rules"] == [{"ruleset": "tenhou", "rules_from": "record", "files": 4}]
     assert {(f["ruleset"], f["rules_from"]) for f in report["files"]} == {("tenhou", "record")}
     assert report["summary"]["verified"] == sum(len(f["hands"]) for f in report["files"])
     first = report["files"][0]
