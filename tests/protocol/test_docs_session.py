@@ -42,9 +42,10 @@ from server.hub.wire import action_from_wire, event_to_wire, legal_actions_to_wi
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
-# What seat 0 never sees, chosen to agree with the example: seats 1-3 hold the tiles they discard
-# from their hands (8m; 9m and 2z), and the live draws are 9p (seat 0), 1z (seat 1), 6p, 0s
-# (seat 3), 3p, 6z, 7s (seat 3) and 5m (seat 0). The rest of the wall is filled in canonical order.
+# What seat 0 never sees, chosen to agree with the example: seats 1 and 2 hold the tiles they
+# discard from their hands (8m; 9m and 2z), seat 3 the first tiles left over; the live draws are, in
+# turn order, 9p (seat 0), 1z (seat 1), 6p (seat 2), 0s (seat 3), then after seat 0's chi 3p (seat
+# 1), 6z (seat 2), 7s (seat 3) and 5m (seat 0). The rest of the wall is filled in canonical order.
 HIDDEN_HANDS = {1: "8m 2m 5p 8p 2s 9s 3z 4z 6z 7z 1p 6p 8s", 2: "9m 2z 3m 6m 1s 7p 5s 4z 6z 7z 1p 9s 2s"}
 LIVE_DRAWS = "9p 1z 6p 0s 3p 6z 7s 5m"
 
