@@ -32,6 +32,7 @@ from server.domain.ports import Repository, Store
 from server.domain.reads import Lineup, StatusFilter
 from server.domain.records import AccountKind
 from server.services import reviewtypes as m
+from server.services.accounts import AccountInputError, Accounts
 from server.services.admins import create_admin
 from server.services.auth import Authenticator
 from server.services.review import GameFilters, Review, ReviewError
@@ -63,6 +64,13 @@ def register(sub: SubParsers) -> None:
             f"create-{kind.value}", help=f"create a {kind.value} account and print its token once"
         )
         c.add_argument("name")
+        if kind is AccountKind.PLAYER:
+            c.add_argument(
+                "--password",
+                action="store_true",
+                help="give the player a password instead of a token, to sign in on the web client's "
+                "ranked card (asked for on the terminal, or read from the first line of standard input)",
+            )
         add_database_options(c)
         c.set_defaults(handler=run_create, kind=kind)
     r = asub.add_parser("revoke", help="revoke an account's token (and its sessions)")
@@ -134,9 +142,22 @@ def register(sub: SubParsers) -> None:
     cl.add_argument("--json", action="store_true", help="one JSON document")
     cl.set_defaults(handler=run_cluster)
 
-    ex = sub.add_parser("export", help="write a finished game as tenhou.net/6 JSON or mjai JSON lines")
-    ex.add_argument("game_id", metavar="ID")
-    ex.add_argument("--format", required=True, choices=[f.value for f in m.ExportFormat])
+    ex = sub.add_parser(
+        "export",
+        help="write a finished game as tenhou.net/6 JSON or mjai JSON lines",
+        description=(
+            "Write one finished game of the database as a record file. ID is the game's match id "
+            "(m-..., the match_id a client is told when seated): `jantaku admin games list` lists "
+            "them, newest first; a player finds their own under 'My games' in the web client."
+        ),
+    )
+    ex.add_argument("game_id", metavar="ID", help="the match id, m-... (see `jantaku admin games list`)")
+    ex.add_argument(
+        "--format",
+        required=True,
+        choices=[f.value for f in m.ExportFormat],
+        help="tenhou6: tenhou.net/6 JSON; mjai: mjai JSON lines",
+    )
     ex.add_argument("--out", type=Path, help="write to FILE instead of standard output")
     add_database_options(ex)
     ex.set_defaults(handler=run_export)
@@ -205,6 +226,8 @@ def _seats_text(game: m.GameSummary) -> str:
 
 def run_create(args: argparse.Namespace) -> int:
     kind: AccountKind = args.kind
+    if getattr(args, "password", False):
+        return _create_with_password(args)
 
     async def create(repo: Repository) -> int:
         try:
@@ -214,6 +237,37 @@ def run_create(args: argparse.Namespace) -> int:
             return 1
         print(f"created {kind.value} {account.name!r} (id {account.id}). Its token, shown only this once:")
         print(token)
+        if kind is AccountKind.PLAYER:
+            print(
+                "It signs in with this token (a program's hello); it has no password, so the web "
+                "client's ranked card does not take it: for that, create the player with --password."
+            )
+        return 0
+
+    return run_with_repo(args, create)
+
+
+def _create_with_password(args: argparse.Namespace) -> int:
+    """A player who signs in on the web with name and password (as if it had registered there)."""
+    if sys.stdin.isatty():
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            print("error: the passwords differ", file=sys.stderr)
+            return 1
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+
+    async def create(store: Store) -> int:
+        accounts = Accounts(store, Authenticator(store, session_ttl_s=0))
+        try:
+            account = (await accounts.register(args.name, password)).account
+        except (AccountInputError, RepositoryError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(
+            f"created player {account.name!r} (id {account.id}): it signs in with this name and its "
+            "password on the web client's ranked card (it has no token)"
+        )
         return 0
 
     return run_with_repo(args, create)

@@ -22,13 +22,38 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser(
         "simulate",
         help="play matches of built-in bots in-process and write one record file per match",
+        description=(
+            "Play matches of built-in bots in-process (no server, no database) and write one record "
+            "file per match into --out. The built-in bots: tsumogiri always discards the drawn tile "
+            "and never wins; random picks a random legal action (calls included); greedy takes every "
+            "win, declares riichi when it can and discards toward the lowest shanten, but never calls "
+            "(no chi, pon or kan), so a table of greedy bots plays closed hands only."
+        ),
     )
-    s.add_argument("--players", default="greedy,greedy,greedy,greedy", help="four of: " + ",".join(BOTS))
-    s.add_argument("--ruleset", default="tenhou", choices=sorted(PRESETS))
-    s.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
-    s.add_argument("--seed", default="jantaku", help="seed text: the same seed gives the same files")
-    s.add_argument("--out", required=True, type=Path, help="directory for the record files")
-    s.add_argument("--format", default="tenhou6", choices=[str(f) for f in ExportFormat])
+    s.add_argument(
+        "--players",
+        default="greedy,greedy,greedy,greedy",
+        metavar="BOT,BOT,BOT,BOT",
+        help="the four seats' bots, seat 0 first, each one of "
+        + ", ".join(sorted(BOTS))
+        + " (default: %(default)s)",
+    )
+    s.add_argument(
+        "--ruleset", default="tenhou", choices=sorted(PRESETS), help="the rules preset (default: %(default)s)"
+    )
+    s.add_argument("--games", type=int, default=1, help="number of matches (default: %(default)s)")
+    s.add_argument(
+        "--seed",
+        default="jantaku",
+        help="seed text: the same seed gives the same files (default: %(default)s)",
+    )
+    s.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the record files")
+    s.add_argument(
+        "--format",
+        default="tenhou6",
+        choices=[str(f) for f in ExportFormat],
+        help="record format: tenhou.net/6 JSON or mjai JSON lines (default: %(default)s)",
+    )
     s.set_defaults(handler=run_simulate)
 
 

@@ -245,6 +245,8 @@ class SeatConnection(abc.ABC):
         False when the connection is over: the table keeps the seat empty."""
         if self._gone:
             return False
+        if self._match_id is not None and self._match_id != match_id:
+            self._stop_following()  # it resumed another match: it no longer follows this one
         self._match_id, self._seat = match_id, seat
         return True
 
@@ -261,6 +263,10 @@ class SeatConnection(abc.ABC):
         if self._account is None:
             return
         self._directory.forget(self)
+        self._stop_following()
+
+    def stop_following(self) -> None:
+        """Leave the table it follows (its requests go to another node now: a relay)."""
         self._stop_following()
 
     def _stop_following(self, *, on_purpose: bool = False) -> None:

@@ -445,6 +445,8 @@ class WebSocketConnection:
             return False
         if owner is None or token is None:
             return False
+        if isinstance(request, Resume):
+            self.core.stop_following()  # its frames go to the other node from now on
         # a guest's session must be in the shared database for the owner node to accept it
         await self._host.auth.store_guest(self.core.account.id)
         return await self._relay(owner, token, first=frame, skip_welcome=True)

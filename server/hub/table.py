@@ -373,7 +373,8 @@ class TableActor:
         p, rid = req.participant, req.request_id
         seat = self._seating.seat_of(p)
         if seat is None:
-            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, self._seating.why_not_seated(p, self.match_id), rid))
+            if not self._catchups.hold(p, req):  # kept if it came behind its resume's catch-up read
+                p.deliver(ErrorOut(ErrorCode.FORBIDDEN, self._seating.why_not_seated(p, self.match_id), rid))
             return
         decisions = self._decisions
         answered = decisions.answered(seat, rid)
@@ -550,10 +551,11 @@ class TableActor:
         if self.outcome is not None:
             p.deliver(self.outcome)
             p.released(self.match_id)
+        self._catchups.release(p)  # the acts that came behind it, now
 
     def _detach(self, d: Detach) -> None:
         p = d.participant
-        self._catchups.cancel(p)
+        self._catchups.cancel(p, refuse=self._seating.why_not_seated(p, self.match_id))
         if self._seating.drop(p, on_purpose=d.on_purpose) and d.notify:
             p.deliver(LeftOut(self.match_id))
             p.released(self.match_id)

@@ -77,7 +77,7 @@ def write_tenhou6(record: GameRecord) -> str:
     }
     if record.final_scores is not None and record.final_points is not None:
         doc["sc"] = [v for pair in zip(record.final_scores, record.final_points, strict=True) for v in pair]
-    doc["ruleset"] = ruleset.to_dict()
+    doc["ruleset"] = ruleset.to_dict(complete=True)
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -179,6 +179,13 @@ class Accounts:
         ok = await self._verify(stored or self._dummy, password[:MAX_PASSWORD])
         if account is None or stored is None or not ok:
             self.limiter.failed(name, address)
+            if account is not None and stored is None and account.kind is not AccountKind.GUEST:
+                # made by an administrator with a token only: say how it does sign in
+                raise AuthError(
+                    f"the {account.kind.value} {account.name!r} has no password: it signs in with its "
+                    "token; an administrator makes players for this card with "
+                    "`jantaku admin create-player NAME --password`"
+                )
             raise AuthError("unknown name or wrong password")
         if not account.active:
             raise AuthError("this account was revoked")

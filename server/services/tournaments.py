@@ -645,4 +645,3 @@ class EventService:
 
     async def standings(self, event_id: str) -> list[Standing]:
         return await self._standings(await self._event(event_id))
-

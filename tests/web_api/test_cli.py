@@ -252,3 +252,10 @@ def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
         assert command in out
     code, out, _ = run(capsys, "admin", "games")
     assert code == 2 and "list" in out and "show" in out and "walls" in out
+
+
+def test_export_help_says_what_the_id_is_and_where_to_find_one(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "match id (m-..." in out and "jantaku admin games list" in out
