@@ -7,7 +7,6 @@ import io
 import json
 import logging
 from pathlib import Path
-from unittest.mock import ANY
 
 import pytest
 
@@ -142,23 +141,29 @@ async def test_hub_logs_carry_the_match_and_session_as_fields(root_logging: None
 
 
 @pytest.mark.asyncio
-async def test_probe_requests_write_no_log_lines(root_logging: None) -> None:
+async def test_plain_http_requests_are_not_logged_as_websocket_connections(root_logging: None) -> None:
+    """A probe, a static file or a 404 is an HTTP exchange, not a websocket connection: websockets'
+    "HTTP response sent" / "connection closed" pair is not written for it (it was, for every file
+    of the browser client); a websocket connection is still logged, with its path and peer."""
     out = io.StringIO()
     logs.configure("INFO", "json", stream=out)
     async with serving() as hub:
-        for path in ("/healthz", "/readyz", "/metrics", "/healthz?x=1"):
+        for path in ("/healthz", "/readyz", "/metrics", "/healthz?x=1", "/", "/static/style.css"):
             status, _, _ = await http_get(hub.port, path)
-            assert status == 200
-        before = out.getvalue()
-        assert await http_get(hub.port, "/nothing-here") == (404, ANY, "not found\n")
-    probes = [json.loads(line) for line in before.splitlines()]
+            assert status == 200, path
+        status, _, body = await http_get(hub.port, "/nothing-here")
+        assert status == 404 and json.loads(body)["error"]["code"] == "not_found"
+        plain = out.getvalue()
+        client = await connect_client(hub)
+        await client.close()
+    lines = [json.loads(line) for line in plain.splitlines()]
     about_requests = [
-        r for r in probes if r["logger"].startswith("websockets") and "listening" not in r["message"]
+        r for r in lines if r["logger"].startswith("websockets") and "listening" not in r["message"]
     ]
     assert not about_requests, about_requests
-    other = [json.loads(line) for line in out.getvalue().splitlines()[len(probes) :]]
-    sent = [r for r in other if r["logger"] == "websockets.server" and "HTTP response" in r["message"]]
-    assert sent and sent[0]["websocket"].startswith("/nothing-here from 127.0.0.1"), other
+    other = [json.loads(line) for line in out.getvalue().splitlines()[len(lines) :]]
+    opened = [r for r in other if r["logger"] == "websockets.server" and "connection open" in r["message"]]
+    assert opened and opened[0]["websocket"].startswith("/ws from 127.0.0.1"), other
 
 
 def test_the_drain_window_is_a_setting_like_the_others(tmp_path: Path) -> None:
