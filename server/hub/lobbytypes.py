@@ -66,6 +66,9 @@ def new_invite_code() -> str:
     return f"{raw[:4]}-{raw[4:]}"
 
 
+_MAY_NOT = {Scope.CREATE_PRIVATE: "create private tables", Scope.ADMIN: "use the admin routes"}
+
+
 def require(account: Account, scope: Scope) -> None:
     if scope not in account.scopes:
-        raise LobbyError(ErrorCode.FORBIDDEN, f"this account may not {scope.value.replace('_', ' ')}")
+        raise LobbyError(ErrorCode.FORBIDDEN, f"this account may not {_MAY_NOT.get(scope, scope.value)}")

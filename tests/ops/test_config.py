@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 import json
 import logging
@@ -14,6 +15,8 @@ from client_protocol.messages import Seated, TokenAuth
 from server.app.cli import build_parser, main
 from server.domain.records import AccountKind
 from server.hub import config, logs
+from server.store.memory import InMemoryRepository
+from server.web.api import create_app, serve_http
 from tests.hub.netkit import connect_client, play, serving
 from tests.ops.test_metrics import http_get
 
@@ -173,3 +176,33 @@ def test_the_drain_window_is_a_setting_like_the_others(tmp_path: Path) -> None:
     toml = tmp_path / "jantaku.toml"
     toml.write_text("drain_s = 1.5\n")
     assert serve_args(["--config", str(toml)], {}).drain_s == 1.5
+
+
+@pytest.mark.asyncio
+async def test_the_admin_port_logs_in_the_one_format(capfd: pytest.CaptureFixture[str]) -> None:
+    """A client asking for HTTP/2 (an ``Upgrade: h2c`` header, as Java's HttpClient sends by
+    default) makes uvicorn warn: the line is in the configured format, not uvicorn's own on stderr
+    (issue 27 item 11)."""
+    out = io.StringIO()
+    logs.configure("INFO", "json", stream=out)
+    stop = asyncio.Event()
+    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    app = create_app(InMemoryRepository())
+    task = asyncio.create_task(serve_http(app, "127.0.0.1", 0, stop, on_ready=ready.set_result))
+    try:
+        port = int((await asyncio.wait_for(ready, 10)).rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            b"GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings, close\r\n"
+            b"Upgrade: h2c\r\nHTTP2-Settings: AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA\r\n\r\n"
+        )
+        await writer.drain()
+        answer = await reader.read()
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 401"), answer  # answered as HTTP/1.1
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]  # every line is JSON
+    assert any("Unsupported upgrade request" in r["message"] for r in lines), lines
+    assert "Unsupported upgrade" not in capfd.readouterr().err
