@@ -80,6 +80,7 @@ async def test_every_http_error_of_the_game_port_has_the_one_shape() -> None:
             assert one_shape(got, body).code is code, (path, body)
         got, body = await raw_request(hub, "POST /healthz HTTP/1.1")
         assert (got, one_shape(got, body).code) == (405, m.ErrorCode.METHOD_NOT_ALLOWED)
+        assert await raw_request(hub, "HEAD /healthz HTTP/1.1") == (200, "")  # a load balancer's probe
     finally:
         await hub.shutdown()
 
