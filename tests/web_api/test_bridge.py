@@ -8,13 +8,16 @@ from __future__ import annotations
 import asyncio
 import json
 
+import httpx
 import pytest
+from fastapi import FastAPI
 
 from server.app.compose import build_hub
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
 from server.store.memory import InMemoryRepository
 from server.web.api import models as m
+from server.web.api.ports import BothPortsRoute
 from tests.hub.netkit import connect_client, http_get
 from tests.web_api.conftest import Api
 
@@ -124,5 +127,26 @@ async def test_the_game_port_serves_my_games_and_their_pages() -> None:
         assert (await http_get(hub, "/games/client/tiles.js"))[0] == 200
         assert (await http_get(hub, "/games/client/../../api/app.py"))[0] == 404
         await alice.close()
+    finally:
+        await hub.shutdown()
+
+
+async def test_a_bug_is_a_500_internal_in_the_one_shape_on_both_ports() -> None:
+    hub = build_hub(HubSettings(port=0), InMemoryRepository())
+    app = hub.http_app
+    assert isinstance(app, FastAPI)
+
+    async def boom() -> None:
+        raise RuntimeError("a bug")
+
+    app.router.add_api_route("/boom", boom, route_class_override=BothPortsRoute)
+    await hub.start()
+    try:
+        status, body = await http_get(hub, "/boom")  # the game port (the hub logs the traceback)
+        assert (status, one_shape(status, body).code) == (500, m.ErrorCode.INTERNAL)
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)  # the admin port's view
+        async with httpx.AsyncClient(transport=transport, base_url="http://admin") as client:
+            r = await client.get("/boom")
+        assert (r.status_code, one_shape(r.status_code, r.text).code) == (500, m.ErrorCode.INTERNAL)
     finally:
         await hub.shutdown()
