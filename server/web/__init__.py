@@ -3,5 +3,5 @@ client's static files (HTML, CSS, ES modules, no build step) and the admin pages
 
 :func:`server.web.static.static_response` maps a GET path to one of the files under
 ``server/web/static/`` (the game port's routes ``/`` and ``/static/...``,
-:mod:`server.web.api.pages`); ``docs/browser.md`` explains the page.
+:mod:`server.web.api.files`); ``docs/browser.md`` explains the page.
 """

@@ -1,6 +1,6 @@
 """Serve the browser client's static files: ``/`` is the page, ``/static/...`` its assets.
 
-The game port's routes ``/``, ``/index.html`` and ``/static/{path}`` (:mod:`server.web.api.pages`)
+The game port's routes ``/``, ``/index.html`` and ``/static/{path}`` (:mod:`server.web.api.files`)
 call :func:`static_response`; ``None`` means "not one of ours" (a 404). The files are plain HTML,
 CSS and ES modules shipped inside the package (no build step, nothing fetched from elsewhere at
 run time), served with a strict Content-Security-Policy: scripts, styles and images from this

@@ -2,7 +2,7 @@
 
 Each route is declared once, for its ports (:mod:`server.web.api.ports`): the game port's (the
 hub's probes, metrics, private and live tables: :mod:`server.web.api.gameport`; the browser client
-and the players' pages: :mod:`server.web.api.pages`), the admin port's (the review API, ranked
+and the players' pages: :mod:`server.web.api.files`), the admin port's (the review API, ranked
 play, the admin pages) and the players' own games on both. This module holds the review API:
 
 * ``/api/admin/...``: every game, for tokens with the ``admin`` scope. Every read of a game (its
@@ -41,8 +41,8 @@ from server.hub.accounts import Accounts
 from server.hub.auth import Authenticator, AuthError
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
+from server.web.api.files import admin_files, game_files
 from server.web.api.gameport import game_router
-from server.web.api.pages import admin_files, game_files
 from server.web.api.params import (
     ID_PATTERN,
     TEXT_PATTERN,
