@@ -35,10 +35,8 @@ from server.store.db import resolve_url
 from server.store.errors import StoreConfigError
 from server.store.memory import AccountFile, InMemoryRepository
 from server.store.repository import SqlRepository
-from server.web.api import create_app
-from server.web.api.bridge import player_api
-from server.web.api.pages import games_page_response
-from server.web.static import static_response
+from server.web.api import ApiSettings, create_app
+from server.web.api.gameport import attach_hub
 
 log = logging.getLogger(__name__)
 
@@ -121,17 +119,21 @@ def run_with_repo(args: argparse.Namespace, fn: Callable[[Store], Awaitable[T]])
         return 1
 
 
-def build_hub(settings: HubSettings, repo: Store, placement: Placement | None = None) -> Hub:
-    """The hub of ``settings`` on ``repo``, serving the browser client's files, the players' game
-    pages (``/games/``), the players' part of the review API (``/api/me...``) and ranked play;
-    ``placement`` places tables across a cluster's nodes (None: this process alone)."""
-    api = player_api(create_app(repo)) if isinstance(repo, SqlRepository | InMemoryRepository) else None
-    return Hub(settings, repo, http_fallback=web_files, http_api=api, ratings=repo, placement=placement)
-
-
-def web_files(path: str) -> tuple[int, list[tuple[str, str]], bytes] | None:
-    """The browser client's files, then the players' game pages."""
-    return static_response(path) or games_page_response(path)
+def build_hub(
+    settings: HubSettings,
+    repo: Store,
+    placement: Placement | None = None,
+    api: ApiSettings | None = None,
+) -> Hub:
+    """The hub of ``settings`` on ``repo`` with the one HTTP application (``server.web.api``): the
+    game port's routes (probes, metrics, private and live tables, the browser client's files, the
+    players' game pages and API) through the hub, the admin port's through :func:`running_server`
+    (``hub.http_app``); ``placement`` places tables across a cluster's nodes (None: this process
+    alone)."""
+    app = create_app(repo, api)
+    hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement)
+    attach_hub(app, hub)
+    return hub
 
 
 @contextlib.asynccontextmanager
@@ -150,13 +152,14 @@ async def running_server(
     server/hub/gcpolicy.py) with the GIL's switch interval (``settings.gil_switch_interval_s``). The
     hub is shut down at the end; the caller closes ``repo``."""
     with gcpolicy.switching(settings.gil_switch_interval_s):
-        hub = build_hub(settings, repo, placement)
+        hub = build_hub(settings, repo, placement, ApiSettings(host=settings.host, cluster=cluster_status))
         await hub.start()
         try:
+            assert hub.http_app is not None
             async with (
                 gcpolicy.applied(settings.gc),
                 review_api(
-                    repo, settings.host, review_port, required=review_required, cluster=cluster_status
+                    hub.http_app, repo, settings.host, review_port, required=review_required
                 ) as review,
             ):
                 yield hub, review

@@ -30,15 +30,16 @@ class ErrorCode(StrEnum):
     """The ``error.code`` of every error answer."""
 
     UNAUTHENTICATED = "unauthenticated"  # 401: no, unknown, expired or revoked token
-    FORBIDDEN = "forbidden"  # 403: the token lacks the admin scope
+    FORBIDDEN = "forbidden"  # 403: the token lacks the scope (admin, create_private), a foreign Origin
     NOT_FOUND = "not_found"  # 404: no such game (or not one of yours, or not finished), no such route
     METHOD_NOT_ALLOWED = "method_not_allowed"  # 405
     GAME_LIVE = "game_live"  # 409: the game is still being played: its hidden information is sealed
     NOT_EXPORTABLE = "not_exportable"  # 409: the stored log cannot be written in that format
     INVALID_REQUEST = "invalid_request"  # 422: a parameter is missing, malformed or out of range
+    UPGRADE_REQUIRED = "upgrade_required"  # 426: a plain GET of a websocket path (/ws, /mjai)
     NAME_TAKEN = "name_taken"  # 409: register: a player or bot has that name
-    RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins for the account or the address
-    UNAVAILABLE = "unavailable"  # 503: the database cannot be reached right now; retry
+    RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins, or websocket connects, per address
+    UNAVAILABLE = "unavailable"  # 503: the database cannot be reached, or the hub is draining; retry
     INTERNAL = "internal"  # 500: a bug (logged)
 
 
