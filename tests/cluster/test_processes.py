@@ -175,8 +175,13 @@ async def admin_cluster_lists_the_nodes_and_who_owns_each_table(
     assert {n["node_id"] for n in status["nodes"] if n["live"] and not n["draining"]} == {"n0", "n1", "n2"}
     assert status["running_matches"] >= 2 and not status["unowned"]
     assert sum(n["leases"] for n in status["nodes"]) == status["running_matches"]
+    for match in status["matches"]:  # each running match with the node that owns it
+        assert match["owner"] == await _owner(cluster, match["match_id"]) and match["owner"] is not None
+    assert len(status["matches"]) == status["running_matches"]
     assert await asyncio.to_thread(main, base) == 0  # the text table
-    assert "running matches:" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "running matches:" in text
+    assert all(f"{m['match_id']}" in text and m["owner"] in text for m in status["matches"])
 
 
 async def _back_in(alice: ScannedClient, match_id: str, within: float = 30.0) -> None:
