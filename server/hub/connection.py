@@ -35,10 +35,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.frames import CloseCode
 from websockets.protocol import State
 
-from client_protocol import PROTOCOL_VERSION
-from client_protocol.codec import encode
 from client_protocol.errors import ErrorCode
-from client_protocol.messages import GuestAuth, Hello, Join, QueueTarget, SessionAuth
+from client_protocol.messages import GuestAuth
 from server.domain.records import Account
 from server.hub.adapter import (
     Authenticate,
@@ -86,17 +84,17 @@ class SessionHost(Protocol):
     def unregister(self, connection: WebSocketConnection) -> None: ...
 
     async def route_player(self, account_id: str) -> str | None:
-        """Cluster mode: the websocket URL of the node running this player's live match when that
+        """Cluster mode: the base URL of the node running this player's live match when that
         is another node (None: here, or none)."""
         ...
 
     async def route_match(self, match_id: str) -> str | None:
-        """Cluster mode: the websocket URL of the node running ``match_id`` when that is another
+        """Cluster mode: the base URL of the node running ``match_id`` when that is another
         node (None: here, or nowhere known)."""
         ...
 
     async def route_invite(self, code: str) -> str | None:
-        """Cluster mode: the websocket URL of the node where private table ``code`` waits."""
+        """Cluster mode: the base URL of the node where private table ``code`` waits."""
         ...
 
     def queued_for(self, ws: ServerConnection) -> float | None:
@@ -302,7 +300,7 @@ class WebSocketConnection:
         self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
         self.core = core(self._outbox, host.lobby, host.clock, self._limits, session_id=self.session_id)
         self._replaced = False
-        self._relay_to: tuple[str, str] | None = None  # cluster mode: (owner node's URL, session token)
+        self._relay_to: str | None = None  # cluster mode: the base URL of the node its match runs on
         self._session_token: str | None = None
         # cluster mode: handed over to its queue's matcher node (server.hub.crossnode): the relay
         # once it is open (None: it could not be), and the task that opens it and pipes its frames
@@ -344,15 +342,10 @@ class WebSocketConnection:
                             await upstream.send(frame)
                             continue
                     request = core.receive(frame)
-                    if request is not None:
-                        if await self._relayed(request, frame):
-                            break
-                        try:
-                            await self._perform(request)
-                        except Exception:
-                            core.request_failed(request)
+                    if request is not None and await self._serve(request, frame):
+                        break
             elif self._relay_to is not None:
-                await self._relay(*self._relay_to, first=None, skip_welcome=False)
+                await self._relay(self._relay_to, first=None, skip_welcome=False)
         except ConnectionClosed:
             pass
         except Exception:
@@ -392,16 +385,27 @@ class WebSocketConnection:
                 core.refuse(exc.code, exc.message)
                 return False
             self._session_token = token
-            owner = await self._host.route_player(account.id) if token is not None else None
-            if owner is not None and token is not None:
-                self._relay_to = (owner, token)  # its table runs on another node: relay it all
+            relayable = core.relay_hello(token) is not None
+            owner = await self._host.route_player(account.id) if relayable else None
+            if owner is not None:
+                self._relay_to = owner  # its table runs on another node: relay it all
                 return False
             core.authenticated(account)
             self._host.register(self)
             follow_up = core.welcome(token)
-            if follow_up is not None:
-                await self._perform(follow_up)
+            # what the hello itself asks (mjai: a private table, which may wait on another node)
+            return follow_up is None or not await self._serve(follow_up, None)
+
+    async def _serve(self, request: LobbyRequest, frame: str | bytes | None) -> bool:
+        """Do what the client asked of the lobby, here or, relayed, on the node concerned; True
+        once a relay ended (the connection is over)."""
+        if await self._relayed(request, frame):
             return True
+        try:
+            await self._perform(request)
+        except Exception:
+            self.core.request_failed(request)
+        return False
 
     async def _authenticate(self, request: HelloRequest) -> tuple[Account, str | None]:
         auth = self._host.auth
@@ -429,32 +433,38 @@ class WebSocketConnection:
             case Resume(match_id=match_id, since_version=since, request_id=rid):
                 await lobby.resume(core, match_id, since, rid)
 
-    async def _relayed(self, request: LobbyRequest, frame: str | bytes) -> bool:
+    async def _relayed(self, request: LobbyRequest, frame: str | bytes | None) -> bool:
         """Cluster mode: a resume or spectate of a match another node runs, or a join of a private
         table waiting on another node (docs/scaling.md), is relayed there (with everything after
-        it); True once the relay is over. A quick-match join queues here first: the lobby hands
-        the player over later if it is not paired here (:meth:`hand_off`)."""
-        token, lobby = self._session_token, self._host.lobby
-        if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
+        it; ``frame``, the request, is sent there after the hello, unless the hello carries it);
+        True once the relay is over. A quick-match join queues here first: the lobby hands the
+        player over later if it is not paired here (:meth:`hand_off`)."""
+        lobby = self._host.lobby
+        if self.core.relay_hello(self._session_token) is None:
+            return False
+        if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code):
             owner = await self._host.route_invite(request.code)
-        elif (
-            isinstance(request, Resume | Spectate) and not lobby.table(request.match_id) and token is not None
-        ):
+        elif isinstance(request, Resume | Spectate) and not lobby.table(request.match_id):
             owner = await self._host.route_match(request.match_id)
         else:
             return False
-        if owner is None or token is None:
+        if owner is None:
             return False
         # a guest's session must be in the shared database for the owner node to accept it
         await self._host.auth.store_guest(self.core.account.id)
-        return await self._relay(owner, token, first=frame, skip_welcome=True)
+        return await self._relay(owner, first=frame, skip_welcome=True)
 
-    async def _relay(self, url: str, token: str, *, first: str | bytes | None, skip_welcome: bool) -> bool:
-        """Relay this client's frames to the node at ``url`` and back, as that node's client: it
-        says hello with the player's session token (the sessions are in the shared database), then
-        everything is passed on untouched, so resume, acks, errors and redaction all happen on the
-        node that runs the table. When that node closes (it drains, or died), the client is told
-        to reconnect (1012). False when it cannot be reached (nothing was relayed)."""
+    async def _relay(self, base_url: str, *, first: str | bytes | None, skip_welcome: bool) -> bool:
+        """Relay this client's frames to the node at ``base_url`` and back, as that node's client:
+        it is told the client's own hello (every field of it; the credentials are the player's
+        session, in the shared database, or its API token), then everything is passed on
+        untouched, so resume, acks, errors and redaction all happen on the node that runs the
+        table. When that node closes (it drains, or died), the client is told to reconnect
+        (1012). False when it cannot be reached (nothing was relayed)."""
+        hello = self.core.relay_hello(self._session_token)
+        if hello is None:
+            return False
+        url = base_url.rstrip("/") + self.core.PATH
         try:
             upstream = await connect(
                 url,
@@ -467,7 +477,7 @@ class WebSocketConnection:
             log.warning("%s: cannot reach the node at %s: %s", self.session_id, url, exc)
             return False
         try:
-            await upstream.send(encode(Hello(protocol=PROTOCOL_VERSION, auth=SessionAuth(token))).decode())
+            await upstream.send(hello)
             if skip_welcome:
                 await upstream.recv()  # the client has its welcome already
             if first is not None:
@@ -489,24 +499,25 @@ class WebSocketConnection:
         self._outbox.close(CloseCode.SERVICE_RESTART, "the table's server node went away; reconnect")
         return True
 
-    def hand_off(self, url: str, queue: str, request_id: int | None, since: float) -> bool:
+    def hand_off(self, base_url: str, queue: str, request_id: int | None, since: float) -> bool:
         """Cluster mode: the lobby took this player, queued here since ``since``, out of ``queue``
-        to hand it over to the queue's matcher node at ``url``: relay the connection there from
-        now on, starting with a ``join`` of the queue (and how long it has waited). False when it
-        cannot be relayed (no session token: an API-token connection; over; relayed already)."""
-        token = self._session_token
-        if token is None or self._handoff is not None or not self._outbox.open or self._replaced:
+        to hand it over to the queue's matcher node at ``base_url``: relay the connection there
+        from now on, starting with the client's hello and a ``join`` of the queue (and how long it
+        has waited). False when it cannot be relayed (over, or relayed already)."""
+        core = self.core
+        hello = core.relay_hello(self._session_token, queue=queue)
+        if hello is None or self._handoff is not None or not self._outbox.open or self._replaced:
             return False
         self._handoff = asyncio.get_running_loop().create_future()
-        join = encode(Join(target=QueueTarget(preset=queue), request_id=request_id)).decode()
+        join = core.relay_join(queue, request_id)
+        frames = [hello] if join is None else [hello, join]
+        url = base_url.rstrip("/") + core.PATH
         self._handoff_task = asyncio.create_task(
-            self._run_handoff(url, token, join, (queue, request_id, since)), name=f"handoff-{self.session_id}"
+            self._run_handoff(url, frames, (queue, request_id, since)), name=f"handoff-{self.session_id}"
         )
         return True
 
-    async def _run_handoff(
-        self, url: str, token: str, join: str, queued: tuple[str, int | None, float]
-    ) -> None:
+    async def _run_handoff(self, url: str, frames: list[str], queued: tuple[str, int | None, float]) -> None:
         ready = self._handoff
         assert ready is not None
         queue, request_id, since = queued
@@ -520,9 +531,10 @@ class WebSocketConnection:
                 max_size=None,
                 additional_headers=self._host.relay_headers(self.address, waited_s=waited),
             )
-            await upstream.send(encode(Hello(protocol=PROTOCOL_VERSION, auth=SessionAuth(token))).decode())
+            await upstream.send(frames[0])
             await upstream.recv()  # its welcome: the client has its own
-            await upstream.send(join)
+            for frame in frames[1:]:
+                await upstream.send(frame)
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed) as exc:
             log.warning("%s: cannot hand over to the node at %s: %s", self.session_id, url, exc)
             if upstream is not None:

@@ -347,7 +347,7 @@ class Hub:
         conn = self._by_account.get(p.account.id)
         if conn is None or conn.core is not p:
             return False
-        return conn.hand_off(url.rstrip("/") + WS_PATH, queue, request_id, since)
+        return conn.hand_off(url, queue, request_id, since)
 
     def queued_for(self, ws: ServerConnection) -> float | None:
         """How long the player relayed on ``ws`` waited in its queue on the node that handed it
@@ -363,7 +363,7 @@ class Hub:
         except Exception:
             log.exception("cluster lookup failed")
             return None
-        return None if url is None else url.rstrip("/") + WS_PATH
+        return None if url is None else url.rstrip("/")
 
     # -- serving -------------------------------------------------------------------------------------
 

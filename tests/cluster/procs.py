@@ -101,6 +101,7 @@ class Cluster:
     nodes: list[Node] = field(default_factory=list)
     proxy_port: int = 0
     proxy: RoundRobinProxy | None = None
+    options: tuple[str, ...] = ()  # after NODE_OPTIONS (the last of an option wins)
 
     @property
     def url(self) -> str:
@@ -120,6 +121,7 @@ class Cluster:
             f"--cluster-prefix={self.prefix}",
             f"--data-dir={self.workdir / node.node_id}",
             *NODE_OPTIONS,
+            *self.options,
         ]
         env = {k: v for k, v in os.environ.items() if not k.startswith("JANTAKU_")}
         with node.log.open("ab") as out:
@@ -246,9 +248,15 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
 
 @asynccontextmanager
 async def running_cluster(
-    database_url: str, redis_url: str, prefix: str, workdir: Path, size: int = 3
+    database_url: str,
+    redis_url: str,
+    prefix: str,
+    workdir: Path,
+    size: int = 3,
+    *,
+    options: tuple[str, ...] = (),
 ) -> AsyncIterator[Cluster]:
-    cluster = Cluster(database_url, redis_url, prefix, workdir)
+    cluster = Cluster(database_url, redis_url, prefix, workdir, options=options)
     cluster.nodes = [Node(f"n{i}", free_port(), workdir / f"n{i}.log") for i in range(size)]
     proxy = RoundRobinProxy([n.port for n in cluster.nodes])
     try:
