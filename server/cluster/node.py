@@ -356,6 +356,36 @@ class ClusterNode:
                     return url
         return None
 
+    async def moving(self, match_id: str) -> bool:
+        """Running (PostgreSQL), and between owners (:meth:`_between_owners`)."""
+        match = await self._repo.get_match(match_id)
+        if match is None or match.status is not MatchStatus.RUNNING:
+            return False
+        return await self._between_owners(match_id)
+
+    async def player_moving(self, account_id: str) -> bool:
+        for match_id in await self._repo.unfinished_matches_of(account_id):
+            if await self._between_owners(match_id):
+                return True
+        return False
+
+    async def _between_owners(self, match_id: str) -> bool:
+        """No live node runs the table of this running match: nobody holds its lease (its owner
+        died and the lease ran out, or it drained, and no node's scan took it yet), or the node
+        holding it left the registry (killed: its lease runs out within seconds), or this node
+        claimed it and is rebuilding it. A node that is live but advertises no URL runs it (it is
+        only unreachable). Redis down: no (nothing can move without it)."""
+        if match_id in self.owned:
+            return True
+        try:
+            owner = await self._call(self.redis.get(self.lease_key(match_id)))
+            if owner is None or owner == self.node_id:
+                return True
+            url = await self._call(self.redis.hget(self.settings.key("node", str(owner)), "url"))
+        except REDIS_ERRORS:
+            return False
+        return url is None
+
     async def locate_queue(self, queue: str, *, keep: bool = False) -> str | None:
         """The matcher of quick-match ``queue`` (where the players not paired on their own node
         are paired): the node named by ``PREFIX:queue:{queue}`` while it is live and not draining,

@@ -25,8 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol, cast
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -52,6 +53,7 @@ from server.hub.adapter import (
 from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, with_deadline
 from server.hub.lobby import Lobby
+from server.hub.outputs import ErrorOut
 from server.hub.settings import ConnectionLimits
 
 CLOSE_REPLACED = 4001
@@ -60,6 +62,23 @@ process): a private-use code (4000-4999), with the reason ``"replaced by a newer
 
 log = logging.getLogger(__name__)
 FIRST = asyncio.FIRST_COMPLETED
+
+# Cluster mode: how long a connection waits for a match that moves between nodes (its owner died
+# and its lease runs out, 5 s, then another node's scan, within a second, rebuilds it) before the
+# client is asked to try again: a hello less than a client's usual 10 s wait for its welcome (then
+# the connection is closed 1013 and the client reconnects), a resume or spectate longer (then it
+# is answered ``busy_retry``, and the client resumes again).
+HELLO_SETTLE_S = 8.0
+SETTLE_S = 15.0
+SETTLE_STEP_S = 0.25
+
+
+class _UnsettledError(Exception):
+    """What the client asks for is still between nodes (see :data:`SETTLE_S`)."""
+
+
+async def _nowhere() -> bool:
+    return False
 
 
 class SessionHost(Protocol):
@@ -95,6 +114,14 @@ class SessionHost(Protocol):
 
     async def route_invite(self, code: str) -> str | None:
         """Cluster mode: the base URL of the node where private table ``code`` waits."""
+        ...
+
+    async def match_moving(self, match_id: str) -> bool:
+        """Cluster mode: ``match_id`` runs, but on no live node now (between owners)."""
+        ...
+
+    async def player_moving(self, account_id: str) -> bool:
+        """Cluster mode: one of the player's running matches is between owners."""
         ...
 
     def queued_for(self, ws: ServerConnection) -> float | None:
@@ -300,7 +327,8 @@ class WebSocketConnection:
         self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
         self.core = core(self._outbox, host.lobby, host.clock, self._limits, session_id=self.session_id)
         self._replaced = False
-        self._relay_to: str | None = None  # cluster mode: the base URL of the node its match runs on
+        self._relay_to: ClientConnection | None = None  # cluster mode: to the node its match runs on
+        self._unsettled = False  # cluster mode: its match was still between nodes at its hello
         self._session_token: str | None = None
         # cluster mode: handed over to its queue's matcher node (server.hub.crossnode): the relay
         # once it is open (None: it could not be), and the task that opens it and pipes its frames
@@ -346,6 +374,10 @@ class WebSocketConnection:
                         break
             elif self._relay_to is not None:
                 await self._relay(self._relay_to, first=None, skip_welcome=False)
+            elif self._unsettled:  # its match moves between nodes: the client comes back in a moment
+                self._outbox.close(
+                    CloseCode.TRY_AGAIN_LATER, "your match is moving to another server node; reconnect"
+                )
         except ConnectionClosed:
             pass
         except Exception:
@@ -385,11 +417,19 @@ class WebSocketConnection:
                 core.refuse(exc.code, exc.message)
                 return False
             self._session_token = token
-            relayable = core.relay_hello(token) is not None
-            owner = await self._host.route_player(account.id) if relayable else None
-            if owner is not None:
-                self._relay_to = owner  # its table runs on another node: relay it all
-                return False
+            if core.relay_hello(token) is not None:
+                host, player = self._host, account.id
+                try:
+                    self._relay_to = await self._upstream(
+                        partial(host.route_player, player),
+                        partial(host.player_moving, player),
+                        HELLO_SETTLE_S,
+                    )
+                except _UnsettledError:
+                    self._unsettled = True
+                    return False
+                if self._relay_to is not None:
+                    return False  # its table runs on another node: relay it all
             core.authenticated(account)
             self._host.register(self)
             follow_up = core.welcome(token)
@@ -399,8 +439,13 @@ class WebSocketConnection:
     async def _serve(self, request: LobbyRequest, frame: str | bytes | None) -> bool:
         """Do what the client asked of the lobby, here or, relayed, on the node concerned; True
         once a relay ended (the connection is over)."""
-        if await self._relayed(request, frame):
-            return True
+        try:
+            upstream = await self._relayed(request)
+        except _UnsettledError as exc:
+            self.core.deliver(ErrorOut(ErrorCode.BUSY_RETRY, str(exc), request.request_id))
+            return False
+        if upstream is not None:
+            return await self._relay(upstream, first=frame, skip_welcome=True)
         try:
             await self._perform(request)
         except Exception:
@@ -433,37 +478,60 @@ class WebSocketConnection:
             case Resume(match_id=match_id, since_version=since, request_id=rid):
                 await lobby.resume(core, match_id, since, rid)
 
-    async def _relayed(self, request: LobbyRequest, frame: str | bytes | None) -> bool:
+    async def _relayed(self, request: LobbyRequest) -> ClientConnection | None:
         """Cluster mode: a resume or spectate of a match another node runs, or a join of a private
-        table waiting on another node (docs/scaling.md), is relayed there (with everything after
-        it; ``frame``, the request, is sent there after the hello, unless the hello carries it);
-        True once the relay is over. A quick-match join queues here first: the lobby hands the
-        player over later if it is not paired here (:meth:`hand_off`)."""
-        lobby = self._host.lobby
+        table waiting on another node (docs/scaling.md), is relayed there: the connection to that
+        node (None: served here). A match between owners (its owner died or drained and no node
+        runs it yet) is waited for (:meth:`_upstream`). A quick-match join queues here first: the
+        lobby hands the player over later if it is not paired here (:meth:`hand_off`)."""
+        lobby, host = self._host.lobby, self._host
         if self.core.relay_hello(self._session_token) is None:
-            return False
+            return None
         if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code):
-            owner = await self._host.route_invite(request.code)
-        elif isinstance(request, Resume | Spectate) and not lobby.table(request.match_id):
-            owner = await self._host.route_match(request.match_id)
-        else:
-            return False
-        if owner is None:
-            return False
-        # a guest's session must be in the shared database for the owner node to accept it
-        await self._host.auth.store_guest(self.core.account.id)
-        return await self._relay(owner, first=frame, skip_welcome=True)
+            code = request.code
+            return await self._upstream(partial(host.route_invite, code), _nowhere, 0.0)
+        if isinstance(request, Resume | Spectate) and not lobby.table(request.match_id):
+            match_id = request.match_id
+            return await self._upstream(
+                partial(host.route_match, match_id), partial(host.match_moving, match_id), SETTLE_S
+            )
+        return None
 
-    async def _relay(self, base_url: str, *, first: str | bytes | None, skip_welcome: bool) -> bool:
-        """Relay this client's frames to the node at ``base_url`` and back, as that node's client:
-        it is told the client's own hello (every field of it; the credentials are the player's
-        session, in the shared database, or its API token), then everything is passed on
-        untouched, so resume, acks, errors and redaction all happen on the node that runs the
-        table. When that node closes (it drains, or died), the client is told to reconnect
-        (1012). False when it cannot be reached (nothing was relayed)."""
+    async def _upstream(
+        self,
+        route: Callable[[], Awaitable[str | None]],
+        moving: Callable[[], Awaitable[bool]],
+        settle_s: float,
+    ) -> ClientConnection | None:
+        """Cluster mode: open the relay to the node that ``route`` names (None: serve it here).
+        While what the client asks for moves between nodes (``moving``: its owner died and its
+        lease has not run out, or no node took it over yet; or the named node cannot be reached)
+        look again every :data:`SETTLE_STEP_S`, for at most ``settle_s``: a reconnect that lands
+        while a table is between owners ends with the seat found wherever the table is placed.
+        Raises :class:`_UnsettledError` when it still moves after that."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settle_s
+        while True:
+            base_url = await route()
+            if base_url is not None:
+                upstream = await self._open_relay(base_url)
+                if upstream is not None:
+                    return upstream
+            elif not await moving():
+                return None
+            if loop.time() >= deadline:
+                raise _UnsettledError("the match is moving to another server node; ask again in a moment")
+            await asyncio.sleep(SETTLE_STEP_S)
+
+    async def _open_relay(self, base_url: str) -> ClientConnection | None:
+        """Connect to the node at ``base_url`` as this client: it is told the client's own hello
+        (every field of it; the credentials are the player's session, in the shared database, or
+        its API token). None when it cannot be reached."""
         hello = self.core.relay_hello(self._session_token)
         if hello is None:
-            return False
+            return None
+        if self.core.is_authenticated:  # a guest's session must be in the shared database there
+            await self._host.auth.store_guest(self.core.account.id)
         url = base_url.rstrip("/") + self.core.PATH
         try:
             upstream = await connect(
@@ -475,9 +543,22 @@ class WebSocketConnection:
             )
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
             log.warning("%s: cannot reach the node at %s: %s", self.session_id, url, exc)
-            return False
+            return None
         try:
             await upstream.send(hello)
+        except ConnectionClosed:
+            await upstream.close()
+            return None
+        return upstream
+
+    async def _relay(
+        self, upstream: ClientConnection, *, first: str | bytes | None, skip_welcome: bool
+    ) -> bool:
+        """Relay this client's frames to the node of ``upstream`` (:meth:`_open_relay`) and back,
+        as that node's client: everything is passed on untouched, so resume, acks, errors and
+        redaction all happen on the node that runs the table. When that node closes (it drains,
+        or died), the client is told to reconnect (1012). True: the connection is over."""
+        try:
             if skip_welcome:
                 await upstream.recv()  # the client has its welcome already
             if first is not None:

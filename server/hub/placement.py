@@ -41,6 +41,16 @@ class Placement(Protocol):
         another node (None otherwise). Asked once per ``hello``."""
         ...
 
+    async def moving(self, match_id: str) -> bool:
+        """``match_id`` runs (it is not over) but no live node runs its table now: its owner died
+        or drained and no node took it over yet, or this node is rebuilding it. A connection
+        asking for it waits (``server.hub.connection``)."""
+        ...
+
+    async def player_moving(self, account_id: str) -> bool:
+        """One of the running matches of ``account_id`` is :meth:`moving`."""
+        ...
+
     def relay_headers(
         self, client_address: str | None, *, waited_s: float | None = None
     ) -> list[tuple[str, str]]:
@@ -102,6 +112,12 @@ class LocalPlacement:
 
     async def locate_player(self, account_id: str) -> str | None:
         return None
+
+    async def moving(self, match_id: str) -> bool:
+        return False  # one process: a running match's table is here or nowhere
+
+    async def player_moving(self, account_id: str) -> bool:
+        return False
 
     def relay_headers(
         self, client_address: str | None, *, waited_s: float | None = None

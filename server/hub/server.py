@@ -341,6 +341,25 @@ class Hub:
     async def route_invite(self, code: str) -> str | None:
         return await self._route(self._placement.locate_invite(code.strip().upper()))
 
+    async def match_moving(self, match_id: str) -> bool:
+        if self._lobby.table(match_id) is not None:
+            return False
+        return await self._asked(self._placement.moving(match_id))
+
+    async def player_moving(self, account_id: str) -> bool:
+        if self._lobby.live_seats(account_id):
+            return False
+        return await self._asked(self._placement.player_moving(account_id))
+
+    @staticmethod
+    async def _asked(question: Awaitable[bool]) -> bool:
+        """A cluster question; a failing one says no (nothing is waited for)."""
+        try:
+            return await question
+        except Exception:
+            log.exception("cluster lookup failed")
+            return False
+
     def _hand_off(self, p: Participant, url: str, queue: str, request_id: int | None, since: float) -> bool:
         """Cluster mode: relay the connection of ``p``, queued here since ``since``, to the node at
         ``url``, its queue's matcher (``server.hub.crossnode``)."""
