@@ -43,10 +43,11 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from server.cluster import relaylink
+from server.cluster.relay import Relays
 from server.cluster.settings import ClusterSettings
 from server.domain.ports import Repository
 from server.domain.records import MatchStatus
-from server.hub.placement import QUEUE_HEADER, RELAY_HEADER
+from server.hub.placement import QUEUE_HEADER, RELAY_HEADER, HandOff, QueuedPlayer, RelayClient, Upstream
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -195,6 +196,7 @@ class ClusterNode:
         self.host: NodeHost | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
+        self.relays = Relays(self)
         self._renew = self.redis.register_script(_RENEW)
         self._renew_leases = self.redis.register_script(_RENEW_LEASES)
         self._claim = self.redis.register_script(_CLAIM)
@@ -355,6 +357,24 @@ class ClusterNode:
                 if url is not None:
                     return url
         return None
+
+    # -- the relay (server.cluster.relay) ------------------------------------------------------------
+
+    async def relay_player(
+        self, client: RelayClient, account_id: str, *, here: Callable[[], bool]
+    ) -> Upstream | None:
+        return await self.relays.to_player(client, account_id, here)
+
+    async def relay_match(
+        self, client: RelayClient, match_id: str, *, here: Callable[[], bool]
+    ) -> Upstream | None:
+        return await self.relays.to_match(client, match_id, here)
+
+    async def relay_invite(self, client: RelayClient, code: str) -> Upstream | None:
+        return await self.relays.to_invite(client, code.strip().upper())
+
+    def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
+        return self.relays.hand_off(client, base_url, queued)
 
     async def moving(self, match_id: str) -> bool:
         """Running (PostgreSQL), and between owners (:meth:`_between_owners`)."""

@@ -25,14 +25,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Protocol, cast
 
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.protocol import State
 
@@ -54,6 +53,7 @@ from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, with_deadline
 from server.hub.lobby import Lobby
 from server.hub.outputs import ErrorOut
+from server.hub.placement import HandOff, Placement, QueuedPlayer, StillMovingError, Upstream
 from server.hub.settings import ConnectionLimits
 
 CLOSE_REPLACED = 4001
@@ -62,23 +62,6 @@ process): a private-use code (4000-4999), with the reason ``"replaced by a newer
 
 log = logging.getLogger(__name__)
 FIRST = asyncio.FIRST_COMPLETED
-
-# Cluster mode: how long a connection waits for a match that moves between nodes (its owner died
-# and its lease runs out, 5 s, then another node's scan, within a second, rebuilds it) before the
-# client is asked to try again: a hello less than a client's usual 10 s wait for its welcome (then
-# the connection is closed 1013 and the client reconnects), a resume or spectate longer (then it
-# is answered ``busy_retry``, and the client resumes again).
-HELLO_SETTLE_S = 8.0
-SETTLE_S = 15.0
-SETTLE_STEP_S = 0.25
-
-
-class _UnsettledError(Exception):
-    """What the client asks for is still between nodes (see :data:`SETTLE_S`)."""
-
-
-async def _nowhere() -> bool:
-    return False
 
 
 class SessionHost(Protocol):
@@ -102,26 +85,9 @@ class SessionHost(Protocol):
 
     def unregister(self, connection: WebSocketConnection) -> None: ...
 
-    async def route_player(self, account_id: str) -> str | None:
-        """Cluster mode: the base URL of the node running this player's live match when that
-        is another node (None: here, or none)."""
-        ...
-
-    async def route_match(self, match_id: str) -> str | None:
-        """Cluster mode: the base URL of the node running ``match_id`` when that is another
-        node (None: here, or nowhere known)."""
-        ...
-
-    async def route_invite(self, code: str) -> str | None:
-        """Cluster mode: the base URL of the node where private table ``code`` waits."""
-        ...
-
-    async def match_moving(self, match_id: str) -> bool:
-        """Cluster mode: ``match_id`` runs, but on no live node now (between owners)."""
-        ...
-
-    async def player_moving(self, account_id: str) -> bool:
-        """Cluster mode: one of the player's running matches is between owners."""
+    @property
+    def placement(self) -> Placement:
+        """Where tables run and how a client reaches them (cluster mode: the relay)."""
         ...
 
     def queued_for(self, ws: ServerConnection) -> float | None:
@@ -136,13 +102,6 @@ class SessionHost(Protocol):
     def client_address(self, ws: ServerConnection) -> str | None:
         """The address of the client behind ``ws`` (cluster mode: the one a relaying node
         vouches for, else the peer's)."""
-        ...
-
-    def relay_headers(
-        self, client_address: str | None, *, waited_s: float | None = None
-    ) -> list[tuple[str, str]]:
-        """Cluster mode: the headers to relay a client from ``client_address`` with (and, for a
-        queued player handed over, how long it has waited)."""
         ...
 
 
@@ -327,13 +286,12 @@ class WebSocketConnection:
         self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
         self.core = core(self._outbox, host.lobby, host.clock, self._limits, session_id=self.session_id)
         self._replaced = False
-        self._relay_to: ClientConnection | None = None  # cluster mode: to the node its match runs on
+        self._relay_to: Upstream | None = None  # cluster mode: to the node its match runs on
         self._unsettled = False  # cluster mode: its match was still between nodes at its hello
         self._session_token: str | None = None
-        # cluster mode: handed over to its queue's matcher node (server.hub.crossnode): the relay
-        # once it is open (None: it could not be), and the task that opens it and pipes its frames
-        self._handoff: asyncio.Future[ClientConnection | None] | None = None
-        self._handoff_task: asyncio.Task[None] | None = None
+        self._account_id: str | None = None  # once its credentials are checked
+        # cluster mode: handed over to its queue's matcher node (server.hub.crossnode)
+        self._handoff: HandOff | None = None
         self._waited = host.queued_for(ws)  # handed over to this node after waiting that long
 
     @property
@@ -365,7 +323,7 @@ class WebSocketConnection:
                     if not self._outbox.open or self._replaced:
                         break
                     if self._handoff is not None:  # handed over: the frames go to the matcher
-                        upstream = await self._handoff
+                        upstream = await self._handoff.ready
                         if upstream is not None:
                             await upstream.send(frame)
                             continue
@@ -373,7 +331,7 @@ class WebSocketConnection:
                     if request is not None and await self._serve(request, frame):
                         break
             elif self._relay_to is not None:
-                await self._relay(self._relay_to, first=None, skip_welcome=False)
+                await self._relay_to.pipe(self, first=None, skip_welcome=False)
             elif self._unsettled:  # its match moves between nodes: the client comes back in a moment
                 self._outbox.close(
                     CloseCode.TRY_AGAIN_LATER, "your match is moving to another server node; reconnect"
@@ -386,10 +344,8 @@ class WebSocketConnection:
             )
             self._outbox.close(CloseCode.INTERNAL_ERROR, "internal error")
         finally:
-            if self._handoff_task is not None:
-                self._handoff_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._handoff_task
+            if self._handoff is not None:
+                await self._handoff.stop()
             authenticated = core.is_authenticated
             core.connection_lost()
             if authenticated:
@@ -416,20 +372,16 @@ class WebSocketConnection:
             except AuthError as exc:
                 core.refuse(exc.code, exc.message)
                 return False
-            self._session_token = token
-            if core.relay_hello(token) is not None:
-                host, player = self._host, account.id
-                try:
-                    self._relay_to = await self._upstream(
-                        partial(host.route_player, player),
-                        partial(host.player_moving, player),
-                        HELLO_SETTLE_S,
-                    )
-                except _UnsettledError:
-                    self._unsettled = True
-                    return False
-                if self._relay_to is not None:
-                    return False  # its table runs on another node: relay it all
+            self._session_token, self._account_id = token, account.id
+            try:
+                self._relay_to = await self._host.placement.relay_player(
+                    self, account.id, here=partial(self._seated_here, account.id)
+                )
+            except StillMovingError:
+                self._unsettled = True
+                return False
+            if self._relay_to is not None:
+                return False  # its table runs on another node: relay it all
             core.authenticated(account)
             self._host.register(self)
             follow_up = core.welcome(token)
@@ -441,11 +393,12 @@ class WebSocketConnection:
         once a relay ended (the connection is over)."""
         try:
             upstream = await self._relayed(request)
-        except _UnsettledError as exc:
+        except StillMovingError as exc:
             self.core.deliver(ErrorOut(ErrorCode.BUSY_RETRY, str(exc), request.request_id))
             return False
         if upstream is not None:
-            return await self._relay(upstream, first=frame, skip_welcome=True)
+            await upstream.pipe(self, first=frame, skip_welcome=True)
+            return True
         try:
             await self._perform(request)
         except Exception:
@@ -478,170 +431,63 @@ class WebSocketConnection:
             case Resume(match_id=match_id, since_version=since, request_id=rid):
                 await lobby.resume(core, match_id, since, rid)
 
-    async def _relayed(self, request: LobbyRequest) -> ClientConnection | None:
+    async def _relayed(self, request: LobbyRequest) -> Upstream | None:
         """Cluster mode: a resume or spectate of a match another node runs, or a join of a private
         table waiting on another node (docs/scaling.md), is relayed there: the connection to that
-        node (None: served here). A match between owners (its owner died or drained and no node
-        runs it yet) is waited for (:meth:`_upstream`). A quick-match join queues here first: the
-        lobby hands the player over later if it is not paired here (:meth:`hand_off`)."""
-        lobby, host = self._host.lobby, self._host
-        if self.core.relay_hello(self._session_token) is None:
-            return None
+        node (None: served here). A quick-match join queues here first: the lobby hands the
+        player over later if it is not paired here (:meth:`hand_off`)."""
+        lobby, placement = self._host.lobby, self._host.placement
         if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code):
-            code = request.code
-            return await self._upstream(partial(host.route_invite, code), _nowhere, 0.0)
+            return await placement.relay_invite(self, request.code)
         if isinstance(request, Resume | Spectate) and not lobby.table(request.match_id):
             match_id = request.match_id
-            return await self._upstream(
-                partial(host.route_match, match_id), partial(host.match_moving, match_id), SETTLE_S
-            )
+            return await placement.relay_match(self, match_id, here=lambda: lobby.table(match_id) is not None)
         return None
-
-    async def _upstream(
-        self,
-        route: Callable[[], Awaitable[str | None]],
-        moving: Callable[[], Awaitable[bool]],
-        settle_s: float,
-    ) -> ClientConnection | None:
-        """Cluster mode: open the relay to the node that ``route`` names (None: serve it here).
-        While what the client asks for moves between nodes (``moving``: its owner died and its
-        lease has not run out, or no node took it over yet; or the named node cannot be reached)
-        look again every :data:`SETTLE_STEP_S`, for at most ``settle_s``: a reconnect that lands
-        while a table is between owners ends with the seat found wherever the table is placed.
-        Raises :class:`_UnsettledError` when it still moves after that."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + settle_s
-        while True:
-            base_url = await route()
-            if base_url is not None:
-                upstream = await self._open_relay(base_url)
-                if upstream is not None:
-                    return upstream
-            elif not await moving():
-                return None
-            if loop.time() >= deadline:
-                raise _UnsettledError("the match is moving to another server node; ask again in a moment")
-            await asyncio.sleep(SETTLE_STEP_S)
-
-    async def _open_relay(self, base_url: str) -> ClientConnection | None:
-        """Connect to the node at ``base_url`` as this client: it is told the client's own hello
-        (every field of it; the credentials are the player's session, in the shared database, or
-        its API token). None when it cannot be reached."""
-        hello = self.core.relay_hello(self._session_token)
-        if hello is None:
-            return None
-        if self.core.is_authenticated:  # a guest's session must be in the shared database there
-            await self._host.auth.store_guest(self.core.account.id)
-        url = base_url.rstrip("/") + self.core.PATH
-        try:
-            upstream = await connect(
-                url,
-                open_timeout=self._limits.open_timeout_s,
-                compression=None,
-                max_size=None,
-                additional_headers=self._host.relay_headers(self.address),
-            )
-        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-            log.warning("%s: cannot reach the node at %s: %s", self.session_id, url, exc)
-            return None
-        try:
-            await upstream.send(hello)
-        except ConnectionClosed:
-            await upstream.close()
-            return None
-        return upstream
-
-    async def _relay(
-        self, upstream: ClientConnection, *, first: str | bytes | None, skip_welcome: bool
-    ) -> bool:
-        """Relay this client's frames to the node of ``upstream`` (:meth:`_open_relay`) and back,
-        as that node's client: everything is passed on untouched, so resume, acks, errors and
-        redaction all happen on the node that runs the table. When that node closes (it drains,
-        or died), the client is told to reconnect (1012). True: the connection is over."""
-        try:
-            if skip_welcome:
-                await upstream.recv()  # the client has its welcome already
-            if first is not None:
-                await upstream.send(first)
-            down = asyncio.create_task(self._downstream(upstream), name=f"relay-{self.session_id}")
-            try:
-                async for frame in self._ws:
-                    if down.done():
-                        break
-                    await upstream.send(frame)
-            finally:
-                down.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await down
-        except ConnectionClosed:
-            pass
-        finally:
-            await upstream.close()
-        self._outbox.close(CloseCode.SERVICE_RESTART, "the table's server node went away; reconnect")
-        return True
 
     def hand_off(self, base_url: str, queue: str, request_id: int | None, since: float) -> bool:
         """Cluster mode: the lobby took this player, queued here since ``since``, out of ``queue``
         to hand it over to the queue's matcher node at ``base_url``: relay the connection there
-        from now on, starting with the client's hello and a ``join`` of the queue (and how long it
-        has waited). False when it cannot be relayed (over, or relayed already)."""
-        core = self.core
-        hello = core.relay_hello(self._session_token, queue=queue)
-        if hello is None or self._handoff is not None or not self._outbox.open or self._replaced:
+        from now on (the placement opens it with the client's hello and a join of the queue).
+        False when it cannot be relayed (over, or relayed already)."""
+        if self._handoff is not None or not self._outbox.open or self._replaced:
             return False
-        self._handoff = asyncio.get_running_loop().create_future()
-        join = core.relay_join(queue, request_id)
-        frames = [hello] if join is None else [hello, join]
-        url = base_url.rstrip("/") + core.PATH
-        self._handoff_task = asyncio.create_task(
-            self._run_handoff(url, frames, (queue, request_id, since)), name=f"handoff-{self.session_id}"
-        )
-        return True
+        queued = QueuedPlayer(queue, request_id, since, self._host.clock.now() - since)
+        self._handoff = self._host.placement.hand_off(self, base_url, queued)
+        return self._handoff is not None
 
-    async def _run_handoff(self, url: str, frames: list[str], queued: tuple[str, int | None, float]) -> None:
-        ready = self._handoff
-        assert ready is not None
-        queue, request_id, since = queued
-        waited = self._host.clock.now() - since
-        upstream: ClientConnection | None = None
-        try:
-            upstream = await connect(
-                url,
-                open_timeout=self._limits.open_timeout_s,
-                compression=None,
-                max_size=None,
-                additional_headers=self._host.relay_headers(self.address, waited_s=waited),
-            )
-            await upstream.send(frames[0])
-            await upstream.recv()  # its welcome: the client has its own
-            for frame in frames[1:]:
-                await upstream.send(frame)
-        except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed) as exc:
-            log.warning("%s: cannot hand over to the node at %s: %s", self.session_id, url, exc)
-            if upstream is not None:
-                await upstream.close()
-            self._handoff = None
-            ready.set_result(None)
-            if self._outbox.open and not self._replaced:  # it waits here again, in its place
-                self._host.lobby.requeue(self.core, queue, request_id, since)
-            return
-        except asyncio.CancelledError:
-            if upstream is not None:
-                await upstream.close()
-            ready.set_result(None)
-            raise
-        ready.set_result(upstream)
-        try:
-            await self._downstream(upstream)
-        finally:
-            await upstream.close()
+    def _seated_here(self, account_id: str) -> bool:
+        return bool(self._host.lobby.live_seats(account_id))
 
-    async def _downstream(self, upstream: ClientConnection) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            async for frame in upstream:
-                if not self._outbox.put(frame.encode() if isinstance(frame, str) else frame):
-                    return
-        self._outbox.close(CloseCode.SERVICE_RESTART, "the table's server node closed; reconnect")
+    # -- RelayClient (server.hub.placement): this connection as a relay to another node sees it -----
+
+    @property
+    def path(self) -> str:
+        return self.core.PATH
+
+    @property
+    def open_timeout_s(self) -> float:
+        return self._limits.open_timeout_s
+
+    def relay_hello(self, *, queue: str | None = None) -> str | None:
+        return self.core.relay_hello(self._session_token, queue=queue)
+
+    def relay_join(self, queue: str, request_id: int | None) -> str | None:
+        return self.core.relay_join(queue, request_id)
+
+    async def store_session(self) -> None:
+        if self._account_id is not None:
+            await self._host.auth.store_guest(self._account_id)
+
+    def incoming(self) -> AsyncIterator[str | bytes]:
+        return aiter(self._ws)
+
+    def put(self, frame: bytes) -> bool:
+        return self._outbox.put(frame)
+
+    def handed_back(self, queued: QueuedPlayer) -> None:
+        self._handoff = None
+        if self._outbox.open and not self._replaced:  # it waits here again, in its place
+            self._host.lobby.requeue(self.core, queued.queue, queued.request_id, queued.since)
 
     def close(self, code: int, reason: str) -> None:
         """Close after what is already queued (shutdown: 1012)."""

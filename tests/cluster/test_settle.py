@@ -2,11 +2,11 @@
 reconnect that lands then is held until a node runs the match (and relayed there), never answered
 "no such match" or put in a queue; one still moving after the wait is asked to try again (a
 ``hello``: closed 1013; a ``resume``: ``busy_retry``). Two hubs on one repository, the edge with a
-scripted placement (no Redis)."""
+scripted directory behind the cluster's relay (no Redis)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 from websockets.exceptions import ConnectionClosed
@@ -14,7 +14,9 @@ from websockets.exceptions import ConnectionClosed
 from client_protocol.client import Client
 from client_protocol.errors import ConnectionLostError, ErrorCode
 from client_protocol.messages import ErrorMessage, GuestAuth, Prompt
-from server.hub import connection
+from server.cluster import relay
+from server.cluster.relay import Relays
+from server.hub.placement import HandOff, Placement, QueuedPlayer, RelayClient, Upstream
 from server.hub.server import Hub, running_hub
 from server.hub.settings import HubSettings, TableTimers
 from server.store.memory import InMemoryRepository
@@ -27,7 +29,7 @@ SETTINGS = HubSettings(
 
 class Moving:
     """The edge's view of the cluster: the match moves for ``polls`` looks, then runs at ``owner``
-    (None: it keeps moving)."""
+    (None: it keeps moving); the relay is the cluster's own."""
 
     def __init__(self, owner: str | None, polls: int, names: tuple[str, ...] = ("mover",)) -> None:
         self.owner = owner
@@ -35,6 +37,23 @@ class Moving:
         self.looks = 0
         self.names = names  # the guests whose match moves
         self.repo: InMemoryRepository | None = None
+        self.relays = Relays(self)
+
+    async def relay_player(
+        self, client: RelayClient, account_id: str, *, here: Callable[[], bool]
+    ) -> Upstream | None:
+        return await self.relays.to_player(client, account_id, here)
+
+    async def relay_match(
+        self, client: RelayClient, match_id: str, *, here: Callable[[], bool]
+    ) -> Upstream | None:
+        return await self.relays.to_match(client, match_id, here)
+
+    async def relay_invite(self, client: RelayClient, code: str) -> Upstream | None:
+        return await self.relays.to_invite(client, code)
+
+    def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
+        return self.relays.hand_off(client, base_url, queued)
 
     def _placed(self) -> bool:
         self.looks += 1
@@ -106,7 +125,7 @@ async def _seated_on(owner: Hub) -> Client:
 async def test_a_reconnect_while_the_match_moves_waits_for_its_new_owner(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(connection, "SETTLE_STEP_S", 0.01)
+    monkeypatch.setattr(relay, "SETTLE_STEP_S", 0.01)
     repo = InMemoryRepository()
     async with running_hub(SETTINGS, repo) as owner:
         placement = Moving(_url(owner), polls=5)
@@ -130,9 +149,9 @@ async def test_a_reconnect_while_the_match_moves_waits_for_its_new_owner(
 async def test_still_moving_after_the_wait_the_client_is_asked_to_try_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(connection, "SETTLE_STEP_S", 0.01)
-    monkeypatch.setattr(connection, "HELLO_SETTLE_S", 0.1)
-    monkeypatch.setattr(connection, "SETTLE_S", 0.1)
+    monkeypatch.setattr(relay, "SETTLE_STEP_S", 0.01)
+    monkeypatch.setattr(relay, "HELLO_SETTLE_S", 0.1)
+    monkeypatch.setattr(relay, "SETTLE_S", 0.1)
     repo = InMemoryRepository()
     placement = Moving(None, 0)
     placement.repo = repo
@@ -156,3 +175,7 @@ async def test_still_moving_after_the_wait_the_client_is_asked_to_try_again(
             raise AssertionError("the connection must stay open") from exc
         finally:
             await raw.close()
+
+
+def _is_a_placement(moving: Moving) -> Placement:
+    return moving  # mypy checks that the scripted placement has the port's every method
