@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -153,6 +154,16 @@ class Cluster:
                 except subprocess.TimeoutExpired:
                     node.process.kill()
                     node.process.wait()
+
+
+async def lease_owner(cluster: Cluster, match_id: str) -> str | None:
+    """The node holding the lease of ``match_id`` now (None: nobody, between owners)."""
+    client: Redis = Redis.from_url(cluster.redis_url, decode_responses=True)
+    try:
+        owner = await client.get(f"{cluster.prefix}:table:{match_id}")
+        return None if owner is None else str(owner)
+    finally:
+        await client.aclose()
 
 
 async def http_status(port: int, path: str) -> int | None:

@@ -22,13 +22,12 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from redis.asyncio import Redis
 
 from server.domain.records import AccountKind, MatchStatus
 from server.hub.auth import Authenticator
 from server.store.repository import SqlRepository
-from tests.cluster.conftest import RUN_ID, drop_keys
-from tests.cluster.procs import ROOT, Cluster, Node, fresh_pg_database, jantaku, running_cluster
+from tests.cluster.conftest import RUN_ID, drop_keys, eventually
+from tests.cluster.procs import ROOT, Cluster, Node, fresh_pg_database, jantaku, lease_owner, running_cluster
 
 TSUMOGIRI_BOT = ROOT / "tests" / "bots" / "mjai_tsumogiri.py"
 RANDOM_BOT = ROOT / "examples" / "random_bot.py"
@@ -103,28 +102,6 @@ async def _steps(cluster: Cluster, match_id: str) -> int:
         await repo.close()
 
 
-async def _owner(cluster: Cluster, match_id: str) -> str | None:
-    client: Redis = Redis.from_url(cluster.redis_url, decode_responses=True)
-    try:
-        owner = await client.get(f"{cluster.prefix}:table:{match_id}")
-        return None if owner is None else str(owner)
-    finally:
-        await client.aclose()
-
-
-async def _until(check: object, what: str, timeout: float = 120.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = check()  # type: ignore[operator]
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return
-        assert loop.time() < deadline, f"not within {timeout} s: {what}"
-        await asyncio.sleep(0.3)
-
-
 async def _restart(cluster: Cluster, node: Node, sig: int) -> None:
     cluster.kill(node, sig)
     assert node.process is not None
@@ -135,27 +112,28 @@ async def _restart(cluster: Cluster, node: Node, sig: int) -> None:
 
 
 async def _kill_the_owner_mid_hand(cluster: Cluster, match_id: str, rng: random.Random) -> None:
-    steps = await _steps(cluster, match_id)
-    await _until(lambda: _steps_beyond(cluster, match_id, steps + rng.randint(5, 40)), "moves played")
-    owner_id = await _owner(cluster, match_id)
+    target = await _steps(cluster, match_id) + rng.randint(5, 40)  # a random moment of a hand
+    await eventually(lambda: _steps_beyond(cluster, match_id, target), 120, every=0.3)
+    owner_id = await lease_owner(cluster, match_id)
     if owner_id is None or match_id not in (await _running(cluster)).values():
         return  # it moved or ended meanwhile (the other table's owner was the same node)
     owner = next(n for n in cluster.nodes if n.node_id == owner_id)
     await _restart(cluster, owner, signal.SIGKILL)
-    await _until(lambda: _taken_over(cluster, match_id, owner_id), f"{match_id} taken over", 60)
+    await eventually(lambda: _taken_over(cluster, match_id, owner_id), 60, every=0.3)
 
 
 async def _steps_beyond(cluster: Cluster, match_id: str, n: int) -> bool:
-    return await _steps(cluster, match_id) >= n
+    return await _steps(cluster, match_id) >= n or match_id not in (await _running(cluster)).values()
 
 
 async def _taken_over(cluster: Cluster, match_id: str, old: str) -> bool:
     if match_id not in (await _running(cluster)).values():
         return True
-    return await _owner(cluster, match_id) not in (None, old)
+    return await lease_owner(cluster, match_id) not in (None, old)
 
 
 @pytest.mark.asyncio
+@pytest.mark.timeout(600)  # about 2-3 minutes; a loaded machine restarts nodes slowly
 async def test_mjai_and_protocol_bots_through_one_address_survive_a_kill_and_drains(
     cluster: Cluster, tmp_path: Path
 ) -> None:
@@ -169,7 +147,7 @@ async def test_mjai_and_protocol_bots_through_one_address_survive_a_kill_and_dra
             procs.append(_mjai_bot(cluster, token, outs[i]))
             procs.append(_example_bot(cluster, players[i], outs[4 + i]))
             await asyncio.sleep(0.3)
-        await _until(lambda: _both(cluster), "both tables made (every bot seated)")
+        await eventually(lambda: _both(cluster), 120, every=0.3)  # every bot seated
         running = await _running(cluster)
         matches = [running["ranked:ladder:east"], running["ranked:open:east"]]
         for match_id in matches:
