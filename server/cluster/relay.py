@@ -1,9 +1,9 @@
 """How a client reaches the node that serves it (``docs/scaling.md``, "the relay"): the hub's
 connections ask the placement port (:class:`server.hub.placement.Placement`) and
-:class:`ClusterNode` answers through :class:`Relays`.
+:class:`server.cluster.node.ClusterNode` answers through :class:`Relays`.
 
 A connection that lands on a node (the *edge*) whose request another node serves (the player's
-running match, a resume or spectate, a private table waiting there, a queue's matcher) gets an
+running match, a resume or spectate, a private table waiting there, a queue's matcher) gets a
 :class:`Link`: a websocket to that node, opened with the client's own hello (every field of it, on
 the client's protocol path; the credentials are the player's session, in the shared database, or
 its API token), through which the edge passes every frame both ways, untouched. When that node
