@@ -32,7 +32,7 @@ import logging
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -186,7 +186,7 @@ class Hub:
             placement=placement,
             store_guest=self._auth.store_guest,
             ratings=ratings,
-            hand_off=None if isinstance(self._placement, LocalPlacement) else self._hand_off,
+            hand_off=self._hand_off,
         )
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
@@ -295,11 +295,6 @@ class Hub:
             )
         return real if real is not None else peer
 
-    def relay_headers(
-        self, client_address: str | None, *, waited_s: float | None = None
-    ) -> list[tuple[str, str]]:
-        return self._placement.relay_headers(client_address, waited_s=waited_s)
-
     def unregister(self, session: WebSocketConnection) -> None:
         if self._by_account.get(session.account.id) is session:
             del self._by_account[session.account.id]
@@ -307,29 +302,17 @@ class Hub:
     def connection_of(self, account_id: str) -> WebSocketConnection | None:
         return self._by_account.get(account_id)
 
-    async def route_player(self, account_id: str) -> str | None:
-        if isinstance(self._placement, LocalPlacement):
-            return None
-        # Cluster mode: the player's next connection (or an HTTP request) may reach another node,
-        # which knows only what is in the shared database: a guest is stored at its hello.
-        await self._auth.store_guest(account_id)
-        if self._lobby.live_seats(account_id):
-            return None
-        return await self._route(self._placement.locate_player(account_id))
-
-    async def route_match(self, match_id: str) -> str | None:
-        return await self._route(self._placement.locate(match_id))
-
-    async def route_invite(self, code: str) -> str | None:
-        return await self._route(self._placement.locate_invite(code.strip().upper()))
+    @property
+    def placement(self) -> Placement:
+        return self._placement
 
     def _hand_off(self, p: Participant, url: str, queue: str, request_id: int | None, since: float) -> bool:
         """Cluster mode: relay the connection of ``p``, queued here since ``since``, to the node at
-        ``url``, its queue's matcher (``server.hub.crossnode``)."""
+        ``url``, its queue's matcher (``server.hub.crossnode``; one process never names one)."""
         conn = self._by_account.get(p.account.id)
         if conn is None or conn.core is not p:
             return False
-        return conn.hand_off(url.rstrip("/") + WS_PATH, queue, request_id, since)
+        return conn.hand_off(url, queue, request_id, since)
 
     def queued_for(self, ws: ServerConnection) -> float | None:
         """How long the player relayed on ``ws`` waited in its queue on the node that handed it
@@ -337,15 +320,6 @@ class Hub:
         request = ws.request
         value = request.headers.get(QUEUE_HEADER) if request is not None else None
         return None if value is None else self._placement.relayed_wait(value)
-
-    async def _route(self, lookup: Awaitable[str | None]) -> str | None:
-        """A node's URL to relay to (cluster mode); a failing lookup relays nothing."""
-        try:
-            url = await lookup
-        except Exception:
-            log.exception("cluster lookup failed")
-            return None
-        return None if url is None else url.rstrip("/") + WS_PATH
 
     # -- serving -------------------------------------------------------------------------------------
 

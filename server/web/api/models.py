@@ -298,9 +298,20 @@ class ClusterNode(BaseModel):
     up_s: float = 0.0
 
 
+class ClusterMatch(BaseModel):
+    """One running match of a cluster and the node that owns it now."""
+
+    match_id: str
+    owner: str | None = Field(description="the node holding its lease; null: between owners, taken over soon")
+    source: str = Field("", description='how it was made: "queue:tenhou", "private:CODE", ...')
+    players: list[str] = Field(default_factory=list, description="the seats' names, seat 0 first")
+    started: float = Field(0.0, description="when it was created (Unix time)")
+
+
 class ClusterStatus(BaseModel):
-    """The nodes of a cluster, their health and load, and the running matches without an owner."""
+    """The nodes of a cluster, their health and load, and every running match with its owner."""
 
     nodes: list[ClusterNode]
     running_matches: int
     unowned: list[str] = Field(default_factory=list, description="running, no lease: taken over soon")
+    matches: list[ClusterMatch] = Field(default_factory=list, description="every running match, oldest first")
