@@ -95,7 +95,19 @@ def encode_event(event: ev.Event) -> JSON:
 
 
 def encode_events(events: Iterable[ev.Event]) -> tuple[JSON, ...]:
-    return tuple(msgspec.to_builtins(event_to_wire(e)) for e in events)
+    return stored_events(render_events(events))
+
+
+def render_events(events: Iterable[ev.Event]) -> tuple[wire.Event, ...]:
+    """Omniscient engine events in their wire form, rendered once for a step: the log stores their
+    JSON (:func:`stored_events`) and a seat whose redaction leaves an event as it is receives the
+    same struct (``server.hub.outputs.SharedFrames``)."""
+    return tuple(map(event_to_wire, events))
+
+
+def stored_events(rendered: Iterable[wire.Event]) -> tuple[JSON, ...]:
+    """The stored JSON (format :data:`FORMAT_VERSION`) of events rendered by :func:`render_events`."""
+    return tuple(map(msgspec.to_builtins, rendered))
 
 
 def encode_action(action: Action) -> JSON:

@@ -81,7 +81,7 @@ from server.hub.outputs import (
 from server.hub.pacing import Pacing
 from server.hub.seating import Seating
 from server.hub.settings import SpectatePolicy, TableTimers
-from server.hub.steplog import match_record, step_record, table_settings_json
+from server.hub.steplog import Rendered, match_record, render_events, step_record, table_settings_json
 
 log = logging.getLogger(__name__)
 
@@ -455,9 +455,10 @@ class TableActor:
             applied_at=self._wall_clock(),
             source=source,
             banks=banks,
+            rendered=(out := render_events(t.events)),  # once: the log's and the seats' who see them whole
         )
         await self._commits.append(record, action)
-        await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to, acted_at=now)
+        await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to, acted_at=now, rendered=out)
         if self._metrics is not None:
             self._metrics.count_action(source)
 
@@ -482,6 +483,7 @@ class TableActor:
         reply_to: Participant | None = None,
         replaying: bool = False,
         acted_at: float | None = None,
+        rendered: Rendered | None = None,
     ) -> None:
         """``t`` is stored: make it the state, ack the request (to ``reply_to``), publish what
         pacing allows, prompt the seats that must decide. The actor's time is charged up to
@@ -493,7 +495,7 @@ class TableActor:
             t, actor=actor, request_id=request_id, now=charged_at, version=version
         )
         self.state = t.state
-        upto = self._pacing.committed(t, now, replaying=replaying)
+        upto = self._pacing.committed(t, now, replaying=replaying, rendered=rendered)
         if reply_to is not None and request_id is not None and answered is not None:
             reply_to.deliver(AckOut(request_id, answered, False))
         self._publish(upto, now)
@@ -513,9 +515,9 @@ class TableActor:
         assert self.state is not None
         stream = self._pacing.stream
         first = stream.published + 1
-        batch = stream.publish(upto, now)
+        batch, rendered = stream.publish_rendered(upto, now)
         if batch:
-            self._seating.publish(self.match_id, first, batch)
+            self._seating.publish(self.match_id, first, batch, rendered)
             self._pacing.published(now)
 
     def _issue_prompts(self) -> None:
