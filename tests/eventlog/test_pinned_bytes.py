@@ -24,22 +24,9 @@ from typing import Any, get_args
 from client_protocol.codec import encode
 from client_protocol.messages import Act, EventMessage
 from server.bots.selfplay import Step, play
+from server.engine import actions as act
 from server.engine import events as ev
 from server.engine import legal_actions, redact
-from server.engine.actions import (
-    Action,
-    Ankan,
-    Chi,
-    Daiminkan,
-    Discard,
-    Kakan,
-    KyuushuKyuuhai,
-    Pass,
-    Pon,
-    Riichi,
-    Ron,
-    Tsumo,
-)
 from server.engine.rules import preset
 from server.engine.state import MatchState
 from server.eventlog.codec import FORMAT_VERSION, encode_action, encode_events
@@ -61,18 +48,18 @@ STORED_SHA256 = "7e4ef21bce28459a2a018f476cd1b0fb83c24d5ce4db886b212814c9efa139d
 WIRE_SHA256 = "71b713f4bcaf59bdcc15119c9228c81f08c9084996e6162690cad5dae6f1f0c1"
 
 
-EVERY_ACTION: tuple[Action, ...] = (
-    Discard(35, tsumogiri=True),
-    Riichi(4, tsumogiri=False),
-    Tsumo(),
-    Ron(),
-    Pass(),
-    Chi((1, 2)),
-    Pon((35, 14)),
-    Daiminkan((27, 27, 27)),
-    Ankan((14, 14, 15, 35)),
-    Kakan(33),
-    KyuushuKyuuhai(),
+EVERY_ACTION: tuple[act.Action, ...] = (
+    act.Discard(35, tsumogiri=True),
+    act.Riichi(4, tsumogiri=False),
+    act.Tsumo(),
+    act.Ron(),
+    act.Pass(),
+    act.Chi((1, 2)),
+    act.Pon((35, 14)),
+    act.Daiminkan((27, 27, 27)),
+    act.Ankan((14, 14, 15, 35)),
+    act.Kakan(33),
+    act.KyuushuKyuuhai(),
 )
 
 
@@ -85,7 +72,7 @@ def _render() -> tuple[str, str, set[type[ev.Event]]]:
         state: MatchState | None = None
         for n, item in enumerate(play(preset("tenhou"), seed, bots)):
             seat: int | None = None
-            action: Action | None = None
+            action: act.Action | None = None
             if isinstance(item, Step):
                 assert state is not None
                 t, seat, action = item.transition, item.seat, item.action
