@@ -318,9 +318,10 @@ def action_from_dict(data: Any) -> Action:
     consumed: tuple[Tile, ...] | None = None
     if form.tsumogiri:
         allowed.add("tsumogiri")
-        tsumogiri = data.get("tsumogiri", False)
-        if not isinstance(tsumogiri, bool):
-            raise NotationError(f"{kind_}: 'tsumogiri' must be a boolean, got {tsumogiri!r}")
+        flag: Any = data.get("tsumogiri", False)  # untyped until checked (compiled: typed locals are)
+        if not isinstance(flag, bool):
+            raise NotationError(f"{kind_}: 'tsumogiri' must be a boolean, got {flag!r}")
+        tsumogiri = flag
     if form.tile:
         allowed.add("tile")
         tile = _tile_field(data, kind_)
