@@ -21,7 +21,7 @@ from operator import itemgetter
 from client_protocol.errors import ErrorCode, ProtocolError
 from client_protocol.messages import Action as WireAction
 from client_protocol.messages import ActionType, DiscardHint, PromptHints, WaitHint
-from server.engine.actions import ACTION_FORMS, Action, Ankan, Chi, Daiminkan, Discard, Kakan, Pon, Riichi
+from server.engine.actions import ACTION_FORMS, Action
 from server.engine.errors import NotationError
 from server.engine.hints import Hints, Wait
 from server.engine.tiles import Tile, sort_key, tile_name
@@ -81,18 +81,15 @@ def legal_actions_to_wire(actions: Iterable[Action]) -> tuple[WireAction, ...]:
 
 
 def _action_sort_key(action: Action) -> tuple[int, tuple[tuple[int, int], ...], bool]:
-    tiles: tuple[Tile, ...]
-    tsumogiri = False
-    match action:
-        case Discard(tile, tsumogiri) | Riichi(tile, tsumogiri):
-            tiles = (tile,)
-        case Kakan(tile):
-            tiles = (tile,)
-        case Chi(consumed) | Pon(consumed) | Daiminkan(consumed) | Ankan(consumed):
-            tiles = consumed
-        case _:
-            tiles = ()
-    return (_ACTION_ORDER[action.TYPE], tuple(sort_key(t) for t in tiles), tsumogiri)
+    name = action.TYPE
+    form = ACTION_FORMS[name]
+    tiles: tuple[Tile, ...] = ()
+    if form.tile:
+        tiles = (getattr(action, "tile"),)  # noqa: B009 - the form has it
+    elif form.consumed:
+        tiles = getattr(action, "consumed")  # noqa: B009
+    tsumogiri: bool = getattr(action, "tsumogiri") if form.tsumogiri else False  # noqa: B009
+    return (_ACTION_ORDER[name], tuple(sort_key(t) for t in tiles), tsumogiri)
 
 
 def action_from_wire(action: WireAction) -> Action:
