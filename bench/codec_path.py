@@ -1,6 +1,6 @@
 """CPU per action of the hub's codec path alone, in-process: no engine, no table, no socket.
 
-    python bench/codecs.py [--rounds 5] [--server-repo PATH] [--against PATH]
+    python bench/codec_path.py [--rounds 5] [--server-repo PATH] [--against PATH]
 
 Greedy bots play three fixed matches first (not measured). Then, for each of their steps, what the
 hub does around the engine: the client's ``act`` frame decoded and its action turned into the
