@@ -5,17 +5,27 @@ those of rendering every seat's events on its own (tests/hub/test_shared_frames.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from server.domain.records import AccountKind
 from server.engine import redact
 from server.engine.events import Event, RoundStarted, TileDrawn
 from server.eventlog.codec import render_events
 from server.eventlog.convert import event_to_wire
 from server.hub import outputs
+from server.hub.clock import ManualClock
+from server.hub.inbox import SeatSpec
 from server.hub.outputs import EventsOut
 from server.hub.seating import Seating
-from server.hub.settings import SpectatePolicy
+from server.hub.session import ProtocolSession
+from server.hub.settings import ConnectionLimits, SpectatePolicy, TableTimers
 from server.hub.spectators import EventStream, SpectatorFeed
+from server.hub.table import TableActor
+from server.store.memory import InMemoryRepository
+from tests.hub.corekit import Directory, Sink
+from tests.hub.helpers import EAST, account
 from tests.hub.test_shared_frames import _alone, _batch, _sessions
 
 
@@ -70,3 +80,44 @@ def test_spectators_share_one_rendering_of_their_batch(monkeypatch: pytest.Monke
     spectator_alone = _sessions()[0]
     spectator_alone[0].deliver(EventsOut("m-1", 1, tuple(redact(e, None) for e in batch)))
     assert spectator_alone[1].frames == frames_a
+
+
+@pytest.mark.asyncio
+async def test_a_table_sends_its_logs_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """End to end: four sessions of our protocol play at a table; once the deal is out, the only
+    events their frames are rendered from again are other seats' draws (and the next deals)."""
+    clock, directory = ManualClock(), Directory()
+    sinks = [Sink() for _ in range(4)]
+    cores = [ProtocolSession(sink, directory, clock, ConnectionLimits()) for sink in sinks]
+    for seat, core in enumerate(cores):
+        core.authenticated(account(f"p{seat}", AccountKind.PLAYER))
+    specs = [SeatSpec(name=c.account.name, kind=c.account.kind, account_id=c.account.id) for c in cores]
+    table = TableActor(
+        match_id="m-1",
+        ruleset=EAST,
+        seed=b"render-once",
+        seats=specs,
+        repo=InMemoryRepository(),
+        clock=clock,
+        timers=TableTimers(min_call_ms=0, hand_pause_ms=0),
+        spectate=SpectatePolicy(),
+    )
+    directory.tables["m-1"] = table  # type: ignore[assignment]
+    await table.start(dict(enumerate(cores)))
+    await table.settle()
+    again = _counting(monkeypatch)
+    acts = 0
+    while acts < 40:
+        for core, sink in zip(cores, sinks, strict=True):
+            prompts = [f for f in sink.json() if f["type"] == "prompt"]
+            if prompts:
+                act = {"type": "act", "request_id": acts + 1, "step": prompts[-1]["step"]}
+                core.receive(json.dumps(act | {"action": prompts[-1]["legal_actions"][0]}))
+                await table.settle()
+                acts += 1
+    assert table.state is not None and table.state.step >= 40
+    assert again, "other seats' draws are rendered for them"
+    for event in again:
+        redacted_draw = isinstance(event, TileDrawn) and event.tile is None
+        assert redacted_draw or isinstance(event, RoundStarted), f"{event} was rendered again"
+    await table.stop()
