@@ -119,14 +119,15 @@ class ProtocolSession(SeatConnection):
 
     def _deliver_events(self, item: EventsOut, shared: SharedFrames) -> None:
         """A published batch: the frame of an event every seat sees alike is encoded by the first
-        seat and reused by the others (``SharedFrames``); the others are this seat's own."""
+        seat and reused by the others (``SharedFrames``); the others are this seat's own. An event
+        the step log rendered already is not rendered again (``SharedFrames.wire_of``)."""
         frames, public = shared.frames, shared.public
         for i, event in enumerate(item.events):
             key = (_SHARED_KEY, i)
             frame = frames.get(key) if public[i] else None
             if frame is None:
                 message = EventMessage(
-                    match_id=item.match_id, version=item.first_version + i, event=event_to_wire(event)
+                    match_id=item.match_id, version=item.first_version + i, event=shared.wire_of(i, event)
                 )
                 frame = encode(message)
                 if public[i]:

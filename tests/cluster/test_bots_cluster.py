@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from server.services.auth import Authenticator
 
 from server.domain.records import AccountKind, MatchStatus
+from server.services.auth import Authenticator
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys, eventually
 from tests.cluster.procs import ROOT, Cluster, Node, fresh_pg_database, jantaku, lease_owner, running_cluster
