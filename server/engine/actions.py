@@ -223,7 +223,27 @@ class KyuushuKyuuhai:
         return _EMPTY_HASH
 
 
-Action = Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai
+@dataclass(frozen=True, slots=True)
+class Nukidora:
+    """Set a north tile from the hand aside as a bonus dora and draw a replacement (three seats,
+    ``Ruleset.north_bonus``; docs/rules.md#north-bonus)."""
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "nukidora"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Nukidora:
+            return NotImplemented
+        return True
+
+    def __hash__(self) -> int:
+        return _EMPTY_HASH
+
+
+Action = (
+    Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai | Nukidora
+)
 
 # Each action's wire name (``TYPE``) is a property rather than a ``ClassVar``: mypyc takes a class
 # variable of a dataclass for a field (tests/engine/test_actions.py keeps these names in step).
@@ -239,6 +259,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
     "ankan": Ankan,
     "kakan": Kakan,
     "kyuushu_kyuuhai": KyuushuKyuuhai,
+    "nukidora": Nukidora,
 }
 
 
@@ -257,6 +278,7 @@ TSUMO = Tsumo()
 RON = Ron()
 PASS = Pass()
 KYUUSHU_KYUUHAI = KyuushuKyuuhai()
+NUKIDORA = Nukidora()
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
@@ -270,7 +292,7 @@ def action_to_dict(action: Action) -> dict[str, Any]:
             out["tile"] = tile_name(tile)
         case Chi(consumed) | Pon(consumed) | Daiminkan(consumed) | Ankan(consumed):
             out["consumed"] = format_tiles(consumed)
-        case Tsumo() | Ron() | Pass() | KyuushuKyuuhai():
+        case Tsumo() | Ron() | Pass() | KyuushuKyuuhai() | Nukidora():
             pass
     return out
 

@@ -59,7 +59,10 @@ def test_json_is_canonical() -> None:
     data = json.loads(text)
     assert list(data) == sorted(data)
     assert " " not in text
-    assert set(data) == set(OPTION_NAMES)
+    # The three-player options hold their four-player values: left out, so the JSON (and hash) of a
+    # four-player ruleset is what it was before they existed.
+    sanma_options = {"seats", "chi", "north_bonus", "north_ron", "sanma_tsumo"}
+    assert set(data) == set(OPTION_NAMES) - sanma_options
     assert "_hash" not in data
     assert text == json.dumps(data, sort_keys=True, separators=(",", ":"))
 
@@ -170,7 +173,7 @@ def test_bad_value_types_name_the_option(key: str, value: Any) -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"uma": [20, 10, -10]}, "four entries"),
+        ({"uma": [20, 10, -10]}, "one entry per seat"),
         ({"uma": [20, 10, -10, -10]}, "sum to zero"),
         ({"red_fives": [5, 0, 0]}, "red_fives"),
         ({"red_fives": [1, 1]}, "red_fives"),
@@ -238,7 +241,7 @@ def test_with_options_accepts_enum_sets() -> None:
 
 
 def test_presets_by_name() -> None:
-    assert set(PRESETS) == {"tenhou", "mahjongsoul", "ema"}
+    assert set(PRESETS) == {"tenhou", "mahjongsoul", "ema", "tenhou-sanma", "mahjongsoul-sanma"}
     for name, ruleset in PRESETS.items():
         assert preset(name) is ruleset
         assert ruleset.name == name
