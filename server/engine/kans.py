@@ -105,10 +105,15 @@ def declare_north(b: Builder, seat: int) -> None:
 
 
 def north_passed(b: Builder, window: Window) -> None:
-    """Nobody won on the north: the replacement is drawn. A north set aside is no call: ippatsu and
-    the first go-around go on (docs/rules.md#north-bonus)."""
+    """Nobody won on the north: the replacement is drawn. Like a call, the north ends every ippatsu
+    and the first go-around (no double riichi, tenhou or chiihou after it; Tenhou's records,
+    docs/rules.md#north-bonus)."""
     b.mark_passed_winning_tile(window.tile, window.from_seat)
-    b.set_hand(norths=(*b.hand.norths, window.from_seat))
+    b.end_every_ippatsu()
+    # A pending open-kan indicator is turned once the north stands, as for a following kan
+    # (Tenhou's records; docs/rules.md#kan-dora).
+    b.flush_pending_dora()
+    b.set_hand(norths=(*b.hand.norths, window.from_seat), no_calls=False)
     b.draw(window.from_seat, rinshan=True)
 
 

@@ -26,7 +26,7 @@ from server.engine.events import DrawReason
 from server.engine.melds import MeldType
 from server.engine.tiles import Tile, kind
 from server.records.assemble import call_step
-from server.records.check import LIVE_WALL, HandTracker
+from server.records.check import HandTracker
 from server.records.draw_names import WIN_LABELS, draw_name
 from server.records.model import DiscardStep, DoraStep, DrawStep, RiichiAcceptedStep, Step
 
@@ -276,5 +276,5 @@ class Interleaver:
         if reason is DrawReason.KYUUSHU_KYUUHAI:
             return after == "draw"
         if reason is DrawReason.EXHAUSTIVE:
-            return after == "discard" and tracker.live + tracker.kans == LIVE_WALL
+            return after == "discard" and tracker.live_left == 0
         return after == "discard"
