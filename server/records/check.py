@@ -90,7 +90,16 @@ class HandTracker:
         other.rivers = [list(r) for r in self.rivers]
         other.river_called = list(self.river_called)
         other.riichi = list(self.riichi)
-        for name in ("phase", "seat", "last_discard", "last_kan", "pending_riichi", "kans", "norths", "seats"):
+        for name in (
+            "phase",
+            "seat",
+            "last_discard",
+            "last_kan",
+            "pending_riichi",
+            "kans",
+            "norths",
+            "seats",
+        ):
             setattr(other, name, getattr(self, name))
         for name in ("dora_reveals", "live", "rinshan"):
             setattr(other, name, getattr(self, name))

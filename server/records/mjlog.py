@@ -429,7 +429,10 @@ class _Reader:
         else:
             hand.steps.append(RiichiAcceptedStep(seat))
             hand.paid[seat] -= 1000
-            if "ten" in attrs and [v * 100 for v in _ints(attrs, "ten", "REACH", 4)][: self.seats] != hand.paid:
+            if (
+                "ten" in attrs
+                and [v * 100 for v in _ints(attrs, "ten", "REACH", 4)][: self.seats] != hand.paid
+            ):
                 hand.problems.append(f"scores after the riichi of seat {seat} are {attrs['ten']}")
 
     def _on_dora(self, attrs: dict[str, str]) -> None:

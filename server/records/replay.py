@@ -268,7 +268,9 @@ class _Replay:
             )
         except RulesError as exc:
             raise self.stop(None, f"the record's tiles do not make a wall: {exc}") from None
-        start = HandStart(hand.round_wind, hand.kyoku, hand.honba, hand.riichi_sticks, tuple(hand.start_scores))
+        start = HandStart(
+            hand.round_wind, hand.kyoku, hand.honba, hand.riichi_sticks, tuple(hand.start_scores)
+        )
         # A second wall lets the engine deal the next hand; its events are never looked at.
         t = new_match(self.ruleset, REPLAY_SEED, walls_=[wall, wall], start=start)
         state = t.state

@@ -1,0 +1,51 @@
+"""Three-player records: Tenhou's mjlog (GO type with 0x10) and tenhou.net/6 JSON with an empty
+fourth seat read as three seats, and every hand replays through the engine with nothing differing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server.records import read_record
+from server.records.mjlog import read_mjlog
+from server.records.model import NorthStep
+from server.records.replay import Outcome, record_ruleset, replay_record
+from server.records.verify import verify_paths
+from tests.records.corpus import SANMA_CORPUS, needs_sanma_corpus
+
+
+def _files(pattern: str) -> list[Path]:
+    return sorted(SANMA_CORPUS.glob(pattern)) if SANMA_CORPUS.is_dir() else []
+
+
+@needs_sanma_corpus
+def test_every_three_player_hand_verifies() -> None:
+    """The whole three-player corpus: 101 Tenhou games and Mahjong Soul's three edge cases (a
+    chankan, a kokushi ron on a closed kan, a double ron with norths set aside)."""
+    report = verify_paths([*_files("tenhou_mjlog/*.xml"), *_files("tenhou6_json/*.json")])
+    assert report.unreadable == 0
+    assert report.mismatches == 0 and report.incomplete == 0
+    assert report.verified >= 882 + 9
+
+
+@needs_sanma_corpus
+def test_a_tenhou_three_player_game_reads_as_three_seats() -> None:
+    path = _files("tenhou_mjlog/*.xml")[0]
+    record = read_mjlog(path.read_bytes())
+    assert record.preset == "tenhou-sanma" and record.ruleset().seats == 3
+    assert len(record.names) == 3 and record.final_scores is not None and len(record.final_scores) == 3
+    assert all(h.seats == 3 and len(h.start_scores) == 3 for h in record.hands)
+    assert any(isinstance(s, NorthStep) for h in record.hands for s in h.steps)
+    assert sum(record.final_scores) == 3 * 35000
+
+
+@needs_sanma_corpus
+@pytest.mark.parametrize("name", ["chankan", "kokushi_ankan", "nukidora_doubleron"])
+def test_mahjong_soul_edge_cases(name: str) -> None:
+    record = read_record((SANMA_CORPUS / "tenhou6_json" / f"{name}.json").read_bytes())
+    assert record.preset == "mahjongsoul-sanma"
+    reports = replay_record(record, record_ruleset(record))
+    assert [r.outcome for r in reports] == [Outcome.VERIFIED] * len(reports), [
+        str(m) for r in reports for m in r.mismatches
+    ]
