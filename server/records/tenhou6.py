@@ -250,7 +250,7 @@ def _read_hand(entry: Any, index: int) -> HandRecord:
         state, replay.notes = None, [*replay.notes, f"cannot replay the lists: {exc}"]
     if result[0] not in WIN_LABELS and draw_name(result[0]) is None:
         replay.notes.append(f"unknown result {result[0]!r}")
-    wins, draw = _result(result, state, dora, ura, where, n) if state else ((), None)
+    wins, draw = _result(result, state, dora, ura, where, n=n) if state else ((), None)
     return HandRecord(
         round_wind=head[0] // 4,
         kyoku=head[0] % 4,
@@ -316,7 +316,13 @@ def _deltas(raw: Any, where: str, n: int) -> tuple[int, ...]:
 
 
 def _result(
-    result: list[Any], state: ReplayState, dora: tuple[Tile, ...], ura: tuple[Tile, ...], where: str, n: int
+    result: list[Any],
+    state: ReplayState,
+    dora: tuple[Tile, ...],
+    ura: tuple[Tile, ...],
+    where: str,
+    *,
+    n: int,
 ) -> tuple[tuple[Win, ...], DrawResult | None]:
     label, tracker = result[0], state.tracker
     if label not in WIN_LABELS:
