@@ -23,7 +23,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "simulate",
         help="play matches of built-in bots in-process and write one record file per match",
     )
-    s.add_argument("--players", default="greedy,greedy,greedy,greedy", help="four of: " + ",".join(BOTS))
+    s.add_argument(
+        "--players",
+        default=None,
+        help="one bot per seat (four, three for a three-player ruleset) of: "
+        + ",".join(BOTS)
+        + " (default: greedy at every seat)",
+    )
     s.add_argument("--ruleset", default="tenhou", choices=sorted(PRESETS))
     s.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
     s.add_argument("--seed", default="jantaku", help="seed text: the same seed gives the same files")
@@ -33,14 +39,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    players = [p.strip() for p in str(args.players).split(",")]
-    if len(players) != 4 or any(p not in BOTS for p in players):
-        print(f"error: --players needs four of {sorted(BOTS)}, got {args.players!r}", file=sys.stderr)
+    ruleset: Ruleset = preset(args.ruleset)
+    n = ruleset.seats
+    raw = args.players if args.players is not None else ",".join(["greedy"] * n)
+    players = [p.strip() for p in str(raw).split(",")]
+    if len(players) != n or any(p not in BOTS for p in players):
+        print(f"error: --players needs {n} of {sorted(BOTS)}, got {raw!r}", file=sys.stderr)
         return EXIT_USAGE
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)
         return EXIT_USAGE
-    ruleset: Ruleset = preset(args.ruleset)
     fmt = ExportFormat(args.format)
     out: Path = args.out
     try:

@@ -96,12 +96,15 @@ def read_tenhou6(data: bytes | str) -> GameRecord:
         if "red_fives" in rules:
             rules = {**rules, "red_fives": (0, *tuple(rules["red_fives"])[1:])}
     final_scores, final_points = _final(final)
+    n = seats.pop()
+    if final_scores is not None and final_points is not None:
+        final_scores, final_points = final_scores[:n], final_points[:n]
     return GameRecord(
         source=RecordFormat.TENHOU6,
         preset=preset,
         rules=rules,
         rule_text=rule_text,
-        names=tuple(names),
+        names=tuple(names[:n]),
         hands=tuple(hands),
         final_scores=final_scores,
         final_points=final_points,

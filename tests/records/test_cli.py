@@ -51,9 +51,26 @@ def test_simulate_writes_one_file_per_match_deterministically(
 
 def test_simulate_rejects_bad_players(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "simulate", "--players", "greedy,nobody", "--out", str(tmp_path))
-    assert code == 2 and "--players needs four of" in err
+    assert code == 2 and "--players needs 4 of" in err
+    sanma = ("simulate", "--ruleset", "tenhou-sanma", "--out", str(tmp_path))
+    code, _, err = run(capsys, *sanma, "--players", "greedy,greedy,greedy,greedy")
+    assert code == 2 and "--players needs 3 of" in err
     code, _, err = run(capsys, "simulate", "--games", "0", "--out", str(tmp_path))
     assert code == 2 and "--games" in err
+
+
+def test_simulate_three_players(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Three greedy bots by default; they set norths aside and the records verify."""
+    code, out, err = run(
+        capsys, "simulate", "--ruleset", "tenhou-sanma", "--seed", "s3", "--out", str(tmp_path)
+    )
+    assert code == 0 and err == ""
+    doc = json.loads((tmp_path / "s3-0000.json").read_text())
+    assert doc["name"] == ["greedy 0", "greedy 1", "greedy 2", ""]
+    assert doc["rule"]["disp"].startswith("三")
+    assert any("f44" in hand[4 + 3 * s + 2] for hand in doc["log"] for s in range(3))
+    code, out, _ = run(capsys, "verify", str(tmp_path))
+    assert code == 0 and "0 mismatches" in out
 
 
 def test_verify_clean_records(capsys: pytest.CaptureFixture[str], records: Path) -> None:

@@ -49,3 +49,34 @@ def test_mahjong_soul_edge_cases(name: str) -> None:
     assert [r.outcome for r in reports] == [Outcome.VERIFIED] * len(reports), [
         str(m) for r in reports for m in r.mismatches
     ]
+
+
+def test_mjai_with_four_slots_and_kita_reads_as_three_players() -> None:
+    """Mortal's three-player libriichi keeps a fourth slot (score 0, hidden hand) and RiichiEnv
+    names a north set aside ``kita``: both read as the same three-player game."""
+    import json
+
+    from server.bots.selfplay import play_events
+    from server.engine.rules import TENHOU_SANMA
+    from server.records.export_mjai import export_mjai
+
+    events = play_events(TENHOU_SANMA, b"slots", ["greedy", "greedy", "greedy"])
+    native = export_mjai(events)
+    padded = []
+    for line in native.splitlines():
+        event = json.loads(line)
+        if event["type"] == "start_kyoku":
+            event["scores"] = [*event["scores"], 0]
+            event["tehais"] = [*event["tehais"], ["?"] * 13]
+        elif event["type"] in ("hora", "ryukyoku"):
+            event["deltas"] = [*event["deltas"], 0]
+        elif event["type"] == "nukidora":
+            event = {"type": "kita", "actor": event["actor"]}
+        padded.append(json.dumps(event))
+    assert '"kita"' in "\n".join(padded)
+    record = read_record("\n".join(padded) + "\n")
+    again = read_record(native)
+    assert [h.steps for h in record.hands] == [h.steps for h in again.hands]
+    assert record.ruleset().seats == 3 and all(h.seats == 3 for h in record.hands)
+    reports = replay_record(record, record.ruleset())
+    assert all(r.outcome is Outcome.VERIFIED for r in reports)
