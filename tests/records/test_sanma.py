@@ -80,3 +80,38 @@ def test_mjai_with_four_slots_and_kita_reads_as_three_players() -> None:
     assert record.ruleset().seats == 3 and all(h.seats == 3 for h in record.hands)
     reports = replay_record(record, record.ruleset())
     assert all(r.outcome is Outcome.VERIFIED for r in reports)
+
+
+@needs_sanma_corpus
+def test_the_match_flow_and_final_points_follow_tenhou() -> None:
+    """Between hands, the engine's next hand (renchan, the rotation over three dealers, agari-yame,
+    tobi, the extension) is the record's next hand, the match ends where the record does, and the
+    final points (oka 15, uma 20/0/-20) are Tenhou's, which rounds scores to thousands first."""
+    from server.engine.endings import next_hand
+    from server.engine.state import HandState, Phase, Player
+
+    for path in _files("tenhou_mjlog/*.xml"):
+        record = read_mjlog(path.read_bytes())
+        ruleset = record.ruleset()
+        for i, hand in enumerate(record.hands):
+            won = bool(hand.wins)
+            draw = hand.draw
+            aborted = draw is not None and draw.reason.value != "exhaustive"
+            dealer_tenpai = draw is not None and draw.tenpai is not None and hand.dealer in draw.tenpai
+            renchan = any(w.seat == hand.dealer for w in hand.wins) or aborted or dealer_tenpai
+            state = HandState(
+                i, hand.round_wind, hand.kyoku, hand.honba, (), b"", "", (Player(),) * 3, Phase.TURN, 0
+            )
+            nxt = next_hand(ruleset, hand.end_scores, state, renchan=renchan, won=won, tenpai=dealer_tenpai)
+            if aborted and nxt is not None:
+                nxt = (hand.round_wind, hand.kyoku)
+            following = record.hands[i + 1] if i + 1 < len(record.hands) else None
+            expected = None if following is None else (following.round_wind, following.kyoku)
+            assert nxt == expected, f"{path.name} {hand.label}"
+        assert record.final_scores is not None and record.final_points is not None
+        order = sorted(range(3), key=lambda s: (-record.final_scores[s], s))
+        oka = (ruleset.return_points - ruleset.start_points) * 3 / 1000
+        for rank, seat in enumerate(order):
+            points = (record.final_scores[seat] - ruleset.return_points) / 1000 + ruleset.uma[rank]
+            points += oka if rank == 0 else 0
+            assert abs(points - record.final_points[seat]) < 1, f"{path.name} seat {seat}"
