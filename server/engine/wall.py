@@ -38,6 +38,12 @@ The round state machine reads the wall only through this layout::
     index         131   the first ura dora indicator
     index    132..135   kan ura indicators (ura i lies under dora indicator i)
 
+Three seats (108 tiles: ``full_set(red_fives, 3)`` has no 2m..8m) use the same algorithm and the
+same shape (:class:`Layout`, told by the wall's length): 39 dealt, 55 live draws from index 39, the
+first four replacement draws at 94..97, dora indicators from 98, ura indicators from 103. A fifth
+to eighth replacement draw (kans and norths set aside together) is taken from the far end of the
+live wall, backwards (:func:`replacement_position`).
+
 The dead wall is ``wall[122:136]`` and always counts 14 tiles: each rinshan draw shortens the live
 wall by one instead, so ``LIVE_TILES - kans`` live draws are available and the haitei tile is the
 last of them. (The physical game moves the last live tile to the dead wall; the count is the same.)
