@@ -108,10 +108,11 @@ def test_the_match_flow_and_final_points_follow_tenhou() -> None:
             following = record.hands[i + 1] if i + 1 < len(record.hands) else None
             expected = None if following is None else (following.round_wind, following.kyoku)
             assert nxt == expected, f"{path.name} {hand.label}"
-        assert record.final_scores is not None and record.final_points is not None
-        order = sorted(range(3), key=lambda s: (-record.final_scores[s], s))
+        scores, final = record.final_scores, record.final_points
+        assert scores is not None and final is not None
+        order = sorted(range(3), key=lambda s: (-scores[s], s))
         oka = (ruleset.return_points - ruleset.start_points) * 3 / 1000
         for rank, seat in enumerate(order):
-            points = (record.final_scores[seat] - ruleset.return_points) / 1000 + ruleset.uma[rank]
+            points = (scores[seat] - ruleset.return_points) / 1000 + ruleset.uma[rank]
             points += oka if rank == 0 else 0
-            assert abs(points - record.final_points[seat]) < 1, f"{path.name} seat {seat}"
+            assert abs(points - final[seat]) < 1, f"{path.name} seat {seat}"
