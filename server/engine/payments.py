@@ -65,16 +65,14 @@ def tsumo_points(base: int, dealer: bool, ruleset: Ruleset | None = None) -> tup
     return _ceil100(2 * base), _ceil100(base)
 
 
-def hand_points(value: HandValue, *, dealer: bool, tsumo: bool, ruleset: Ruleset | None = None) -> int:
-    """What the winner receives for the hand itself, before honba and sticks (``HandWon.points``)."""
+def hand_points(value: HandValue, *, dealer: bool, tsumo: bool, ruleset: Ruleset) -> int:
+    """What the winner receives for the hand itself, before honba and sticks (``HandWon.points``):
+    with three seats a tsumo has two payers."""
     if not tsumo:
         return ron_points(value.base_points, dealer)
     from_dealer, from_other = tsumo_points(value.base_points, dealer, ruleset)
-    others = (ruleset.seats if ruleset is not None else _FOUR) - 1
+    others = ruleset.seats - 1
     return others * from_other if dealer else from_dealer + (others - 1) * from_other
-
-
-_FOUR = 4  # the seats of a game whose ruleset is not given
 
 
 @dataclass(frozen=True, slots=True)

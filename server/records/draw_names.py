@@ -120,7 +120,7 @@ def draw_name(text: str) -> DrawName | None:
 
 
 def four_kans_by_several_seats(tracker: HandTracker) -> bool:
-    kan_seats = [seat for seat in range(4) for m in tracker.melds[seat] if m.type in _KAN_TYPES]
+    kan_seats = [seat for seat, melds in enumerate(tracker.melds) for m in melds if m.type in _KAN_TYPES]
     return len(kan_seats) >= 4 and len(set(kan_seats)) > 1
 
 

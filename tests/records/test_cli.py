@@ -190,3 +190,12 @@ def test_verify_finds_mjson_files_in_folders(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a record", encoding="utf-8")
     found, missing = find_records([tmp_path])
     assert [p.name for p in found] == ["game.mjson"] and missing == []
+
+
+def test_play_three_players(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "play", "--ruleset", "tenhou-sanma", "--seed", "x")
+    assert code == 0 and "ranks [" in out and out.rstrip().endswith("]")
+    final = out.strip().splitlines()[-1]
+    assert final.startswith("final scores") and final.count(",") == 2 + 2 + 2  # three of each
+    code, out, _ = run(capsys, "play", "--ruleset", "tenhou-sanma", "--players", "greedy,greedy,greedy,greedy")
+    assert code == 2 and "needs 3 of" in out
