@@ -11,7 +11,7 @@ from pathlib import Path
 
 from server.bots import BOTS
 from server.bots.selfplay import play_events
-from server.engine.rules import PRESETS, Ruleset, preset
+from server.engine.rules import ALL_PRESETS, Ruleset, preset
 from server.records.cli import EXIT_OK, EXIT_USAGE
 from server.records.export import FILE_SUFFIX, ExportFormat, export_match
 from server.records.progress import Progress
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         + ",".join(BOTS)
         + " (default: greedy at every seat)",
     )
-    s.add_argument("--ruleset", default="tenhou", choices=sorted(PRESETS))
+    s.add_argument("--ruleset", default="tenhou", choices=sorted(ALL_PRESETS))
     s.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
     s.add_argument("--seed", default="jantaku", help="seed text: the same seed gives the same files")
     s.add_argument("--out", required=True, type=Path, help="directory for the record files")

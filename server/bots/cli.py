@@ -8,14 +8,14 @@ from server.bots import BOTS
 from server.bots.selfplay import play_events
 from server.engine.errors import RulesError
 from server.engine.events import HandDrawn, HandWon, MatchEnded
-from server.engine.rules import PRESETS, preset
+from server.engine.rules import ALL_PRESETS, preset
 from server.engine.tiles import format_tiles
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``jantaku play`` (``jantaku bot connect`` is :mod:`server.bots.connect_cli`)."""
     p = sub.add_parser("play", help="play one match of built-in bots in-process and print the results")
-    p.add_argument("--ruleset", default="tenhou", choices=sorted(PRESETS))
+    p.add_argument("--ruleset", default="tenhou", choices=sorted(ALL_PRESETS))
     p.add_argument(
         "--players",
         default=None,

@@ -219,10 +219,19 @@ class Ruleset:
         return cls.from_dict(data)
 
     def with_options(self, **changes: Any) -> Ruleset:
-        """A copy with some options changed (validated, values coerced like JSON input)."""
+        """A copy with some options changed (validated, values coerced like JSON input).
+
+        The seat count is not an option to change: a three-player game starts from a three-player
+        preset (a table is built for the seats of its preset; :data:`SANMA_PRESETS`)."""
         data = self.to_dict()
         data.update(changes)
-        return Ruleset.from_dict(data)
+        changed = Ruleset.from_dict(data)
+        if changed.seats != self.seats:
+            raise RulesetError(
+                f"seats cannot be changed from {self.seats} to {changed.seats}: start from a "
+                f"{changed.seats}-player preset"
+            )
+        return changed
 
 
 def _coerce(key: str, raw: Any, default: Any) -> Any:
@@ -400,19 +409,20 @@ MAHJONGSOUL_SANMA = Ruleset(
     pao_scope=PaoScope.PORTION,
 )
 
-PRESETS: dict[str, Ruleset] = {
-    "tenhou": TENHOU,
-    "mahjongsoul": MAHJONGSOUL,
-    "ema": EMA,
-    "tenhou-sanma": TENHOU_SANMA,
-    "mahjongsoul-sanma": MAHJONGSOUL_SANMA,
-}
+PRESETS: dict[str, Ruleset] = {"tenhou": TENHOU, "mahjongsoul": MAHJONGSOUL, "ema": EMA}
+"""The four-player presets: what the hub's queues and private tables offer (its tables seat four)."""
+
+SANMA_PRESETS: dict[str, Ruleset] = {"tenhou-sanma": TENHOU_SANMA, "mahjongsoul-sanma": MAHJONGSOUL_SANMA}
+"""The three-player presets: the engine, the records, the bots and the command line (``jantaku
+simulate``, ``play``, ``verify``) play them; the hub does not seat three yet."""
+
+ALL_PRESETS: dict[str, Ruleset] = {**PRESETS, **SANMA_PRESETS}
 
 
 def preset(name: str) -> Ruleset:
     """A named preset: ``tenhou`` (default), ``mahjongsoul``, ``ema``, ``tenhou-sanma`` or
     ``mahjongsoul-sanma``."""
     try:
-        return PRESETS[name]
+        return ALL_PRESETS[name]
     except KeyError:
-        raise RulesetError(f"unknown ruleset preset {name!r}; choose from {sorted(PRESETS)}") from None
+        raise RulesetError(f"unknown ruleset preset {name!r}; choose from {sorted(ALL_PRESETS)}") from None

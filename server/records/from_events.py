@@ -33,7 +33,7 @@ from server.engine.events import (
     YakuScore,
 )
 from server.engine.melds import MeldType
-from server.engine.rules import PRESETS, Ruleset
+from server.engine.rules import ALL_PRESETS, Ruleset
 from server.engine.tiles import Tile, sorted_tiles
 from server.records.errors import RecordError
 from server.records.model import (
@@ -143,7 +143,7 @@ def record_from_events(events: Sequence[Event], *, names: Sequence[str] | None =
     problems = () if ended else ("the match has not ended",)
     return GameRecord(
         source=RecordFormat.EVENTS,
-        preset=ruleset.name if ruleset.name in PRESETS else "tenhou",
+        preset=ruleset.name if ruleset.name in ALL_PRESETS else _fallback_preset(ruleset),
         rules=rules,
         rule_text=ruleset.name,
         names=tuple(names) if names is not None else ("",) * ruleset.seats,
@@ -153,6 +153,11 @@ def record_from_events(events: Sequence[Event], *, names: Sequence[str] | None =
         complete=ended is not None and all(h.complete for h in hands),
         problems=problems,
     )
+
+
+def _fallback_preset(ruleset: Ruleset) -> str:
+    """The preset a custom ruleset is read against (its options then override every value)."""
+    return "tenhou-sanma" if ruleset.seats == 3 else "tenhou"
 
 
 class LiveHand:

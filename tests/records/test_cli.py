@@ -197,5 +197,7 @@ def test_play_three_players(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "ranks [" in out and out.rstrip().endswith("]")
     final = out.strip().splitlines()[-1]
     assert final.startswith("final scores") and "ranks [1, 2, 3]" in final  # three seats
-    code, out, _ = run(capsys, "play", "--ruleset", "tenhou-sanma", "--players", "greedy,greedy,greedy,greedy")
+    code, out, _ = run(
+        capsys, "play", "--ruleset", "tenhou-sanma", "--players", "greedy,greedy,greedy,greedy"
+    )
     assert code == 2 and "needs 3 of" in out
