@@ -14,7 +14,7 @@ from server.engine.actions import Chi, Nukidora, Pon, Ron
 from server.engine.endings import next_hand
 from server.engine.events import MatchEnded, NorthDeclared, TileDrawn
 from server.engine.payments import WinSettlement, nagashi_payments, noten_payments, settle_wins
-from server.engine.rules import MAHJONGSOUL_SANMA, TENHOU, TENHOU_SANMA, Ruleset, SanmaTsumo
+from server.engine.rules import MAHJONGSOUL_SANMA, TENHOU, TENHOU_SANMA, Pao, Ruleset, SanmaTsumo
 from server.engine.scoring import HandValue, WinContext, evaluate_win
 from server.engine.state import Phase
 from server.engine.tiles import EAST, NORTH, WEST, full_set, kind, parse_tile, parse_tiles
@@ -202,3 +202,77 @@ def test_final_points_with_three_seats(ruleset: Ruleset) -> None:
     assert sum(end.scores) == 3 * 35000
     # Oka (40000 - 35000) x 3 goes to the first; uma 15/0/-15: the points sum to zero.
     assert abs(sum(end.final_points)) < 0.01
+
+
+def test_kokushi_with_three_players_is_a_yakuman_paid_with_tsumo_loss() -> None:
+    tiles = parse_tiles("19m19p19s1234567z")
+    ctx = WinContext(
+        concealed=(*tiles, parse_tile("1m")),
+        melds=(),
+        win_tile=parse_tile("1m"),
+        is_tsumo=True,
+        seat_wind=parse_tile("2z"),
+        round_wind=EAST,
+        is_dealer=False,
+    )
+    value = evaluate_win(ctx, SANMA)
+    assert value is not None and value.yakuman == 1
+    win = WinSettlement(winner=1, loser=None, value=value)
+    assert settle_wins([win], dealer=0, honba=0, riichi_sticks=0, ruleset=SANMA) == ((-16000, 24000, -8000),)
+
+
+def test_a_north_kept_in_hand_is_no_value_tile() -> None:
+    """Norths kept as a triplet: no seat or round wind is north with three players."""
+    hand = parse_tiles("111p234p567s9s444z")
+    for seat_wind in (EAST, parse_tile("2z"), WEST):
+        ctx = WinContext(
+            concealed=(*hand, parse_tile("9s")),
+            melds=(),
+            win_tile=parse_tile("9s"),
+            is_tsumo=True,
+            seat_wind=seat_wind,
+            round_wind=EAST,
+            is_dealer=seat_wind == EAST,
+        )
+        value = evaluate_win(ctx, SANMA)
+        assert value is not None and not any(y.name.startswith("yakuhai") for y in value.yaku)
+
+
+def test_pao_with_three_players() -> None:
+    daisangen = HandValue(
+        han=13,
+        fu=30,
+        yaku=(),
+        yakuman=1,
+        limit="yakuman",
+        base_points=8000,
+        pao_yakuman=((Pao.DAISANGEN, 1),),
+    )
+    tsumo = WinSettlement(winner=1, loser=None, value=daisangen, pao_seat=2)
+    assert settle_wins([tsumo], dealer=0, honba=1, riichi_sticks=0, ruleset=SANMA) == ((0, 32200, -32200),)
+    ron = WinSettlement(winner=1, loser=0, value=daisangen, pao_seat=2)
+    assert settle_wins([ron], dealer=0, honba=0, riichi_sticks=0, ruleset=SANMA) == ((-16000, 32000, -16000),)
+
+
+def test_a_double_ron_pays_both_and_the_sticks_go_to_the_first() -> None:
+    win = WinSettlement(winner=1, loser=0, value=_value())
+    other = WinSettlement(winner=2, loser=0, value=_value())
+    first, second = settle_wins([win, other], dealer=0, honba=1, riichi_sticks=2, ruleset=SANMA)
+    assert first == (-8200, 10200, 0) and second == (-8000, 0, 8000)
+
+
+def test_tobi_ends_a_three_player_match() -> None:
+    state = new_match(SANMA, b"tobi").state
+    assert next_hand(SANMA, (60000, 46000, -1000), state.hand, renchan=False, won=True, tenpai=False) is None
+    assert next_hand(SANMA, (60000, 45000, 0), state.hand, renchan=False, won=True, tenpai=False) == (0, 1)
+
+
+def test_hints_count_the_norths_set_aside() -> None:
+    from server.engine.hints import visible_counts
+    from server.engine.views import seat_view
+
+    game = Game.start({0: "4z19m19p19s123567z"}, "8p", rinshan="2s", ruleset=SANMA)
+    game.do(0, Nukidora())
+    view = seat_view(game.state, 1)
+    assert view.seats[0].norths == 1
+    assert visible_counts(view)[NORTH] >= 1
