@@ -158,7 +158,7 @@ class Builder:
         # a dataclasses.replace per field change, which was half of the engine's time.
         self.hand = _clone_hand(state.hand)
         self.players = list(state.hand.players)
-        self.seats = state.ruleset.seats
+        self.seats = len(state.hand.players)  # the placeholder before the first deal has them too
         self.owned = [False] * self.seats
         self.finished = state.finished
         self.events: list[Event] = []

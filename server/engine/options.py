@@ -257,11 +257,11 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
     # riichi only the north just drawn, which leaves the locked hand as it was
     # (docs/rules.md#north-bonus).
     if (
-        ruleset.north_bonus
-        and drawn is not None
+        drawn is not None
         and counts[NORTH]
         and remaining > 0
         and (not p.riichi or drawn == NORTH)
+        and ruleset.north_bonus
     ):
         opts.add(NUKIDORA)
     # Kyuushu kyuuhai: own first draw, no call yet this hand, nine kinds of terminals/honors.
@@ -331,7 +331,7 @@ def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarde
         if counts[k] == 3 and len(h.kans) < MAX_KANS:
             faces = sorted((t for t in p.hand if kind(t) == k), key=sort_key)
             opts.add(Daiminkan((faces[0], faces[1], faces[2])))
-        if ruleset.chi and seat == (discarder + 1) % len(h.players) and k < 27:
+        if seat == (discarder + 1) % len(h.players) and k < 27 and ruleset.chi:
             n = k % 9
             for da, db in ((-2, -1), (-1, 1), (1, 2)):
                 if not (0 <= n + da <= 8 and 0 <= n + db <= 8):

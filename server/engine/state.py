@@ -14,7 +14,7 @@ from server.engine.events import Event
 from server.engine.melds import Meld
 from server.engine.rules import Pao, Ruleset
 from server.engine.tiles import Tile
-from server.engine.wall import LAYOUTS
+from server.engine.wall import DEAD_WALL, HAND_TILES
 
 # Hot values spell out their ``__init__`` (same parameters and defaults as the fields; a test keeps
 # them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build.
@@ -282,7 +282,10 @@ class HandState:
     def live_remaining(self) -> int:
         """Tiles still drawable from the live wall: its size (70; 55 for three seats) less draws
         less replacement draws."""
-        return LAYOUTS[len(self.wall)].live_tiles - self.live_drawn - len(self.kans) - len(self.norths)
+        # The wall less the dead wall and the deal (70 = 136 - 14 - 52; 55 = 108 - 14 - 39), without
+        # a layout lookup: every option check of every step asks this.
+        dealt = HAND_TILES * len(self.players)
+        return len(self.wall) - DEAD_WALL - dealt - self.live_drawn - len(self.kans) - len(self.norths)
 
 
 @dataclass(frozen=True, slots=True)
