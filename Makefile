@@ -58,9 +58,10 @@ test: $(DEV_STAMP)
 	JANTAKU_TEST_LOOP=uvloop $(BIN)/pytest -q -n auto tests/hub  # the hub on uvloop too (docs/operations.md)
 	JANTAKU_PURE=1 $(BIN)/pytest -q -n auto tests/engine
 
-## make serve: install what serving needs, then run the hub on ws://127.0.0.1:8765/ws (docs/hub.md)
+## make serve: install what serving needs, then run the hub on ws://127.0.0.1:8765/ws (docs/hub.md);
+## ARGS are passed on to `jantaku serve`, e.g. make serve ARGS="--port 9000"
 serve: $(SERVE_STAMP)
-	$(BIN)/jantaku serve
+	$(BIN)/jantaku serve $(ARGS)
 
 ## make bench: benchmark scripts (not part of CI)
 bench: $(DEV_STAMP)

@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from provenance import measured_line
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -282,7 +283,8 @@ def write_docs(
         f"{matches:,} stored rated matches (generated inside PostgreSQL in {gen:.0f} s), "
         f"{samples} samples each; "
         f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores shared with "
-        "other work. The rating update is the one transaction that stores a match's result and rates it; "
+        f"other work. {measured_line()} "
+        "The rating update is the one transaction that stores a match's result and rates it; "
         "the target for it and for the leaderboard is p99 under 50 ms (issue 13).",
         "",
         "| what | p50 | p99 | |",

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from provenance import measured_line
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -233,6 +234,7 @@ SQLite: WAL, synchronous=FULL, one file; PostgreSQL 15 on the same machine (defa
 load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min) when it finished: the
 machine is shared with other work, and the figures drop when it is busy (the writer needs little
 CPU, about 60-70 us per step at 200 tables, but the tables and the database server share the cores).
+{measured_line()}
 
 | database | tables | committed steps/s | steps/commit | p50 latency (ms) | p99 latency (ms) |
 | --- | ---: | ---: | ---: | ---: | ---: |

@@ -106,6 +106,7 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from server.hub.inbox import SeatSpec
     from server.hub.settings import SpectatePolicy, TableTimers
     from server.hub.table import TableActor
+    from server.hub.tablesetup import TableDeps, TableSetup
     from server.store.memory import InMemoryRepository
 
     class Forgetful(InMemoryRepository):
@@ -119,16 +120,18 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     gc.collect()
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
+    deps = TableDeps(repo=repo, clock=clock)  # one for every table, as the factory's
     tables = [
         TableActor(
-            match_id=f"m-{i}",
-            ruleset=TENHOU,
-            seed=i.to_bytes(4, "big"),
-            seats=seats,
-            repo=repo,
-            clock=clock,
-            timers=timers,
-            spectate=SpectatePolicy(),
+            TableSetup(
+                match_id=f"m-{i}",
+                ruleset=TENHOU,
+                seed=i.to_bytes(4, "big"),
+                seats=seats,
+                timers=timers,
+                spectate=SpectatePolicy(),
+            ),
+            deps,
         )
         for i in range(args.tables)
     ]
@@ -145,9 +148,9 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         gc.collect()
         heap = tracemalloc.get_traced_memory()[0] - base
         live = [t for t in tables if not t.finished]
-        shared = {id(o) for o in (repo, clock, timers, TENHOU, *seats, asyncio.get_running_loop())}
+        shared = {id(o) for o in (repo, clock, timers, deps, TENHOU, *seats, asyncio.get_running_loop())}
         for t in tables:  # what every table refers to but does not own
-            shared.update(id(o) for o in (t._turns, t._log, t._commits._log, t._inbox, t._alarm))
+            shared.update(id(o) for o in (t._turns, t._log, t._commits._log, t._inbox, t._wakeup._alarm))
         held = sum(retained(t, shared) for t in live)
         n = max(1, len(live))
         rows.append(

@@ -27,6 +27,7 @@ client_protocol.errors.ProtocolError: unknown_type: unknown message type 'dance'
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -45,6 +46,7 @@ from client_protocol.messages import (
 )
 
 _ENCODER = msgspec.json.Encoder()
+_RAW_DECODER = msgspec.json.Decoder()
 _CLIENT_DECODER: msgspec.json.Decoder[ClientMessage] = msgspec.json.Decoder(ClientMessage)
 _SERVER_DECODER: msgspec.json.Decoder[ServerMessage] = msgspec.json.Decoder(ServerMessage)
 _CLIENT_TAGS = frozenset(str(cls.__struct_config__.tag) for cls in CLIENT_MESSAGE_TYPES)
@@ -68,9 +70,12 @@ def decode_json(data: bytes | str, *, max_bytes: int = MAX_CLIENT_MESSAGE_BYTES)
     _check_size(data, max_bytes)
     _check_depth(data)
     try:
-        return msgspec.json.decode(data)
+        value = _RAW_DECODER.decode(data)
     except (msgspec.DecodeError, RecursionError) as exc:
         raise ProtocolError(ErrorCode.MALFORMED, f"not valid JSON: {exc}") from None
+    if _has_duplicate_keys(data, value):
+        raise _duplicate_keys(None)
+    return value
 
 
 def decode_client(data: bytes | str, *, max_bytes: int = MAX_CLIENT_MESSAGE_BYTES) -> ClientMessage:
@@ -81,6 +86,8 @@ def decode_client(data: bytes | str, *, max_bytes: int = MAX_CLIENT_MESSAGE_BYTE
         message = _CLIENT_DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         raise _classify(data, exc, _CLIENT_TAGS) from None
+    if _has_duplicate_keys(data, message):
+        raise _duplicate_keys(getattr(message, "request_id", None))
     if isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
         raise _bad_version(message.protocol)
     return message
@@ -93,6 +100,54 @@ def decode_server(data: bytes | str, *, max_bytes: int = MAX_SERVER_MESSAGE_BYTE
         return _SERVER_DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         raise _classify(data, exc, _SERVER_TAGS) from None
+
+
+def _has_duplicate_keys(data: bytes | str, decoded: Any) -> bool:
+    """Did an object of ``data`` repeat a key? The decoders keep the last one; we refuse both.
+
+    Counting colons instead of walking the objects in Python (this runs on every frame): outside
+    strings a JSON text has one colon per key, so without escapes it has K + S colons, K keys and
+    S in its strings. Re-encoding a decoded value writes one colon per key it kept and the colons of
+    the strings it kept (at most S). Untyped JSON keeps every distinct key once: the counts are
+    equal exactly when no key was repeated. A typed message (``decoded`` a struct, which omits
+    fields at their default) keeps at most the distinct keys: equal counts still prove there was
+    no repeat, and only a message that spelt out a default is decoded untyped to be sure. A text
+    with a backslash (an escaped key may equal another, an escape may write a colon) takes the
+    exact, slower way."""
+    if isinstance(data, str):
+        if "\\" in data:
+            return _has_duplicate_keys_slow(data)
+        colons = data.count(":")
+    else:
+        if b"\\" in data:
+            return _has_duplicate_keys_slow(data)
+        colons = data.count(b":")
+    if colons == _ENCODER.encode(decoded).count(b":"):
+        return False
+    if isinstance(decoded, msgspec.Struct):
+        return colons != _ENCODER.encode(_RAW_DECODER.decode(data)).count(b":")
+    return True
+
+
+def _has_duplicate_keys_slow(data: bytes | str) -> bool:
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        if len({k for k, _ in items}) != len(items):
+            raise _DuplicateKeyError
+        return dict(items)
+
+    try:
+        json.loads(data, object_pairs_hook=pairs)
+    except _DuplicateKeyError:
+        return True
+    return False
+
+
+class _DuplicateKeyError(Exception):
+    pass
+
+
+def _duplicate_keys(request_id: int | None) -> ProtocolError:
+    return ProtocolError(ErrorCode.MALFORMED, "a JSON object repeats a key", request_id=request_id)
 
 
 def _check_size(data: bytes | str, max_bytes: int) -> None:

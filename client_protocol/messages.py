@@ -227,22 +227,25 @@ class Player(_ServerStruct, frozen=True):
     kind: PlayerKind
 
 
-class SeatInfo(_ServerStruct, frozen=True):
-    """A live match in which the player holds a seat (resume it after a reconnection).
-
-    ``last_request_id``: the highest ``request_id`` of this player's acts the server applied in this
-    match (null: none yet); a client that lost its state picks its next ids above it."""
-
-    match_id: MatchId
-    seat: Seat
-    last_request_id: RequestId | None = None
-
-
 class TablePlayer(_ServerStruct, frozen=True):
     """Who sits at one seat of a table."""
 
     name: str
     kind: PlayerKind
+
+
+class SeatInfo(_ServerStruct, frozen=True):
+    """A live match in which the player holds a seat (resume it after a reconnection).
+
+    ``last_request_id``: the highest ``request_id`` of this player's acts the server applied in this
+    match (null: none yet); a client that lost its state picks its next ids above it. ``players``:
+    who sits at each seat, as in ``seated`` (null when this node cannot say: the table runs on
+    another node), so that a client coming back without its saved state can name them."""
+
+    match_id: MatchId
+    seat: Seat
+    last_request_id: RequestId | None = None
+    players: tuple[TablePlayer, ...] | None = None
 
 
 class MatchResult(_ServerStruct, frozen=True):

@@ -77,11 +77,25 @@ CLIENT_PROTOCOL_FORBIDDEN: tuple[str, ...] = ("server",)
 LAYERS: dict[str, frozenset[str]] = {
     "server.engine": frozenset(),
     "server.ranking": frozenset(),  # ranked play's rules: pure data and functions
+    "server.tournament": frozenset({"server.engine"}),  # events' seating, walls, standings: pure
+    "server.social": frozenset(),  # chat, friends, moderation rules: pure
     "server.domain": frozenset({"server.engine", "server.ranking"}),
     "server.eventlog": frozenset({"server.engine", "server.domain"}),  # the event-log codec
     "server.records": frozenset({"server.engine", "server.eventlog"}),
     "server.bots": frozenset({"server.engine", "server.records"}),
     "server.store": frozenset({"server.engine", "server.ranking", "server.domain", "server.eventlog"}),
+    # the application services (accounts, review, ranked rooms, the table factory's port): below
+    # every adapter, so they import no hub, web or command-line module
+    "server.services": frozenset(
+        {
+            "server.engine",
+            "server.ranking",
+            "server.tournament",
+            "server.domain",
+            "server.eventlog",
+            "server.records",
+        }
+    ),
     "server.hub": frozenset(
         {
             "server.engine",
@@ -90,6 +104,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.eventlog",
             "server.records",
             "server.bots",
+            "server.services",
         }
     ),
     "server.web": frozenset(
@@ -99,7 +114,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.domain",
             "server.eventlog",
             "server.records",
-            "server.hub",
+            "server.services",
         }
     ),
     # cluster mode: registry, leases, takeover; the hub never imports it (docs/scaling.md)
@@ -109,11 +124,14 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.cluster",
             "server.engine",
             "server.ranking",
+            "server.tournament",
+            "server.social",
             "server.domain",
             "server.eventlog",
             "server.records",
             "server.bots",
             "server.store",
+            "server.services",
             "server.hub",
             "server.web",
         }
@@ -121,8 +139,8 @@ LAYERS: dict[str, frozenset[str]] = {
 }
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -224,14 +242,20 @@ def test_engine_module_is_pure(path: Path) -> None:
     assert not found, "server.engine must stay pure (DESIGN.md):\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("path", _modules("server.ranking"), ids=_module_name)
+PURE_RULES = _modules("server.ranking") + _modules("server.tournament") + _modules("server.social")
+
+
+@pytest.mark.parametrize("path", PURE_RULES, ids=_module_name)
 def test_ranking_module_is_pure(path: Path) -> None:
-    """Ranked play's rules are data and functions like the engine's: no clock, I/O or store."""
+    """Ranked play's, tournaments' and the social rules are data and functions like the engine's: no
+    clock, I/O or store."""
     module = _module_name(path)
     found = violations(
         path.read_text(encoding="utf-8"), module, ENGINE_FORBIDDEN, is_package=path.name == "__init__.py"
     )
-    assert not found, "server.ranking must stay pure (docs/ranking.md):\n" + "\n".join(found)
+    assert not found, "server.ranking, server.tournament and server.social must stay pure:\n" + "\n".join(
+        found
+    )
 
 
 @pytest.mark.parametrize("path", CLIENT_PROTOCOL_MODULES, ids=_module_name)
@@ -246,15 +270,32 @@ def test_client_protocol_never_imports_server(path: Path) -> None:
     assert not found, "client_protocol must not depend on server:\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("path", SERVER_MODULES, ids=_module_name)
-def test_server_packages_import_only_the_layers_below(path: Path) -> None:
-    module = _module_name(path)
+def check_layers(path: Path, root: Path = ROOT) -> None:
+    """The layering test of one module file (``root``: the directory ``server/`` is in)."""
+    module = _module_name(path, root)
     found = layer_violations(
         path.read_text(encoding="utf-8"),
         module,
         is_package=path.name == "__init__.py",
     )
     assert not found, "server packages are layered (docs/architecture.md, LAYERS):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", SERVER_MODULES, ids=_module_name)
+def test_server_packages_import_only_the_layers_below(path: Path) -> None:
+    check_layers(path)
+
+
+# The commands of ``jantaku`` (server/app) work through the services, never through the web package;
+# only the composition of ``serve`` (compose.py, review_api.py) mounts the web package's apps.
+CLI_MODULES = [p for p in _modules("server.app") if p.name not in ("compose.py", "review_api.py")]
+
+
+@pytest.mark.parametrize("path", CLI_MODULES, ids=_module_name)
+def test_the_cli_imports_nothing_from_the_web_package(path: Path) -> None:
+    module = _module_name(path)
+    found = violations(path.read_text(encoding="utf-8"), module, ("server.web",))
+    assert not found, "the CLI reads through server.services, not server.web:\n" + "\n".join(found)
 
 
 def test_every_server_package_has_a_layer() -> None:
@@ -349,6 +390,13 @@ def test_client_protocol_checker() -> None:
         ("from server.domain.records import Account", "server.engine.state"),  # engine -> domain
         ("from server.records import export", "server.domain.ports"),  # domain -> records
         ("from ..store import db", "server.hub.server"),  # a relative import: hub -> store
+        ("from server.hub.lobby import Lobby", "server.services.tournament"),  # services -> hub
+        ("from server.hub.tables import LocalTables", "server.services.tables"),  # services -> hub
+        ("from server.web.api import models", "server.services.review"),  # services -> web
+        ("from server.app.admin import main", "server.services.auth"),  # services -> CLI
+        ("from server.store.repository import SqlRepository", "server.services.review"),  # -> store
+        ("from server.hub.lobby import Lobby", "server.web.api.app"),  # web -> hub internals
+        ("from server.store.models import MatchRow", "server.web.api.review"),  # web -> store
     ],
 )
 def test_layer_checker_catches_reverse_imports(source: str, module: str) -> None:
@@ -359,7 +407,10 @@ def test_layer_checker_catches_reverse_imports(source: str, module: str) -> None
 @pytest.mark.parametrize(
     ("source", "module"),
     [
-        ("from server.hub.auth import Authenticator", "server.web.api.app"),
+        ("from server.services.auth import Authenticator", "server.web.api.app"),
+        ("from server.services.tables import TableSpec", "server.hub.tables"),
+        ("from server.services.review import Review", "server.app.admin"),
+        ("from server.domain.ports import Store", "server.services.review"),
         ("from server.records.export_mjai import MJAI_EVENT_TYPES", "server.bots.connect"),
         ("from server.store.repository import SqlRepository", "server.app.compose"),
         ("from server.domain.ports import Repository", "server.store.repository"),
@@ -377,3 +428,22 @@ def test_layer_checker_refuses_upward_imports() -> None:
     assert layer_violations("from server.store.repository import SqlRepository", "server.hub.lobby")
     assert layer_violations("from server.hub.table import TableActor", "server.store.writer")
     assert layer_violations("x = 1", "server.newpkg.mod")  # an unknown package is refused
+
+
+def test_the_layering_test_fails_on_a_wrong_import(tmp_path: Path) -> None:
+    """A synthetic module that breaks the rules: the layering test fails on it, naming the import;
+    the same module importing only what its layer may passes."""
+    services = tmp_path / "server" / "services"
+    services.mkdir(parents=True)
+    bad = services / "director.py"
+    bad.write_text("from server.hub.lobby import Lobby\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match=r"server\.services\.director \(line 1\) imports 'server\.hub"):
+        check_layers(bad, tmp_path)
+    web = tmp_path / "server" / "web"
+    web.mkdir()
+    (web / "views.py").write_text("import server.store.models\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match=r"server\.web may not import server\.store"):
+        check_layers(web / "views.py", tmp_path)
+    good = services / "fine.py"
+    good.write_text("from server.services.tables import TableFactory\nfrom server.domain import ports\n")
+    check_layers(good, tmp_path)

@@ -5,8 +5,8 @@ command line (``docs/admin.md``).
   ``revoke``, ``list``;
 * games: ``games list|show|walls``, ``audit`` and ``export``. They read the database directly (the
   same ``--data-dir`` / ``--database-url`` / ``DATABASE_URL`` as ``jantaku serve``), show what the
-  admin API shows (:mod:`server.web.api.review`), and write every read of a game to the audit log as
-  ``cli:<os user>``.
+  admin API shows (through the same review service, :mod:`server.services.review`), and write
+  every read of a game to the audit log as ``cli:<os user>``.
 """
 
 from __future__ import annotations
@@ -23,21 +23,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeAlias, TypeVar
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.app.compose import run_with_repo
 from server.domain.errors import NotFoundError, RepositoryError
 from server.domain.ports import Repository, Store
+from server.domain.reads import Lineup, StatusFilter
 from server.domain.records import AccountKind
-from server.hub.auth import Authenticator
+from server.services import reviewtypes as m
+from server.services.accounts import AccountInputError, Accounts
+from server.services.admins import create_admin
+from server.services.auth import Authenticator
+from server.services.review import GameFilters, Review, ReviewError
 from server.store.cli import add_database_options, database_url
 from server.store.db import display_url
 from server.store.errors import StoreConfigError
 from server.store.repository import SqlRepository
-from server.web.api import models as m
-from server.web.api.accounts import create_admin
-from server.web.api.review import GameFilters, Review, ReviewError
 
 T = TypeVar("T")
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -62,6 +64,13 @@ def register(sub: SubParsers) -> None:
             f"create-{kind.value}", help=f"create a {kind.value} account and print its token once"
         )
         c.add_argument("name")
+        if kind is AccountKind.PLAYER:
+            c.add_argument(
+                "--password",
+                action="store_true",
+                help="give the player a password instead of a token, to sign in on the web client's "
+                "ranked card (asked for on the terminal, or read from the first line of standard input)",
+            )
         add_database_options(c)
         c.set_defaults(handler=run_create, kind=kind)
     r = asub.add_parser("revoke", help="revoke an account's token (and its sessions)")
@@ -96,12 +105,12 @@ def register(sub: SubParsers) -> None:
     ls.add_argument("--player", help="an account id or exact player name")
     ls.add_argument("--search", "-q", dest="q", help="part of a player name (case-insensitive)")
     ls.add_argument(
-        "--status", choices=[s.value for s in m.StatusFilter], help="finished = completed or aborted"
+        "--status", choices=[s.value for s in StatusFilter], help="finished = completed or aborted"
     )
     ls.add_argument("--since", type=_iso, help="created at or after (ISO 8601 date or time, UTC by default)")
     ls.add_argument("--until", type=_iso, help="created before (ISO 8601 date or time, UTC by default)")
     ls.add_argument("--ruleset", help="a ruleset name (tenhou, ema, mahjongsoul, ...) or its hash")
-    ls.add_argument("--lineup", choices=[v.value for v in m.Lineup], help="humans, bots or both at the table")
+    ls.add_argument("--lineup", choices=[v.value for v in Lineup], help="humans, bots or both at the table")
     ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50, max 500)")
     ls.add_argument("--offset", type=int, default=0, help="skip this many")
     add_database_options(ls)
@@ -133,9 +142,22 @@ def register(sub: SubParsers) -> None:
     cl.add_argument("--json", action="store_true", help="one JSON document")
     cl.set_defaults(handler=run_cluster)
 
-    ex = sub.add_parser("export", help="write a finished game as tenhou.net/6 JSON or mjai JSON lines")
-    ex.add_argument("game_id", metavar="ID")
-    ex.add_argument("--format", required=True, choices=[f.value for f in m.ExportFormat])
+    ex = sub.add_parser(
+        "export",
+        help="write a finished game as tenhou.net/6 JSON or mjai JSON lines",
+        description=(
+            "Write one finished game of the database as a record file. ID is the game's match id "
+            "(m-..., the match_id a client is told when seated): `jantaku admin games list` lists "
+            "them, newest first; a player finds their own under 'My games' in the web client."
+        ),
+    )
+    ex.add_argument("game_id", metavar="ID", help="the match id, m-... (see `jantaku admin games list`)")
+    ex.add_argument(
+        "--format",
+        required=True,
+        choices=[f.value for f in m.ExportFormat],
+        help="tenhou6: tenhou.net/6 JSON; mjai: mjai JSON lines",
+    )
     ex.add_argument("--out", type=Path, help="write to FILE instead of standard output")
     add_database_options(ex)
     ex.set_defaults(handler=run_export)
@@ -181,8 +203,9 @@ def _run(args: argparse.Namespace, fn: Callable[[Review], Awaitable[int]]) -> in
         return 1
 
 
-def _print_json(model: BaseModel) -> None:
-    print(model.model_dump_json(indent=2))
+def _print_json(result: object) -> None:
+    """A review result as the API's JSON document (the same serializer: pydantic's)."""
+    print(TypeAdapter(type(result)).dump_json(result, indent=2).decode())
 
 
 def _when(value: datetime | None) -> str:
@@ -203,6 +226,8 @@ def _seats_text(game: m.GameSummary) -> str:
 
 def run_create(args: argparse.Namespace) -> int:
     kind: AccountKind = args.kind
+    if getattr(args, "password", False):
+        return _create_with_password(args)
 
     async def create(repo: Repository) -> int:
         try:
@@ -212,6 +237,37 @@ def run_create(args: argparse.Namespace) -> int:
             return 1
         print(f"created {kind.value} {account.name!r} (id {account.id}). Its token, shown only this once:")
         print(token)
+        if kind is AccountKind.PLAYER:
+            print(
+                "It signs in with this token (a program's hello); it has no password, so the web "
+                "client's ranked card does not take it: for that, create the player with --password."
+            )
+        return 0
+
+    return run_with_repo(args, create)
+
+
+def _create_with_password(args: argparse.Namespace) -> int:
+    """A player who signs in on the web with name and password (as if it had registered there)."""
+    if sys.stdin.isatty():
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            print("error: the passwords differ", file=sys.stderr)
+            return 1
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+
+    async def create(store: Store) -> int:
+        accounts = Accounts(store, Authenticator(store, session_ttl_s=0))
+        try:
+            account = (await accounts.register(args.name, password)).account
+        except (AccountInputError, RepositoryError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(
+            f"created player {account.name!r} (id {account.id}): it signs in with this name and its "
+            "password on the web client's ranked card (it has no token)"
+        )
         return 0
 
     return run_with_repo(args, create)
@@ -285,13 +341,13 @@ def run_list_games(args: argparse.Namespace) -> int:
         print("error: --limit must be 1..500 and --offset >= 0", file=sys.stderr)
         return 2
     f = GameFilters(
-        status=None if args.status is None else m.StatusFilter(args.status),
+        status=None if args.status is None else StatusFilter(args.status),
         player=args.player,
         q=args.q or None,
         ruleset=args.ruleset,
         since=args.since,
         until=args.until,
-        lineup=None if args.lineup is None else m.Lineup(args.lineup),
+        lineup=None if args.lineup is None else Lineup(args.lineup),
         limit=args.limit,
         offset=args.offset,
     )

@@ -22,19 +22,42 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser(
         "simulate",
         help="play matches of built-in bots in-process and write one record file per match",
+        description=(
+            "Play matches of built-in bots in-process (no server, no database) and write one record "
+            "file per match into --out. The built-in bots: tsumogiri always discards the drawn tile "
+            "and never wins; random picks a random legal action (calls included); greedy takes every "
+            "win, declares riichi when it can and discards toward the lowest shanten, but never calls "
+            "(no chi, pon or kan), so a table of greedy bots plays closed hands only; with three "
+            "players it sets a spare north aside."
+        ),
     )
     s.add_argument(
         "--players",
         default=None,
-        help="one bot per seat (four, three for a three-player ruleset) of: "
-        + ",".join(BOTS)
+        metavar="BOT,BOT,BOT,BOT",
+        help="the seats' bots, seat 0 first (four, or three for a three-player ruleset), each one of "
+        + ", ".join(sorted(BOTS))
         + " (default: greedy at every seat)",
     )
-    s.add_argument("--ruleset", default="tenhou", choices=sorted(ALL_PRESETS))
-    s.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
-    s.add_argument("--seed", default="jantaku", help="seed text: the same seed gives the same files")
-    s.add_argument("--out", required=True, type=Path, help="directory for the record files")
-    s.add_argument("--format", default="tenhou6", choices=[str(f) for f in ExportFormat])
+    s.add_argument(
+        "--ruleset",
+        default="tenhou",
+        choices=sorted(ALL_PRESETS),
+        help="the rules preset, tenhou-sanma and mahjongsoul-sanma for three players (default: %(default)s)",
+    )
+    s.add_argument("--games", type=int, default=1, help="number of matches (default: %(default)s)")
+    s.add_argument(
+        "--seed",
+        default="jantaku",
+        help="seed text: the same seed gives the same files (default: %(default)s)",
+    )
+    s.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the record files")
+    s.add_argument(
+        "--format",
+        default="tenhou6",
+        choices=[str(f) for f in ExportFormat],
+        help="record format: tenhou.net/6 JSON or mjai JSON lines (default: %(default)s)",
+    )
     s.set_defaults(handler=run_simulate)
 
 

@@ -21,7 +21,8 @@ columns):
   with JSON. ``source`` says who decided the action (:data:`STEP_SOURCES`): ``player`` (the
   seat's client), ``bot`` (a built-in bot seat), ``timeout`` (the seat's time and bank ran out while
   it was connected: the table played its default action), ``disconnected`` (the seat was not
-  connected: the table played its default action); None for the deal and for steps stored before
+  connected: the table played its default action), ``left`` (its player had left the table on
+  purpose: the table played its default action at once); None for the deal and for steps stored before
   it was recorded (migration 0003). ``format_version`` is the event-log format its ``events`` and
   ``action`` are written in (:mod:`server.eventlog.codec`; read them through it): 1 for the steps
   stored before the version was recorded (migration 0004), whose form is format 1. ``banks`` is
@@ -143,10 +144,10 @@ class RecoveryRecord:
     table: JSON = None  # the table's settings: {"timers": {...}, "spectate": {...}}
 
 
-STEP_SOURCES = ("player", "bot", "timeout", "disconnected")
+STEP_SOURCES = ("player", "bot", "timeout", "disconnected", "left")
 """Who decided a stored step's action (``StepRecord.source``; see the module docstring)."""
 
-SERVER_PLAYED_SOURCES = frozenset({"timeout", "disconnected"})
+SERVER_PLAYED_SOURCES = frozenset({"timeout", "disconnected", "left"})
 """The sources of a human seat's decision that the table made for it."""
 
 

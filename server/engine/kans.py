@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import dataclasses
 
+from server.engine import hand as analysis
 from server.engine.actions import Ankan, Kakan, Ron
 from server.engine.builder import Builder
 from server.engine.endings import ron
 from server.engine.events import MeldCalled, NorthDeclared
 from server.engine.melds import Meld, MeldType
-from server.engine.options import chankan_options, north_options, remove_all, remove_one
+from server.engine.options import (
+    chankan_options,
+    counts_of,
+    hand_waits,
+    north_options,
+    remove_all,
+    remove_one,
+)
 from server.engine.rules import OpenKanDora
 from server.engine.state import Phase, Window
 from server.engine.tiles import NORTH, Tile, kind, sort_key
@@ -118,9 +126,30 @@ def north_passed(b: Builder, window: Window) -> None:
 
 
 def kan_passed(b: Builder, window: Window) -> None:
-    b.mark_passed_winning_tile(window.tile, window.from_seat)
     assert window.kan is not None
+    if window.kan.type is MeldType.ANKAN:
+        _closed_kan_passed(b, window)
+    else:
+        b.mark_passed_winning_tile(window.tile, window.from_seat)
     complete_kan(b, window.from_seat, window.kan)
+
+
+def _closed_kan_passed(b: Builder, window: Window) -> None:
+    """Only a kokushi hand may rob a closed kan, so only a kokushi hand waiting on its tile has seen
+    a winning tile (docs/rules.md#furiten); an ordinary hand waiting on it stays as it was. A riichi
+    hand is furiten for the rest of the hand only if it was offered the ron and passed
+    (``chankan_ankan_kokushi``); otherwise, riichi or not, until its next discard."""
+    k = kind(window.tile)
+    offered = {s for s, _ in window.options}
+    for s, p in enumerate(b.players):
+        if s == window.from_seat:
+            continue
+        if k not in hand_waits(p.hand) or not analysis.is_kokushi_tenpai_on(counts_of(p.hand), k):
+            continue
+        if p.riichi and s in offered:
+            b.set_player(s, furiten_riichi=True)
+        else:
+            b.set_player(s, furiten_temp=True)
 
 
 def complete_kan(b: Builder, seat: int, meld: Meld) -> None:

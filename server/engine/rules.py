@@ -166,15 +166,16 @@ class Ruleset:
         """A stable sha256 of the canonical JSON document: equal rulesets have equal hashes."""
         return self._hash
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every option (see :data:`ADDED_OPTIONS` for the ones left out when they hold their
-        earlier meaning)."""
+    def to_dict(self, *, complete: bool = False) -> dict[str, Any]:
+        """Every option; the canonical document (the default) leaves out the :data:`ADDED_OPTIONS`
+        that hold their earlier meaning, ``complete`` (what exports show people and other tools)
+        names them too. Both read back as the same ruleset."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             if f.name.startswith("_"):
                 continue
             value = getattr(self, f.name)
-            if f.name in ADDED_OPTIONS and value == ADDED_OPTIONS[f.name]:
+            if not complete and f.name in ADDED_OPTIONS and value == ADDED_OPTIONS[f.name]:
                 continue
             if isinstance(value, frozenset):
                 value = sorted(str(v) for v in value)

@@ -1,5 +1,7 @@
 """The table hub: websocket sessions, lobby and one actor per table (``docs/hub.md``).
 
+Accounts and authentication are a service (:mod:`server.services.auth`); the hub calls it.
+
 * :mod:`server.hub.table`       ``TableActor``: one task and one inbox per match (commit, then broadcast)
 * :mod:`server.hub.decisions`   who must decide, since when, with what; the one check of an act
 * :mod:`server.hub.pacing`      when the seats and spectators see what was committed (call window, hand pause)
@@ -13,10 +15,12 @@
 * :mod:`server.hub.session`     our protocol's core: ``ProtocolSession`` (one per connection)
 * :mod:`server.hub.mjai`        mjai's core: ``MjaiSession`` (``/mjai``)
 * :mod:`server.hub.connection`  the asyncio layer: ``WebSocketConnection``, the outbound queue and writer
-* :mod:`server.hub.lobby`       quick match, private tables, spectating, the table registry
+* :mod:`server.hub.lobby`       quick match, private tables, spectating
+* :mod:`server.hub.tables`      the table factory on this node (``LocalTables``), the registry of live tables
+* :mod:`server.hub.tablesetup`  what a table is made of: ``TableSetup``, ``TableDeps``
+* :mod:`server.hub.wakeup`      a table's next deadline, its one timer, retiring, pausing
 * :mod:`server.hub.timing`      action time, time bank, grace; :mod:`server.hub.spectators` the delayed feed
 * :mod:`server.hub.clock`       the injectable clock (``SystemClock``, ``ManualClock``)
-* :mod:`server.hub.auth`        guests, players, bots: tokens and sessions
 * :mod:`server.hub.recovery`    crash recovery: replay a stored match from its seed, check it, rebuild it
 * :mod:`server.hub.server`      ``Hub``: recovery at start, the websockets server, HTTP endpoints, shutdown
 * :mod:`server.hub.wire`        engine values <-> wire messages of :mod:`client_protocol`

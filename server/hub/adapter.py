@@ -245,6 +245,8 @@ class SeatConnection(abc.ABC):
         False when the connection is over: the table keeps the seat empty."""
         if self._gone:
             return False
+        if self._match_id is not None and self._match_id != match_id:
+            self._stop_following()  # it resumed another match: it no longer follows this one
         self._match_id, self._seat = match_id, seat
         return True
 
@@ -263,12 +265,18 @@ class SeatConnection(abc.ABC):
         self._directory.forget(self)
         self._stop_following()
 
-    def _stop_following(self) -> None:
+    def stop_following(self) -> None:
+        """Leave the table it follows (its requests go to another node now: a relay)."""
+        self._stop_following()
+
+    def _stop_following(self, *, on_purpose: bool = False) -> None:
+        """Stop following the match; ``on_purpose``: the player left it (``leave``), so a seat it
+        holds is played for at once instead of waiting for its clock (:mod:`server.hub.seating`)."""
         if self._match_id is None:
             return
         table = self._directory.table(self._match_id)
         if table is not None:
-            table.submit(Detach(self))
+            table.submit(Detach(self, on_purpose=on_purpose))
         self._match_id, self._seat = None, None
 
     def _count_violation(self) -> bool:

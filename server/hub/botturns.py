@@ -7,7 +7,8 @@ a player's is when its time and bank ran out, connected or not (at once for an a
 
 * ``bot``: the seat's built-in bot chose (it sees only its seat's view: ``seat_view``); a bot
   that fails or chooses something illegal is logged and the default is played for it;
-* ``timeout``: a connected player's time ran out; ``disconnected``: the seat had no connection.
+* ``timeout``: a connected player's time ran out; ``disconnected``: the seat had no connection;
+  ``left``: its player left the table on purpose (:mod:`server.hub.seating`).
 
 The default (``default_action``) passes in a call window and discards the drawn tile on a turn.
 """
@@ -47,9 +48,10 @@ class BotTurns:
         return frozenset(seat for seat, bot in enumerate(self._bots) if bot is not None)
 
     def choose(
-        self, state: MatchState, seat: int, legal: frozenset[Action], *, connected: bool
+        self, state: MatchState, seat: int, legal: frozenset[Action], *, presence: str
     ) -> tuple[Action, str]:
-        """The action played for ``seat`` now, and who decided it (its step's source)."""
+        """The action played for ``seat`` now, and who decided it (its step's source); ``presence``
+        is the human seat's (:meth:`Seating.presence`: ``timeout``, ``left`` or ``disconnected``)."""
         bot = self._bots[seat]
         action: Action | None = None
         if bot is not None:
@@ -68,4 +70,4 @@ class BotTurns:
         if bot is not None:
             return action, "bot"
         # Its time and bank ran out while connected, or while it had no connection (or it is absent).
-        return action, "timeout" if connected else "disconnected"
+        return action, presence

@@ -4,6 +4,11 @@ An :class:`~server.hub.inbox.Attach` whose catch-up reaches before the table's k
 read of the store here, in a task of its own; the attach comes back to the table's inbox with the
 events read (and the ticket of that read). A newer attach or a detach of the same connection makes
 a read stale: it is cancelled, and an attach that still comes back with it is ignored.
+
+An act of a connection whose attach waits for its read (it came right behind the resume) is held
+here and handed back to the table's inbox once the attach is done, so it is taken after the resume
+(docs/protocol.md#re-sending-after-a-reconnection); a detach refuses the held acts as any act of a
+connection without a seat is refused.
 """
 
 from __future__ import annotations
@@ -18,13 +23,15 @@ from client_protocol.errors import ErrorCode
 from server.domain.ports import Repository
 from server.engine.events import Event
 from server.hub.history import History, read_history
-from server.hub.inbox import Attach, InboxItem
+from server.hub.inbox import ActRequest, Attach, InboxItem
 from server.hub.outputs import ErrorOut, Participant
 from server.hub.spectators import EventStream
 
+MAX_HELD_ACTS = 8  # acts held behind one connection's resume; more are refused as before
+
 
 class Catchups:
-    __slots__ = ("_log", "_match_id", "_reads", "_repo", "_submit", "_tickets", "_timeout_s")
+    __slots__ = ("_held", "_log", "_match_id", "_reads", "_repo", "_submit", "_tickets", "_timeout_s")
 
     def __init__(
         self,
@@ -42,9 +49,23 @@ class Catchups:
         self._timeout_s = timeout_s
         self._reads: dict[Participant, tuple[int, asyncio.Task[None]]] = {}  # participant -> (ticket, read)
         self._tickets = 0
+        self._held: dict[Participant, list[ActRequest]] = {}
 
     def __len__(self) -> int:
         return len(self._reads)
+
+    def hold(self, p: Participant, act: ActRequest) -> bool:
+        """Keep ``act`` if ``p``'s attach waits for its read (True); :meth:`release` hands it back."""
+        held = self._held.setdefault(p, []) if p in self._reads else None
+        if held is None or len(held) >= MAX_HELD_ACTS:
+            return False
+        held.append(act)
+        return True
+
+    def release(self, p: Participant) -> None:
+        """``p``'s attach is done: its held acts go back to the table's inbox, in order."""
+        for act in self._held.pop(p, ()):
+            self._submit(act)
 
     def current(self, a: Attach) -> bool:
         """Whether the table should handle ``a`` now (False: it brings a stale read). Any read of its
@@ -63,15 +84,20 @@ class Catchups:
             await asyncio.wait(reads)
         return bool(reads)
 
-    def cancel(self, p: Participant) -> None:
+    def cancel(self, p: Participant, *, refuse: str | None = None) -> None:
+        """Cancel ``p``'s read; ``refuse``: it detached, its held acts are refused with that reason."""
         reading = self._reads.pop(p, None)
         if reading is not None:
             reading[1].cancel()
+        if refuse is not None:
+            for act in self._held.pop(p, ()):
+                p.deliver(ErrorOut(ErrorCode.FORBIDDEN, refuse, act.request_id))
 
     def cancel_all(self) -> None:
         for _, read in self._reads.values():
             read.cancel()
         self._reads.clear()
+        self._held.clear()
 
     def forgotten(self, a: Attach, stream: EventStream) -> tuple[Event, ...] | None:
         """The versions ``stream`` forgot (``1..stream.base``) for ``a``'s catch-up: those it

@@ -51,10 +51,10 @@ from server.hub.adapter import (
     SeatConnection,
     Spectate,
 )
-from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, with_deadline
 from server.hub.lobby import Lobby
 from server.hub.settings import ConnectionLimits
+from server.services.auth import Authenticator, AuthError
 
 CLOSE_REPLACED = 4001
 """The close code of a connection replaced by a newer one of the same account (another tab, another
@@ -445,6 +445,8 @@ class WebSocketConnection:
             return False
         if owner is None or token is None:
             return False
+        if isinstance(request, Resume):
+            self.core.stop_following()  # its frames go to the other node from now on
         # a guest's session must be in the shared database for the owner node to accept it
         await self._host.auth.store_guest(self.core.account.id)
         return await self._relay(owner, token, first=frame, skip_welcome=True)

@@ -40,13 +40,19 @@ True
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+
 from client_protocol.errors import ErrorCode
 from server.engine import MatchState, Transition, legal_actions, pending_seats
 from server.engine.actions import Action, action_to_dict
+from server.engine.hints import seat_hints
 from server.hub.outputs import PromptOut
 from server.hub.seating import Seating
 from server.hub.settings import TableTimers
 from server.hub.timing import OpenPrompt, TimeKeeper
+
+log = logging.getLogger(__name__)
 
 Refusal = tuple[ErrorCode, str]
 REMEMBERED_ANSWERS = 16  # request ids per seat whose ack a retry gets again (2 KiB a seat)
@@ -182,6 +188,25 @@ class Decisions:
             deadline_ms=action_left,
             bank_ms=bank_left,
         )
+
+    def prompt_for(
+        self, match_id: str, seat: int, version: int, now: float, *, state: MatchState | None, hints: bool
+    ) -> PromptOut:
+        """:meth:`prompt_out`, with the seat's hints when its connection asks for them (``hints``:
+        never on the bots' hot path) and they can be computed (a comfort: never worth the table)."""
+        out = self.prompt_out(match_id, seat, version, now)
+        if hints and state is not None:
+            try:
+                out = dataclasses.replace(out, hints=seat_hints(state, seat, out.legal))
+            except Exception:
+                log.exception("match %s: could not compute the hints of seat %d", match_id, seat)
+        return out
+
+    def postpone(self, seconds: float) -> None:
+        """The table was paused for ``seconds``: every open decision's time runs from that much later
+        (its time and bank are what they were when the clocks stopped)."""
+        for prompt in self.prompts.values():
+            prompt.sent_at += seconds
 
     def close_all(self) -> None:
         """The match is over: nobody decides anything any more."""

@@ -62,6 +62,7 @@ class Attach:
 class Detach:
     participant: Participant
     notify: bool = False  # answer ``left`` (an explicit leave; not for a lost connection)
+    on_purpose: bool = False  # its player left (``leave``): a seat is played for at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,17 @@ class Stop:
     it just stops, sending nothing (connections are closed with 1012 by the server)."""
 
     abort: bool = False
+    why: str | None = None  # stored as the aborted match's status reason (the factory's ``end``)
 
 
-InboxItem = ActRequest | Attach | Detach | Tick | Barrier | Stop
+@dataclass(frozen=True, slots=True, eq=False)
+class Pause:
+    """Stop the table's clocks (``paused``) or start them again (not ``paused``); ``done`` is
+    resolved once the table has done it (the table factory's live-table interface)."""
+
+    paused: bool
+    reason: str
+    done: asyncio.Future[None]
+
+
+InboxItem = ActRequest | Attach | Detach | Tick | Barrier | Stop | Pause

@@ -4,8 +4,10 @@ Public information only, and no more of it than a spectator of the table sees: t
 and kinds, the rules, the hand being played *as a spectator joining now would be shown it* (the
 spectators' delay applies, so the list never tells that a hand ended before they may see it) and
 how many watch.
-Private tables (their players chose who sits there), tables that refuse spectators and finished
-matches are left out. The list is built at most once per ``ttl_s`` (a lobby polls it every 15 s
+Private tables with invited players (they chose who sits there), tables that refuse spectators
+and finished matches are left out. A private table of one player and three bots is listed: nobody
+was invited (the page opens an east-only game against bots that way), so there is nobody's choice
+to keep from view. The list is built at most once per ``ttl_s`` (a lobby polls it every 15 s
 per visitor; the hub answers from the copy) and is ordered by match id, so it says nothing about
 when a table started.
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from server.domain.records import AccountKind
 from server.engine.events import RoundStarted
 from server.engine.rules import Ruleset
 from server.hub.outputs import TablePlayerInfo
@@ -43,7 +46,10 @@ class LiveTable(Protocol):
 
 def table_entry(table: LiveTable) -> dict[str, Any] | None:
     """One table's public line; None for a table that is not listed."""
-    if table.finished or not table.spectate.allowed or table.source.startswith(PRIVATE_SOURCE_PREFIX):
+    if table.finished or not table.spectate.allowed:
+        return None
+    humans = sum(1 for p in table.players if p.kind is not AccountKind.BOT)
+    if table.source.startswith(PRIVATE_SOURCE_PREFIX) and humans > 1:
         return None
     watching, hand = table.shown_to_spectators()
     return {

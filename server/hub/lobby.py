@@ -35,13 +35,12 @@ from typing import Any
 from client_protocol.errors import ErrorCode
 from server.bots import BOTS
 from server.domain.ports import Ratings, Repository
-from server.domain.records import Account, AccountKind, MatchRecord, MatchStatus, Scope
+from server.domain.records import Account, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
-from server.hub import ranked
 from server.hub.clock import Cancellable, Clock
 from server.hub.crossnode import RECHECK_S, QueueHandoff, Stragglers
-from server.hub.inbox import Attach, SeatSpec
+from server.hub.inbox import Attach
 from server.hub.lobbytypes import LobbyError, PrivateTable, RecoveryReport, _Waiting, new_invite_code, require
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
@@ -49,10 +48,11 @@ from server.hub.placement import LocalPlacement, Placement
 from server.hub.recovery import RecoveredMatch, rebuild_stored
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
+from server.hub.tables import LocalTables, Reservation
+from server.services import ranked
+from server.services.tables import SeatRequest, TableBusyError, TableSpec
 
 log = logging.getLogger(__name__)
-
-Reserved = tuple[TableActor, dict[int, Participant]]  # a table with its seats taken, not started
 
 BOTS_SUFFIX = "+bots"  # "tenhou+bots": play now, against three built-in bots
 
@@ -78,17 +78,25 @@ class Lobby:
     ) -> None:
         self._repo = repo
         self._placement: Placement = placement or LocalPlacement()
-        self._store_guest = store_guest  # a guest's account is stored when it first sits at a table
-        self._ratings = ratings  # ranked rooms' entry requirements (server.hub.ranked)
+        self._ratings = ratings  # ranked rooms' entry requirements (server.services.ranked)
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
         self.settings = settings
         self.rulesets: Mapping[str, Ruleset] = dict(rulesets if rulesets is not None else PRESETS)
-        self._seed_source = seed_source or (lambda: secrets.token_bytes(32))
         self._rng = rng or random.SystemRandom()
-        self.tables: dict[str, TableActor] = {}
-        self._seats: dict[str, dict[str, int]] = {}  # account id -> {match id: seat} (live matches)
+        # The table factory of this node: every table the lobby makes or recovers is made there.
+        self.factory = LocalTables(
+            repo=repo,
+            clock=clock,
+            settings=settings,
+            placement=self._placement,
+            seed_source=seed_source or (lambda: secrets.token_bytes(32)),
+            wall=wall,
+            metrics=metrics,
+            store_guest=store_guest,
+        )
+        self.tables: dict[str, TableActor] = self.factory.tables  # the live tables of this node
         self._queues: dict[str, list[_Waiting]] = {}
         self._fill_timers: dict[str, Cancellable] = {}
         self._private: dict[str, PrivateTable] = {}
@@ -114,10 +122,10 @@ class Lobby:
     # -- queries -------------------------------------------------------------------------------------
 
     def table(self, match_id: str) -> TableActor | None:
-        return self.tables.get(match_id)
+        return self.factory.table(match_id)
 
     def live_seats(self, account_id: str) -> list[tuple[str, int]]:
-        return sorted(self._seats.get(account_id, {}).items())
+        return self.factory.live_seats(account_id)
 
     def has_invite(self, code: str) -> bool:
         return code.strip().upper() in self._private
@@ -153,7 +161,8 @@ class Lobby:
         self._forget_waiting(p.account.id)
         entry = self._entry(p, request_id, waited_s)
         if now_with_bots or self.settings.bot_fill_after_s == 0:
-            reserved: Reserved | None = self._reserve([entry], ruleset, f"queue:{name}", self.settings.timers)
+            timers = self.settings.timers
+            reserved: Reservation | None = self._reserve([entry], ruleset, f"queue:{name}", timers)
         else:
             reserved = self._enqueue(name, entry)
         if reserved is not None:
@@ -166,12 +175,12 @@ class Lobby:
         waited = min(max(0.0, waited_s), 3600.0)
         return _Waiting(p, now - waited, request_id, joined=now, relayed=True)
 
-    def _enqueue(self, name: str, entry: _Waiting) -> Reserved | None:
+    def _enqueue(self, name: str, entry: _Waiting) -> Reservation | None:
         """Queue ``entry`` (in the order players first queued: one handed over from another node
         has waited longer) and take the first four out as a table if there are four."""
         queue = self._queues.setdefault(name, [])
         bisect.insort(queue, entry, key=lambda w: w.since)
-        reserved: Reserved | None = None
+        reserved: Reservation | None = None
         if len(queue) >= 4:
             group, queue[:] = queue[:4], queue[4:]
             ruleset, source = self._queue_table(name)
@@ -210,7 +219,7 @@ class Lobby:
     async def _join_ranked(
         self, p: Participant, name: str, request_id: int | None, waited_s: float | None = None
     ) -> None:
-        """A ranked room's queue: entry checked, never filled with bots (server.hub.ranked)."""
+        """A ranked room's queue: entry checked, never filled with bots (server.services.ranked)."""
         try:
             self._check_open()
             require(p.account, Scope.PLAY)
@@ -425,101 +434,29 @@ class Lobby:
         *,
         bot: str | None = None,
         spectate: SpectatePolicy | None = None,
-    ) -> Reserved:
-        """Seat ``humans`` (and bots in the empty seats) at a new table and register it and their
-        seats; the caller starts it (:meth:`_start`) once nothing else is being changed."""
-        bot_name = bot or self.settings.fill_bot
+    ) -> Reservation:
+        """Seat ``humans`` in a random order (built-in bots in the empty seats) at a new table of
+        the factory, registered with their seats; the caller starts it (:meth:`_start`) once
+        nothing else is being changed."""
         entries: list[_Waiting | None] = [*humans, *([None] * (4 - len(humans)))]
         self._rng.shuffle(entries)
-        seats: list[SeatSpec] = []
-        participants: dict[int, Participant] = {}
-        n_bots = 0
-        for seat, entry in enumerate(entries):
-            if entry is None:
-                n_bots += 1
-                seats.append(SeatSpec(name=f"{bot_name}-{n_bots}", kind=AccountKind.BOT, bot=bot_name))
-            else:
-                account = entry.participant.account
-                seats.append(SeatSpec(name=account.name, kind=account.kind, account_id=account.id))
-                participants[seat] = entry.participant
-        match_id = f"m-{secrets.token_hex(6)}"
-        table = self._new_table(
-            match_id,
-            ruleset=ruleset,
-            seed=self._seed_source(),
-            seats=seats,
-            timers=timers,
-            spectate=spectate or self.settings.spectate,
-            source=source,
+        seats = tuple(
+            SeatRequest.built_in(bot) if e is None else SeatRequest.player(e.participant.account)
+            for e in entries
         )
-        self.tables[match_id] = table
-        for seat, p in participants.items():
-            self._seats.setdefault(p.account.id, {})[match_id] = seat
-        return table, participants
+        spec = TableSpec(seats=seats, ruleset=ruleset, source=source, timers=timers, spectate=spectate)
+        participants = {seat: e.participant for seat, e in enumerate(entries) if e is not None}
+        return self.factory.reserve(spec, participants)
 
-    async def _start(self, reserved: Reserved) -> TableActor | None:
-        """Start a reserved table (the store writes the match: this may take a while); when that
-        fails, undo the reservation and tell its players to join again."""
-        table, participants = reserved
-        match_id = table.match_id
+    async def _start(self, reserved: Reservation) -> TableActor | None:
+        """Start a reserved table; when that fails (the factory undid the reservation), tell its
+        players to join again."""
         try:
-            if not await self._placement.claim(match_id, new=True):
-                raise LobbyError(ErrorCode.BUSY_RETRY, "the cluster cannot place a table now")
-            if self._store_guest is not None:
-                for p in participants.values():
-                    if p.account.kind is AccountKind.GUEST:
-                        await self._store_guest(p.account.id)
-            await table.start(participants)
-        except Exception as exc:
-            if isinstance(exc, LobbyError):
-                log.warning("table %s not started: %s", match_id, exc, extra={"match_id": match_id})
-            else:
-                log.exception("could not start table %s", match_id, extra={"match_id": match_id})
-            self._table_ended(table)
-            if self.tables.get(match_id) is table:
-                del self.tables[match_id]
-            for p in participants.values():
+            return await self.factory.start(reserved)
+        except TableBusyError:
+            for p in reserved.participants.values():
                 p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "the server could not open a table; join again"))
             return None
-        log.info(
-            "table %s started (%s; %d players, %d bots)",
-            match_id,
-            table.source,
-            len(participants),
-            4 - len(participants),
-            extra={"match_id": match_id},
-        )
-        return table
-
-    def _new_table(
-        self,
-        match_id: str,
-        *,
-        ruleset: Ruleset,
-        seed: bytes,
-        seats: list[SeatSpec],
-        timers: TableTimers,
-        spectate: SpectatePolicy,
-        source: str,
-    ) -> TableActor:
-        return TableActor(
-            match_id=match_id,
-            ruleset=ruleset,
-            seed=seed,
-            seats=seats,
-            repo=self._repo,
-            clock=self._clock,
-            timers=timers,
-            spectate=spectate,
-            commit_timeout_s=self.settings.commit_timeout_s,
-            commit_retry_s=self.settings.commit_retry_s,
-            retention_s=self.settings.finished_retention_s,
-            source=source,
-            on_end=self._table_ended,
-            on_retire=self._table_retired,
-            wall_clock=self._wall,
-            metrics=self.metrics,
-        )
 
     # -- crash recovery ------------------------------------------------------------------------------
 
@@ -545,7 +482,7 @@ class Lobby:
                 default_spectate=self.settings.spectate,
             )
             if isinstance(found, RecoveredMatch):
-                await self._resume(found)
+                await self.factory.adopt(found)
                 report.resumed.append(match.id)
                 continue
             kind, reason = found
@@ -569,55 +506,6 @@ class Lobby:
     async def _give_up(self, match: MatchRecord, reason: str) -> None:
         await self._repo.finish_match(match.id, MatchStatus.ABORTED, self._wall(), None, reason)
         self._placement.released(match.id, finished=True)
-
-    async def _resume(self, recovered: RecoveredMatch) -> None:
-        match = recovered.match
-        seats = [
-            SeatSpec(name=s.name, kind=s.kind, account_id=s.account_id, bot=s.bot)
-            for s in sorted(match.seats, key=lambda s: s.seat)
-        ]
-        table = self._new_table(
-            match.id,
-            ruleset=recovered.ruleset,
-            seed=recovered.seed,
-            seats=seats,
-            timers=recovered.timers,
-            spectate=recovered.spectate,
-            source=match.source,
-        )
-        self.tables[match.id] = table
-        for seat, spec in enumerate(seats):
-            if spec.account_id is not None:
-                self._seats.setdefault(spec.account_id, {})[match.id] = seat
-        try:
-            await table.resume(recovered.transitions, recovered.steps)
-        except Exception:
-            # The store refused the deal of an empty log: leave the match running for the next start.
-            log.exception("could not resume table %s", match.id, extra={"match_id": match.id})
-            self._table_retired(table)
-            raise
-        log.info(
-            "table %s resumed at step %d (%s)",
-            match.id,
-            recovered.transitions[-1].step,
-            match.source,
-            extra={"match_id": match.id},
-        )
-
-    def _table_ended(self, table: TableActor) -> None:
-        for seat in table.seats:
-            if seat.account_id is not None:
-                mine = self._seats.get(seat.account_id)
-                if mine is not None:
-                    mine.pop(table.match_id, None)
-                    if not mine:
-                        del self._seats[seat.account_id]
-
-    def _table_retired(self, table: TableActor) -> None:
-        self._table_ended(table)
-        if self.tables.get(table.match_id) is table:
-            del self.tables[table.match_id]
-            self._placement.released(table.match_id, finished=table.finished)
 
     def _check_open(self) -> None:
         if self.closing:

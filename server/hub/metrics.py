@@ -24,7 +24,7 @@ from prometheus_client import (
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
-ACTION_SOURCES = ("player", "bot", "timeout", "disconnected")
+ACTION_SOURCES = ("player", "bot", "timeout", "disconnected", "left")
 """Who chose an applied action: a connected player, a built-in bot, the default of a connected seat
 whose time and bank ran out (``timeout``), or the default played for a seat without a connection
 (``disconnected``: its time and bank ran out while it was gone, or it was already absent)."""

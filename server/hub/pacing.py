@@ -107,6 +107,11 @@ class Pacing:
         self.hold_until = now + pause
         return stream.base + cut + 1
 
+    def postpone(self, seconds: float) -> None:
+        """The table was paused for ``seconds``: a held publication is held that much longer."""
+        if self.hold_until is not None:
+            self.hold_until += seconds
+
     def next_deadline(self) -> float | None:
         """The earliest moment something held comes due: the hold's end or a spectator release."""
         when = self.hold_until

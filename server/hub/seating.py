@@ -7,6 +7,11 @@ old one, whose acts are then refused). A seat without a connection keeps its own
 it is *absent* until a connection takes it again, and the moves played for it meanwhile are kept
 for that connection (:meth:`Seating.take_played_for`): a returning player is told what was played.
 
+A player who *leaves* on purpose (the ``leave`` message, not a lost connection) is absent at once:
+the table plays for the seat without waiting for its clock (the other players do not wait for
+someone who said they are gone), its time bank is kept for when it comes back, and the moves are
+stored with the source ``left`` (:meth:`Seating.presence`).
+
 >>> from server.engine.actions import Pass
 >>> from server.hub.settings import SpectatePolicy
 >>> from server.hub.spectators import SpectatorFeed
@@ -17,6 +22,8 @@ False
 (True, ((7, Pass()),))
 >>> seating.take_played_for(2)
 ()
+>>> seating.presence(2), seating.presence(3)
+('disconnected', 'disconnected')
 """
 
 from __future__ import annotations
@@ -31,11 +38,12 @@ from server.hub.spectators import SpectatorFeed
 class Seating:
     """The four seats' connections, and the spectators."""
 
-    __slots__ = ("_absent", "_conn", "_played", "feed")
+    __slots__ = ("_absent", "_conn", "_left", "_played", "feed")
 
     def __init__(self, feed: SpectatorFeed) -> None:
         self._conn: list[Participant | None] = [None] * 4
         self._absent = [False] * 4  # played for while it had no connection, and not back since
+        self._left = [False] * 4  # its player left on purpose, and is not back since
         self._played: list[list[tuple[int, Action]]] = [[] for _ in range(4)]  # (step, action) while gone
         self.feed = feed
 
@@ -59,12 +67,15 @@ class Seating:
         self.feed.add(participant)
         return True
 
-    def drop(self, participant: Participant) -> bool:
-        """``participant`` follows the table no more; True if it did."""
+    def drop(self, participant: Participant, *, on_purpose: bool = False) -> bool:
+        """``participant`` follows the table no more; True if it did. ``on_purpose``: its player
+        left (``leave``), so its seat is absent at once (see the module docstring)."""
         found = self.feed.remove(participant)
         seat = self.seat_of(participant)
         if seat is not None:
             self.leave(seat)
+            if on_purpose:
+                self._absent[seat] = self._left[seat] = True
             found = True
         return found
 
@@ -86,7 +97,7 @@ class Seating:
     def take(self, seat: int, participant: Participant) -> None:
         """``participant`` holds ``seat`` now (replacing whoever held it): the seat is back."""
         self._conn[seat] = participant
-        self._absent[seat] = False
+        self._absent[seat] = self._left[seat] = False
 
     def leave(self, seat: int) -> None:
         """``seat`` has no connection from now on (its clock runs on: :mod:`server.hub.timing`)."""
@@ -95,6 +106,13 @@ class Seating:
     def absent(self, seat: int) -> bool:
         """Whether the table played for ``seat`` while it had no connection, and it is not back."""
         return self._absent[seat] and self._conn[seat] is None
+
+    def presence(self, seat: int) -> str:
+        """Why the table plays for ``seat`` if it must now (the step's source for a human seat):
+        ``timeout`` (connected), ``left`` (its player left on purpose), else ``disconnected``."""
+        if self._conn[seat] is not None:
+            return "timeout"
+        return "left" if self._left[seat] else "disconnected"
 
     def played_for(self, seat: int, step: int, action: Action) -> None:
         """The table played ``action`` (stored as ``step``) for ``seat``, which has no connection:

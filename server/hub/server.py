@@ -54,7 +54,6 @@ from server.domain.ports import Ratings, Repository
 from server.engine.rules import Ruleset
 from server.hub.adapter import SeatConnection
 from server.hub.admission import AddressLimiter
-from server.hub.auth import Authenticator, AuthError
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import WebSocketConnection
 from server.hub.gcpolicy import GcPauses
@@ -70,6 +69,8 @@ from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
+from server.services.auth import Authenticator, AuthError
+from server.services.tables import TableFactory
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +183,7 @@ class Hub:
         placement: Placement | None = None,
     ) -> None:
         self.settings = settings
-        self.ratings = ratings  # ranked rooms (server.hub.ranked); None: no ranked play
+        self.ratings = ratings  # ranked rooms (server.services.ranked); None: no ranked play
         self._http_fallback = http_fallback
         self._http_api = http_api
         self._placement: Placement = placement or LocalPlacement()
@@ -276,6 +277,12 @@ class Hub:
     @property
     def lobby(self) -> Lobby:
         return self._lobby
+
+    @property
+    def tables(self) -> TableFactory:
+        """The table factory of this hub (``server.services.tables``): what a tournament director or
+        any other service makes tables and reaches live ones through."""
+        return self._lobby.factory
 
     @property
     def clock(self) -> Clock:

@@ -100,6 +100,9 @@ class ProtocolSession(SeatConnection):
     def _setup(self) -> None:
         self._prompted = 0  # prompts delivered and not yet answered: their acts skip the rate limit
         self._client: str | None = None  # what the client said it is (for the log)
+        # A resume of a match it holds a seat in, sent and not yet taken by the table: its acts go
+        # to that table, behind the resume in the table's inbox (docs/protocol.md#versions-and-resume).
+        self._resuming: str | None = None
 
     # -- frames out --------------------------------------------------------------------------------
 
@@ -200,6 +203,10 @@ class ProtocolSession(SeatConnection):
     def _error(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
         self._send(ErrorMessage(code=code, message=message, request_id=request_id))
 
+    def attached(self, match_id: str, seat: int | None) -> bool:
+        self._resuming = None
+        return super().attached(match_id, seat)
+
     # -- the hello ---------------------------------------------------------------------------------
 
     def receive_hello(self, frame: str | bytes) -> HelloRequest | None:
@@ -231,7 +238,14 @@ class ProtocolSession(SeatConnection):
         assert session_token is not None, "our hello always issues a session token"
         account = self.account
         seats = tuple(
-            SeatInfo(match_id=m, seat=s, last_request_id=None if table is None else table.last_request_id(s))
+            SeatInfo(
+                match_id=m,
+                seat=s,
+                last_request_id=None if table is None else table.last_request_id(s),
+                players=None
+                if table is None
+                else tuple(TablePlayer(name=p.name, kind=PlayerKind(p.kind.value)) for p in table.players),
+            )
             for m, s in self._directory.live_seats(account.id)
             for table in (self._directory.table(m),)
         )
@@ -299,8 +313,10 @@ class ProtocolSession(SeatConnection):
             case Hello():
                 self._error(ErrorCode.FORBIDDEN, "this connection already said hello")
             case Act(request_id=rid, step=step, action=wire_action):
-                # Routed to the table this connection follows, which decides whether it may act.
-                if self._match_id is None:
+                # Routed to the table this connection follows (or is resuming its seat at), which
+                # decides whether it may act.
+                match_id = self._resuming or self._match_id
+                if match_id is None:
                     self._error(ErrorCode.NOT_YOUR_TURN, "this connection plays no match", rid)
                     return None
                 try:
@@ -308,13 +324,13 @@ class ProtocolSession(SeatConnection):
                 except ProtocolError as exc:
                     self._error(exc.code, exc.message, rid)
                     return None
-                table = self._directory.table(self._match_id)
+                table = self._directory.table(match_id)
                 if table is None and self._directory.closing:  # a drain handed it over
-                    moved = f"match {self._match_id} moved to another server node; resume it"
+                    moved = f"match {match_id} moved to another server node; resume it"
                     self._error(ErrorCode.BUSY_RETRY, moved, rid)
                     return None
                 if table is None:
-                    self._error(ErrorCode.NOT_YOUR_TURN, f"match {self._match_id} is over", rid)
+                    self._error(ErrorCode.NOT_YOUR_TURN, f"match {match_id} is over", rid)
                     return None
                 table.submit(ActRequest(self, rid, step, action))
             case Join(target=target, request_id=rid):
@@ -326,6 +342,7 @@ class ProtocolSession(SeatConnection):
                         )
                         return None
                 self._stop_following()
+                self._resuming = None
                 match target:
                     case QueueTarget(preset=preset):
                         return JoinQueue(preset, rid)
@@ -334,15 +351,20 @@ class ProtocolSession(SeatConnection):
                     case SpectateTarget(match_id=match_id):
                         return Spectate(match_id, rid)
             case Resume(match_id=match_id, since_version=since, request_id=rid):
-                if self._match_id is not None and self._match_id != match_id:
-                    self._stop_following()
+                # Nothing changes until the table takes the connection (attached): a resume that
+                # fails leaves it following what it followed.
+                if match_id != self._match_id and any(
+                    m == match_id for m, _ in self._directory.live_seats(self.account.id)
+                ):
+                    self._resuming = match_id
                 return ResumeRequest(match_id, since, rid)
             case Leave(match_id=match_id, request_id=rid):
+                self._resuming = None
                 if match_id is None and self._directory.leave_queue(self):
                     self._send(Left(match_id=None))
                 elif self._match_id is not None and match_id in (None, self._match_id):
                     left = self._match_id
-                    self._stop_following()
+                    self._stop_following(on_purpose=True)
                     self._send(Left(match_id=left))
                 else:
                     self._error(

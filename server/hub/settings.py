@@ -8,72 +8,28 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from client_protocol.messages import MAX_CLIENT_MESSAGE_BYTES
 
+# A table's clocks and spectator policy are part of what the table factory is asked for
+# (server.services.tables); re-exported here, where the hub's settings name them.
+from server.services.tables import SettingsError, SpectatePolicy, TableTimers
 
-class SettingsError(ValueError):
-    """A setting out of its range (the message names the setting and the value)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TableTimers:
-    """Time per decision, in milliseconds on the server's clock (configurable per table).
-
-    ``action_ms`` is the per-decision time; once it runs out the seat's ``bank_ms`` (per player and
-    match) is used; when both are gone the table plays the engine's default action. ``min_call_ms``
-    is the uniform minimum call window: after every discard (or added/closed kan) the table waits at
-    least this long before anything that follows is shown, whether or not anyone could call, so how
-    long others take never reveals who could call (0 turns it off). A seat without a connection keeps
-    its own clock (action time and bank), plus ``disconnect_grace_ms`` of extra time; once played
-    for, it is played at once until it is back (:mod:`server.hub.timing`). A built-in bot takes
-    ``bot_delay_ms`` over its own turn (a
-    discard, a kan, a win), never over a call window, where a pause would tell everyone it could have
-    called. At a table with a human (guest or player) seat, the next hand starts ``hand_pause_ms``
-    after a hand ends, so its result can be read.
-
-    ``TableTimers()`` itself paces nothing (bots answer at once, hands follow each other at once:
-    tests, embedding); the hub's default, :data:`PACED_TIMERS` (``HubSettings``, ``jantaku serve``),
-    paces tables for people.
-    """
-
-    action_ms: int = 5000
-    bank_ms: int = 10000
-    min_call_ms: int = 0
-    disconnect_grace_ms: int = 0
-    bot_delay_ms: int = 0
-    hand_pause_ms: int = 0
-
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3_600_000:
-                raise SettingsError(f"{f.name} must be an integer from 0 to 3600000 ms, got {value!r}")
-
-    def replace(self, **changes: int) -> TableTimers:
-        return dataclasses.replace(self, **changes)
-
+__all__ = [
+    "PACED_TIMERS",
+    "ConnectionLimits",
+    "GcPolicy",
+    "HubSettings",
+    "SettingsError",
+    "SpectatePolicy",
+    "TableTimers",
+]
 
 PACED_TIMERS = TableTimers(bot_delay_ms=600, hand_pause_ms=5000)
 """The hub's default timers: a built-in bot takes 0.6 s over its turn, and 5 s pass between two
 hands at a table with people, about the pace of a table on Tenhou."""
-
-
-@dataclass(frozen=True, slots=True)
-class SpectatePolicy:
-    """Spectators see public information only, and each event only once ``delay_steps`` more events
-    (public steps) have been shown to the seats and ``delay_s`` seconds have passed since they saw it."""
-
-    delay_steps: int = 0
-    delay_s: float = 5.0
-    allowed: bool = True
-
-    def __post_init__(self) -> None:
-        if self.delay_steps < 0 or self.delay_s < 0:
-            raise SettingsError(f"spectator delays must be >= 0, got {self.delay_steps}, {self.delay_s}")
 
 
 @dataclass(frozen=True, slots=True)

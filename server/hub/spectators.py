@@ -29,7 +29,7 @@ class EventStream:
     tail from :attr:`base` on is kept in memory (:meth:`forget`); versions ``1..base`` are read back
     from the store's step log when someone needs them (:mod:`server.hub.history`)."""
 
-    __slots__ = ("base", "events", "hand_starts", "hands", "published", "times")
+    __slots__ = ("base", "events", "forgotten_round", "hand_starts", "hands", "published", "times")
 
     def __init__(self) -> None:
         self.base = 0  # events forgotten: the kept ones are versions base + 1 .. len(self)
@@ -38,6 +38,9 @@ class EventStream:
         self.hands = 0  # RoundStarted events so far
         self.hand_starts: list[int] = []  # absolute indices of the kept RoundStarted events (not the first)
         self.published = 0  # events sent to the seats
+        # The newest RoundStarted forgotten (:meth:`forget`): between two hands the one just played
+        # may be forgotten already while the next one is still held back.
+        self.forgotten_round: RoundStarted | None = None
 
     def __len__(self) -> int:
         return self.base + len(self.events)
@@ -95,6 +98,9 @@ class EventStream:
         if cut is None or cut <= self.base:
             return
         drop = cut - self.base
+        gone = next((e for e in reversed(self.events[:drop]) if isinstance(e, RoundStarted)), None)
+        if gone is not None:
+            self.forgotten_round = gone
         del self.events[:drop]
         del self.times[:drop]
         self.base = cut
@@ -143,7 +149,9 @@ class SpectatorFeed:
                 published - (i + 1) >= policy.delay_steps and now - stream.time(i) >= policy.delay_s
             ):
                 return event
-        return None
+        # Every forgotten event was released (the stream forgets only up to ``released``): the hand
+        # forgotten last is what a spectator saw, e.g. while the next one waits for the hand pause.
+        return stream.forgotten_round
 
     def next_release(self, stream: EventStream) -> float | None:
         """When the next event may go out (None: nothing to release, or waiting for steps)."""

@@ -35,6 +35,13 @@ def match_record(
     )
 
 
+def deal_record(match_id: str, t: Transition, *, applied_at: float, banks: tuple[int, ...]) -> StepRecord:
+    """Log step 0: the deal (no seat, no action), with each seat's full bank."""
+    return step_record(
+        match_id, t, seat=None, action=None, request_id=None, applied_at=applied_at, banks=banks
+    )
+
+
 def step_record(
     match_id: str,
     t: Transition,

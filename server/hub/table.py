@@ -10,27 +10,31 @@ What one applied action goes through (``_apply``)::
       -> prompt the seats that must decide; arm their deadlines
 
 The actor keeps the inbox and the order of things; its collaborators, each in its own module,
-decide the rest:
+own the rest:
 
 * :class:`~server.hub.decisions.Decisions`: who must decide, since which step, with what time; the
-  answers already applied; the one check of whether an act may be applied;
+  answers already applied; the one check of whether an act may be applied; the prompts;
 * :class:`~server.hub.pacing.Pacing`: when the seats and the spectators see what was committed
   (the minimum call window, the hand pause, the spectators' delay);
 * :class:`~server.hub.commits.Commits`: store calls with a timeout, the write whose outcome is
   unknown and its reconciliation, the retry pause;
 * :class:`~server.hub.botturns.BotTurns`: the answer of a built-in bot, or the default when a
-  player's time ran out.
+  player's time ran out;
+* :class:`~server.hub.seating.Seating`: which connection holds each seat, and the spectators;
+* :class:`~server.hub.catchups.Catchups`: catch-ups that need versions the table forgot;
+* :class:`~server.hub.wakeup.Wakeup`: the next deadline on the table's one timer (a
+  :class:`Tick` in the inbox when it comes due), retiring, and pausing (the clocks stop).
 
-Every deadline (decision time and bank, the call window, the spectators' delay, a bot's thinking
-time) is on an injectable :class:`~server.hub.clock.Clock`; one :class:`~server.hub.clock.Alarm`
-puts a :class:`Tick` in the inbox when the earliest comes due. Nothing a participant sends can
-change the state unless the engine accepts it.
+It is made of a :class:`~server.hub.tablesetup.TableSetup` (what it plays) and
+:class:`~server.hub.tablesetup.TableDeps` (what it runs on), by the table factory
+(:mod:`server.hub.tables`). Every deadline is on an injectable :class:`~server.hub.clock.Clock`.
+Nothing a participant sends can change the state unless the engine accepts it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -38,19 +42,14 @@ from collections.abc import Callable, Sequence
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEndReason
 from server.domain.errors import FencedError
-from server.domain.ports import Repository
 from server.domain.records import AccountKind, MatchStatus, RecoveryRecord, ResultRecord, StepRecord
 from server.engine import MatchState, Transition, new_match, pending_seats, redact_all
 from server.engine import apply as engine_apply
 from server.engine.actions import Action
 from server.engine.errors import RulesError
 from server.engine.events import Event, MatchEnded, RoundStarted
-from server.engine.hints import seat_hints
-from server.engine.rules import Ruleset
-from server.engine.tiles import Tile
 from server.hub.botturns import BotTurns
 from server.hub.catchups import Catchups
-from server.hub.clock import Alarm, Clock
 from server.hub.commits import Commits
 from server.hub.decisions import Decisions
 from server.hub.inbox import (
@@ -60,11 +59,10 @@ from server.hub.inbox import (
     CommitError,
     Detach,
     InboxItem,
-    SeatSpec,
+    Pause,
     Stop,
     Tick,
 )
-from server.hub.metrics import HubMetrics
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -80,8 +78,9 @@ from server.hub.outputs import (
 )
 from server.hub.pacing import Pacing
 from server.hub.seating import Seating
-from server.hub.settings import SpectatePolicy, TableTimers
-from server.hub.steplog import match_record, step_record, table_settings_json
+from server.hub.steplog import deal_record, match_record, step_record, table_settings_json
+from server.hub.tablesetup import TableDeps, TableSetup
+from server.hub.wakeup import Wakeup
 
 log = logging.getLogger(__name__)
 
@@ -91,39 +90,25 @@ class TableActor:
 
     def __init__(
         self,
+        setup: TableSetup,
+        deps: TableDeps,
         *,
-        match_id: str,
-        ruleset: Ruleset,
-        seed: bytes,
-        seats: Sequence[SeatSpec],
-        repo: Repository,
-        clock: Clock,
-        timers: TableTimers,
-        spectate: SpectatePolicy,
-        commit_timeout_s: float = 5.0,
-        commit_retry_s: float = 1.0,
-        retention_s: float = 120.0,
-        walls: Sequence[Sequence[Tile]] | None = None,
-        source: str = "",
         on_end: Callable[[TableActor], None] | None = None,
         on_retire: Callable[[TableActor], None] | None = None,
-        wall_clock: Callable[[], float] = time.time,
-        metrics: HubMetrics | None = None,
     ) -> None:
+        seats = tuple(setup.seats)
         if len(seats) != 4:
             raise ValueError(f"a table needs 4 seats, got {len(seats)}")
-        self.match_id = match_id
-        self.ruleset = ruleset
-        self.seats = tuple(seats)
-        self.timers = timers
-        self.spectate = spectate
-        self.source = source
-        self._seed = seed
-        self._walls = walls
-        self._clock = clock
-        self._wall_clock = wall_clock
-        self._metrics = metrics
-        self._retention_s = retention_s
+        self.setup = setup
+        self.match_id = match_id = setup.match_id
+        self.ruleset = setup.ruleset
+        self.seats = seats
+        self.timers = timers = setup.timers
+        self.spectate = spectate = setup.spectate
+        self.source = setup.source
+        self._deps = deps
+        self._clock = clock = deps.clock
+        self._metrics = deps.metrics
         self._on_end = on_end
         self._on_retire = on_retire
         self._log = logging.LoggerAdapter(log, {"match_id": match_id})  # JSON logs: a match_id field
@@ -133,12 +118,12 @@ class TableActor:
         self._pacing = Pacing(match_id, timers, spectate, paced=paced)
         self._commits = Commits(
             match_id,
-            repo,
+            deps.repo,
             clock,
-            timeout_s=commit_timeout_s,
-            retry_s=commit_retry_s,
+            timeout_s=deps.commit_timeout_s,
+            retry_s=deps.commit_retry_s,
             log=self._log,
-            metrics=metrics,
+            metrics=deps.metrics,
         )
         self._turns = BotTurns(match_id, seats, self._log)
         self._seating = Seating(self._pacing.feed)
@@ -149,13 +134,15 @@ class TableActor:
         self.resumed = False  # rebuilt from the store after a restart
         self.outcome: MatchEndOut | None = None
         self.ended = asyncio.Event()  # set when the match is over (completed or aborted)
-        self._retire_at: float | None = None
         self._stopped = False
         self._inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
         self._barriers: list[asyncio.Future[None]] = []
-        self._alarm = Alarm(clock, self._ring)
+        ring = functools.partial(self._inbox.put_nowait, Tick())  # the timer puts a Tick in the inbox
+        self._wakeup = Wakeup(clock, ring, self._pacing, self._commits, self._decisions)
         self._task: asyncio.Task[None] | None = None
-        self._catchups = Catchups(match_id, repo, self.submit, self._log, timeout_s=2 * commit_timeout_s)
+        self._catchups = Catchups(
+            match_id, deps.repo, self.submit, self._log, timeout_s=2 * deps.commit_timeout_s
+        )
 
     # -- public API ----------------------------------------------------------------------------------
 
@@ -167,6 +154,11 @@ class TableActor:
     def version(self) -> int:
         """The last event version published to the seats."""
         return self._pacing.stream.published
+
+    @property
+    def paused(self) -> bool:
+        """Its clocks are stopped (the table factory's ``pause``)."""
+        return self._wakeup.paused_at is not None
 
     @property
     def running(self) -> bool:
@@ -202,9 +194,10 @@ class TableActor:
             if not await self._catchups.wait():  # a catch-up reading the store comes back to the inbox
                 return
 
-    async def stop(self, *, abort: bool = False) -> None:
+    async def stop(self, *, abort: bool = False, why: str | None = None) -> None:
+        """Stop the actor; ``abort``: end the match first (aborted, stored with ``why``)."""
         if self.running:
-            self.submit(Stop(abort=abort))
+            self.submit(Stop(abort=abort, why=why))
             assert self._task is not None
             await asyncio.shield(self._task)
 
@@ -213,22 +206,24 @@ class TableActor:
 
         Raises (and starts nothing) when the store refuses the match.
         """
-        t = new_match(self.ruleset, self._seed, walls_=self._walls)
-        created = self._wall_clock()
+        setup = self.setup
+        t = new_match(self.ruleset, setup.seed, walls_=setup.walls)
+        created = self._deps.wall_clock()
         match = match_record(
-            self.match_id, self.ruleset, self._seed, self.seats, created_at=created, source=self.source
+            self.match_id, self.ruleset, setup.seed, self.seats, created_at=created, source=self.source
         )
         # The seed is stored (secret until the end) so that a restarted server can replay the match;
         # a match dealt from injected walls (tests) cannot be replayed from its seed.
         settings = table_settings_json(self.timers, self.spectate)
-        recovery = RecoveryRecord(self.match_id, self._seed.hex(), settings) if self._walls is None else None
+        recovery = RecoveryRecord(self.match_id, setup.seed.hex(), settings) if setup.walls is None else None
         commits = self._commits
         await commits.call(commits.repo.create_match(match, recovery))
         await commits.call(commits.repo.append_step(self._deal_record(t)))
         await self._adopt(t, actor=None)
         for seat, participant in participants.items():
             self._attach(Attach(participant, seat, 0, announce=True))
-        self._launch()
+        self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
+        self.submit(Tick())  # the first decision may be a bot's, due at once
 
     async def resume(self, transitions: Sequence[Transition], steps: Sequence[StepRecord]) -> None:
         """Adopt a match rebuilt from its stored log after a restart (crash recovery) and start the
@@ -254,17 +249,12 @@ class TableActor:
                 await self._adopt(t, actor=None, replaying=True)
             else:
                 await self._adopt(t, actor=record.seat, request_id=record.request_id, replaying=True)
-        self._launch()
-
-    def _deal_record(self, t: Transition) -> StepRecord:
-        at, banks = self._wall_clock(), self._decisions.time.stored_banks(None, None, 0.0)
-        return step_record(
-            self.match_id, t, seat=None, action=None, request_id=None, applied_at=at, banks=banks
-        )
-
-    def _launch(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
         self.submit(Tick())  # the first decision may be a bot's, due at once
+
+    def _deal_record(self, t: Transition) -> StepRecord:
+        banks = self._decisions.time.stored_banks(None, None, 0.0)
+        return deal_record(self.match_id, t, applied_at=self._deps.wall_clock(), banks=banks)
 
     # -- the actor loop ------------------------------------------------------------------------------
 
@@ -274,10 +264,10 @@ class TableActor:
                 item = await self._inbox.get()
                 await self._handle(item)
                 await self._work()
-                when = self._next_deadline()
+                when = self._wakeup.next_deadline(self.finished)
                 if self._barriers and (when is None or when > self._clock.now()):
                     self._resolve_barriers()
-                self._alarm.set(None if self._stopped else when)
+                self._wakeup.set(None if self._stopped else when)
         except asyncio.CancelledError:
             raise
         except FencedError as exc:
@@ -286,7 +276,7 @@ class TableActor:
             self._log.exception("table %s failed; the match is aborted", self.match_id)
             await self._crash(exc)
         finally:
-            self._alarm.cancel()
+            self._wakeup.cancel()
             self._catchups.cancel_all()
             while not self._inbox.empty():
                 leftover = self._inbox.get_nowait()
@@ -308,10 +298,12 @@ class TableActor:
                 pass  # _work() looks at what is due
             case Barrier(future=future):
                 self._barriers.append(future)
-            case Stop(abort=abort):
+            case Stop(abort=abort, why=why):
                 if abort and not self.finished:
-                    await self._end(MatchEndReason.ABORTED, None, MatchStatus.ABORTED)
+                    await self._end(MatchEndReason.ABORTED, None, MatchStatus.ABORTED, why=why)
                 self._stopped = True
+            case Pause():
+                self._pause(item)
 
     async def _work(self) -> None:
         """Do what came due, one step at a time, yielding between steps (other tables run too)."""
@@ -328,31 +320,14 @@ class TableActor:
 
     # -- deadlines -----------------------------------------------------------------------------------
 
-    def _next_deadline(self) -> float | None:
-        """The earliest thing the table waits for: retiring, a hold, a spectator release, the retry
-        of a failed write, a seat's decision time."""
-        when = self._retire_at
-        if self.finished:
-            return when
-        held = self._pacing.next_deadline()
-        if held is not None and (when is None or held < when):
-            when = held
-        # While a failed write waits for its retry, the table decides nothing itself.
-        later = self._commits.stalled_until
-        if later is None:
-            later = self._decisions.next_deadline()
-        return later if when is None or (later is not None and later < when) else when
-
-    def _ring(self) -> None:
-        self._inbox.put_nowait(Tick())
-
     async def _fire_due(self) -> bool:
         """Handle one thing that is due; False when nothing is."""
         now = self._clock.now()
-        if self._retire_at is not None and now >= self._retire_at:
+        wakeup = self._wakeup
+        if wakeup.retire_at is not None and now >= wakeup.retire_at:
             self._stopped = True
             return True
-        if self.finished:
+        if self.finished or wakeup.paused_at is not None:
             return False
         pacing = self._pacing
         if pacing.hold_due(now):
@@ -379,10 +354,10 @@ class TableActor:
             assert self.state is not None
             prompt = self._decisions.prompts[seat]
             action, source = self._turns.choose(
-                self.state, seat, prompt.legal, connected=self._seating.connection(seat) is not None
+                self.state, seat, prompt.legal, presence=self._seating.presence(seat)
             )
             await self._apply(seat, action, source=source)
-            if source == "disconnected":  # absent from now on: played at once until it is back
+            if source in ("disconnected", "left"):  # absent from now on: played at once until back
                 self._seating.played_for(seat, prompt.step, action)
             if source != "bot" and self._metrics is not None:
                 self._metrics.timeouts.inc()
@@ -398,12 +373,16 @@ class TableActor:
         p, rid = req.participant, req.request_id
         seat = self._seating.seat_of(p)
         if seat is None:
-            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, self._seating.why_not_seated(p, self.match_id), rid))
+            if not self._catchups.hold(p, req):  # kept if it came behind its resume's catch-up read
+                p.deliver(ErrorOut(ErrorCode.FORBIDDEN, self._seating.why_not_seated(p, self.match_id), rid))
             return
         decisions = self._decisions
         answered = decisions.answered(seat, rid)
         if answered is not None:
             p.deliver(AckOut(rid, answered, True))
+            return
+        if self._wakeup.paused_at is not None:
+            p.deliver(ErrorOut(ErrorCode.BUSY_RETRY, "the table is paused; act again once it goes on", rid))
             return
         if self._commits.uncertain is not None and not self.finished:
             try:
@@ -452,7 +431,7 @@ class TableActor:
             seat=seat,
             action=action,
             request_id=request_id,
-            applied_at=self._wall_clock(),
+            applied_at=self._deps.wall_clock(),
             source=source,
             banks=banks,
         )
@@ -528,13 +507,11 @@ class TableActor:
                     conn.deliver(self._prompt_out(seat, now, conn))
 
     def _prompt_out(self, seat: int, now: float, to: Participant) -> PromptOut:
-        out = self._decisions.prompt_out(self.match_id, seat, self._pacing.stream.published, now)
-        if to.wants_hints and self.state is not None:  # only for those that ask: not on bots' hot path
-            try:
-                out = dataclasses.replace(out, hints=seat_hints(self.state, seat, out.legal))
-            except Exception:  # a comfort: never worth the table; the prompt goes without it
-                self._log.exception("could not compute the hints of seat %d", seat)
-        return out
+        paused_at = self._wakeup.paused_at  # while paused, the time left when the clocks stopped
+        version, at = self._pacing.stream.published, now if paused_at is None else paused_at
+        return self._decisions.prompt_for(
+            self.match_id, seat, version, at, state=self.state, hints=to.wants_hints
+        )
 
     # -- seats and spectators coming and going ------------------------------------------------------
 
@@ -574,13 +551,33 @@ class TableActor:
         if self.outcome is not None:
             p.deliver(self.outcome)
             p.released(self.match_id)
+        self._catchups.release(p)  # the acts that came behind it, now
 
     def _detach(self, d: Detach) -> None:
         p = d.participant
-        self._catchups.cancel(p)
-        if self._seating.drop(p) and d.notify:
+        self._catchups.cancel(p, refuse=self._seating.why_not_seated(p, self.match_id))
+        if self._seating.drop(p, on_purpose=d.on_purpose) and d.notify:
             p.deliver(LeftOut(self.match_id))
             p.released(self.match_id)
+
+    # -- pausing -------------------------------------------------------------------------------------
+
+    def _pause(self, p: Pause) -> None:
+        """Stop the clocks and tell everyone, or start them again (:class:`Wakeup`) and prompt
+        again, with the time they have left, the seats that must decide."""
+        now = self._clock.now()
+        if p.paused and not self.finished and self._wakeup.pause(now):
+            why = f" ({p.reason})" if p.reason else ""
+            self._seating.broadcast(
+                ErrorOut(ErrorCode.BUSY_RETRY, f"the table is paused{why}: every clock is stopped")
+            )
+        elif not p.paused and self._wakeup.unpause(now):
+            for seat in self._decisions.prompts:
+                conn = self._seating.connection(seat)
+                if conn is not None:
+                    conn.deliver(self._prompt_out(seat, now, conn))
+        if not p.done.done():
+            p.done.set_result(None)
 
     # -- the end -------------------------------------------------------------------------------------
 
@@ -610,7 +607,7 @@ class TableActor:
         self.outcome = MatchEndOut(self.match_id, reason, result)
         # The status first, then match_end: a client that saw the end finds the match over in the
         # store (if this write fails, a restart finishes a completed match again from its log).
-        commits, ended_at = self._commits, self._wall_clock()
+        commits, ended_at = self._commits, self._deps.wall_clock()
         await commits.best_effort(
             commits.repo.finish_match(self.match_id, status, ended_at, seed_hex, why),
             "storing the match status failed",
@@ -619,7 +616,7 @@ class TableActor:
             self._pacing.reveal_to_spectators(self._clock.now())
         self._seating.broadcast(self.outcome)
         self._seating.release_all(self.match_id)
-        self._retire_at = self._clock.now() + self._retention_s
+        self._wakeup.retire_at = self._clock.now() + self._deps.retention_s
         self.ended.set()
         if self._on_end is not None:
             self._on_end(self)

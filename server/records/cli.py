@@ -42,6 +42,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="override a rule option (VALUE is JSON, else a string), e.g. --rule red_fives=[0,0,0]",
     )
     v.add_argument("--json", action="store_true", help="print a machine-readable report instead")
+    v.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="also print the rules each file was replayed under and every incomplete record or hand",
+    )
     v.set_defaults(handler=run_verify)
 
 
@@ -79,7 +85,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
         def show(result: FileReport) -> None:
             if not args.json:
-                lines = file_lines(result)
+                lines = file_lines(result, verbose=args.verbose)
                 if lines and bar.enabled:
                     sys.stderr.write("\r\x1b[K")
                 for line in lines:
@@ -90,5 +96,11 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
+        print(report.rules_summary())
+        if report.incomplete and not args.verbose:
+            print(
+                f"{report.incomplete} incomplete: records or hands that stop before their end are "
+                "reported, not failed (--verbose lists them)"
+            )
         print(report.summary())
     return EXIT_MISMATCH if report.mismatches or report.unreadable else EXIT_OK

@@ -164,7 +164,7 @@ def _start_game(ruleset: Ruleset, names: Sequence[str]) -> dict[str, Any]:
         "names": list(names),
         "kyoku_first": 4 if ruleset.game_length is GameLength.EAST else 0,
         "aka_flag": any(ruleset.red_fives),
-        "ruleset": ruleset.to_dict(),
+        "ruleset": ruleset.to_dict(complete=True),
     }
 
 

@@ -89,7 +89,7 @@ def write_tenhou6(record: GameRecord) -> str:
     if record.final_scores is not None and record.final_points is not None:
         pairs = zip(_slots(list(record.final_scores), 0), _slots(list(record.final_points), 0.0), strict=True)
         doc["sc"] = [v for pair in pairs for v in pair]
-    doc["ruleset"] = ruleset.to_dict()
+    doc["ruleset"] = ruleset.to_dict(complete=True)
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 

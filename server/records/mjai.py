@@ -142,6 +142,7 @@ class _Hand:
     riichi_declared: int | None = None
     kan_seat: int | None = None
     drawn: list[Tile | None] = field(default_factory=lambda: [None] * 4)
+    sources: list[str] = field(default_factory=list)  # the line of each step, then the result's
 
     def tracker(self) -> HandTracker:
         return replay_tracker(self.dealt, self.dealer, self.steps)
@@ -174,7 +175,13 @@ class _Reader:
             return
         if kind_ not in ("start_game", "start_kyoku", "end_game") and self.hand is None:
             raise RecordError(f"mjai: {where}: {kind_} outside a kyoku")
+        hand = self.hand
         handler(event, f"{where} ({kind_})")
+        if hand is not None and hand is self.hand:
+            # the line of every step this event added; a result's line stands after them
+            hand.sources.extend([where] * (len(hand.steps) - len(hand.sources)))
+            if (hand.wins or hand.draw is not None) and len(hand.sources) == len(hand.steps):
+                hand.sources.append(where)
 
     def _start_game(self, event: dict[str, Any], where: str) -> None:
         names = event.get("names")
@@ -423,6 +430,7 @@ class _Reader:
             draw=hand.draw,
             complete=complete,
             problems=tuple(problems),
+            sources=tuple(hand.sources),
         )
         red_fives = self._red_fives(self.red is not False)
         if self.ruleset is not None:
@@ -463,6 +471,7 @@ class _Reader:
             final_scores=self.final_scores,
             complete=self.ended and all(h.complete for h in self.hands),
             problems=tuple(problems),
+            rules_stated=self.ruleset is not None,
         )
 
 

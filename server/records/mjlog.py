@@ -142,8 +142,11 @@ def read_mjlog(data: bytes | str) -> GameRecord:
     """Read an mjlog record; raises :class:`RecordError` for anything that is not one."""
     text = _decode(data)
     reader = _Reader()
-    for name, attrs in _tags(text):
+    for number, (name, attrs) in enumerate(_tags(text), start=1):
+        hand = reader.hand
         reader.tag(name, attrs)
+        if hand is not None and hand is reader.hand:
+            hand.note_source(f"tag {number} <{name}>")
     return reader.finish()
 
 
@@ -241,6 +244,13 @@ class _Hand:
     riichi_declared: int | None = None
     kan_seat: int | None = None  # the next draw of this seat is a rinshan draw
     paid: list[int] = field(default_factory=list)  # scores as the result's sc should show them
+    sources: list[str] = field(default_factory=list)  # the tag of each step, then the result's
+
+    def note_source(self, where: str) -> None:
+        """``where`` for every step the last tag added (and for the result, once there is one)."""
+        self.sources.extend([where] * (len(self.steps) - len(self.sources)))
+        if (self.wins or self.draw is not None) and len(self.sources) == len(self.steps):
+            self.sources.append(where)
 
     def face(self, tile_id: int) -> Tile:
         if not 0 <= tile_id < 136:
@@ -264,6 +274,7 @@ class _Hand:
             draw=self.draw,
             complete=bool(self.wins) or self.draw is not None,
             problems=tuple(self.problems),
+            sources=tuple(self.sources),
         )
 
 

@@ -200,6 +200,9 @@ class HandRecord:
     draw: DrawResult | None = None
     complete: bool = True  # the hand reached its recorded result
     problems: tuple[str, ...] = ()
+    # Where each step is in the source, then where its result is (mjai: "line 12"); empty when the
+    # format has no such positions to give. Only for messages (``jantaku verify``).
+    sources: tuple[str, ...] = ()
 
     @property
     def seats(self) -> int:
@@ -283,6 +286,9 @@ class GameRecord:
     final_points: tuple[float, ...] | None = None
     complete: bool = True
     problems: tuple[str, ...] = ()
+    # The record names its rules (an embedded ruleset, or Tenhou's own formats); False: it names
+    # none and the reader took the Tenhou preset (an mjai log without a ``ruleset``).
+    rules_stated: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, MappingProxyType):

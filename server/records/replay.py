@@ -103,9 +103,12 @@ class Mismatch:
     hand: str  # the hand's label, e.g. "S2-1"
     step: int | None
     message: str
+    where: str = ""  # the step's place in the record when its format says (mjai: "line 12")
 
     def __str__(self) -> str:
         where = "start" if self.step is None else f"step {self.step}"
+        if self.where:
+            where += f" ({self.where})"
         prefix = f"{self.file}: " if self.file else ""
         return f"{prefix}{self.hand} {where}: {self.message}"
 
@@ -240,7 +243,9 @@ class _Replay:
         self.ended = False
 
     def mismatch(self, step: int | None, message: str) -> None:
-        self.found.append(Mismatch(self.file, self.hand.label, step, message))
+        sources = self.hand.sources
+        where = sources[step] if step is not None and step < len(sources) else ""
+        self.found.append(Mismatch(self.file, self.hand.label, step, message, where))
 
     def stop(self, step: int | None, message: str) -> _StopReplayError:
         self.mismatch(step, message)

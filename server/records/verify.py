@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from server.engine.errors import RulesError
+from server.engine.rules import Ruleset
 from server.records.detect import read_record
 from server.records.errors import RecordError, TruncatedRecordError
 from server.records.replay import HandReport, Outcome, record_ruleset, replay_record
@@ -50,17 +51,41 @@ class FileStatus(StrEnum):
     UNREADABLE = "unreadable"
 
 
+class RulesFrom(StrEnum):
+    """Where the rules a file was replayed under come from."""
+
+    RECORD = "record"  # the record names them (an embedded ruleset, or Tenhou's own formats)
+    ASSUMED = "assumed"  # the record names none: the Tenhou preset (choose with --ruleset)
+    OPTION = "option"  # --ruleset (and --rule) chose them
+
+
 @dataclass(frozen=True, slots=True)
 class FileReport:
     path: str
     status: FileStatus
     hands: tuple[HandReport, ...] = ()
     reason: str = ""  # why the file is truncated or unreadable, or why its game is incomplete
+    ruleset: Ruleset | None = None  # the rules it was replayed under (None: never replayed)
+    rules_from: RulesFrom | None = None
+
+    @property
+    def rules(self) -> str:
+        """``"tenhou (the record's)"``: the ruleset's name and where it came from."""
+        if self.ruleset is None or self.rules_from is None:
+            return ""
+        return f"{self.ruleset.name} ({_RULES_FROM[self.rules_from]})"
 
     @property
     def game_incomplete(self) -> bool:
         """Every hand reached its result, but the game stops before its end."""
         return self.status is FileStatus.READ and bool(self.reason)
+
+
+_RULES_FROM = {
+    RulesFrom.RECORD: "the record's",
+    RulesFrom.ASSUMED: "assumed: the record names none",
+    RulesFrom.OPTION: "--ruleset/--rule",
+}
 
 
 @dataclass
@@ -95,6 +120,23 @@ class VerifyReport:
             text += f", {self.unreadable} unreadable files"
         return text
 
+    def rules_summary(self) -> str:
+        """``"rules: tenhou (the record's) 12 files, ..."``: the rules the files were replayed under."""
+        counts: dict[str, int] = {}
+        for f in self.files:
+            if f.rules:
+                counts[f.rules] = counts.get(f.rules, 0) + 1
+        parts = [f"{rules} {n} file{'s' if n != 1 else ''}" for rules, n in sorted(counts.items())]
+        return "rules: " + (", ".join(parts) if parts else "none (no file was replayed)")
+
+    def _rules_json(self) -> list[dict[str, Any]]:
+        counts: dict[tuple[str, str], int] = {}
+        for f in self.files:
+            if f.ruleset is not None and f.rules_from is not None:
+                key = (f.ruleset.name, str(f.rules_from))
+                counts[key] = counts.get(key, 0) + 1
+        return [{"ruleset": r, "rules_from": w, "files": n} for (r, w), n in sorted(counts.items())]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "summary": {
@@ -103,19 +145,25 @@ class VerifyReport:
                 "mismatches": self.mismatches,
                 "incomplete": self.incomplete,
                 "unreadable": self.unreadable,
+                "rules": self._rules_json(),
             },
             "files": [
                 {
                     "path": f.path,
                     "status": str(f.status),
                     "reason": f.reason,
+                    "ruleset": None if f.ruleset is None else f.ruleset.name,
+                    "ruleset_hash": None if f.ruleset is None else f.ruleset.hash,
+                    "rules_from": None if f.rules_from is None else str(f.rules_from),
                     "hands": [
                         {
                             "index": h.index,
                             "hand": h.label,
                             "outcome": str(h.outcome),
                             "reason": h.reason,
-                            "mismatches": [{"step": m.step, "message": m.message} for m in h.mismatches],
+                            "mismatches": [
+                                {"step": m.step, "where": m.where, "message": m.message} for m in h.mismatches
+                            ],
                         }
                         for h in f.hands
                     ],
@@ -146,7 +194,11 @@ def verify_file(
     reason = ""
     if not record.complete and all(h.outcome is not Outcome.INCOMPLETE for h in hands):
         reason = "; ".join(record.problems) or "the record stops before the end of the game"
-    return FileReport(name, FileStatus.READ, hands, reason)
+    if preset_name is not None or overrides:
+        rules_from = RulesFrom.OPTION
+    else:
+        rules_from = RulesFrom.RECORD if record.rules_stated else RulesFrom.ASSUMED
+    return FileReport(name, FileStatus.READ, hands, reason, ruleset, rules_from)
 
 
 def verify_paths(
@@ -165,17 +217,22 @@ def verify_paths(
     return report
 
 
-def file_lines(result: FileReport) -> list[str]:
-    """The lines ``jantaku verify`` prints for one file: its problems, one per line."""
+def file_lines(result: FileReport, *, verbose: bool = False) -> list[str]:
+    """The lines ``jantaku verify`` prints for one file: its failures (an unreadable file, each
+    mismatch, after the rules it was replayed under), one per line; ``verbose`` adds the rules of
+    every file and what is incomplete (a record that stops early is reported, not failed)."""
     if result.status is FileStatus.UNREADABLE:
         return [f"{result.path}: unreadable: {result.reason}"]
     if result.status is FileStatus.TRUNCATED:
-        return [f"{result.path}: incomplete: {result.reason}"]
+        return [f"{result.path}: incomplete: {result.reason}"] if verbose else []
     out: list[str] = []
-    if result.game_incomplete:
+    mismatched = any(hand.mismatches for hand in result.hands)
+    if verbose or mismatched:
+        out.append(f"{result.path}: rules {result.rules}")
+    if verbose and result.game_incomplete:
         out.append(f"{result.path}: incomplete game: {result.reason}")
     for hand in result.hands:
         out.extend(str(m) for m in hand.mismatches)
-        if hand.outcome is Outcome.INCOMPLETE:
+        if verbose and hand.outcome is Outcome.INCOMPLETE:
             out.append(f"{result.path}: {hand.label}: incomplete: {hand.reason}")
     return out

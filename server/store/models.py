@@ -42,7 +42,7 @@ NAMING_CONVENTION = {
 
 # Column presets.
 ID_LENGTH = 64
-STEP_SOURCE_LENGTH = 16  # steps.source: "player", "bot", "timeout", "disconnected"
+STEP_SOURCE_LENGTH = 16  # steps.source: "player", "bot", "timeout", "disconnected", "left"
 entity_id = Annotated[str, mapped_column(String(ID_LENGTH), primary_key=True)]
 sha256_hex = Annotated[str, mapped_column(String(64))]
 short_text = Annotated[str, mapped_column(String(64))]
@@ -194,7 +194,7 @@ class StepRow(Base):
     events: Mapped[json_doc]  # list of event objects, in the step's format_version
     request_id: Mapped[int | None] = mapped_column(BigInteger)
     applied_at: Mapped[timestamp]
-    # Who decided: player, bot, timeout, disconnected (StepRecord.source); NULL for the deal and
+    # Who decided: player, bot, timeout, disconnected, left (StepRecord.source); NULL for the deal and
     # for rows stored before migration 0003. No CHECK: adding one would rebuild ``steps`` on SQLite.
     source: Mapped[str | None] = mapped_column(String(STEP_SOURCE_LENGTH))
     # The event-log format of events and action (server.eventlog.codec); rows stored before
@@ -344,3 +344,78 @@ class RatingChangeRow(Base):
     games_after: Mapped[int] = mapped_column(Integer)
     table_version: Mapped[str] = mapped_column(String(32))
     rated_at: Mapped[timestamp]
+
+
+class EventRow(Base):
+    """A tournament (``docs/tournaments.md``): its settings and state as documents."""
+
+    __tablename__ = "events"
+
+    id: Mapped[entity_id]
+    name: Mapped[str] = mapped_column(String(100))
+    status: Mapped[str] = mapped_column(String(16))
+    created_by: Mapped[str] = mapped_column(String(ID_LENGTH))
+    created_at: Mapped[timestamp]
+    settings: Mapped[json_doc]
+    organizers: Mapped[json_doc]
+    secret_hex: Mapped[str] = mapped_column(String(128))  # the walls' seeds derive from it; never shown
+
+
+class EventEntrantRow(Base):
+    __tablename__ = "event_entrants"
+
+    event_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("events.id", ondelete="CASCADE"), primary_key=True
+    )
+    entrant_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    entered_at: Mapped[timestamp]
+    doc: Mapped[json_doc]
+
+
+class EventRoundRow(Base):
+    __tablename__ = "event_rounds"
+
+    event_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("events.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    doc: Mapped[json_doc]
+
+
+class EventAdjustmentRow(Base):
+    __tablename__ = "event_adjustments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    event_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("events.id", ondelete="CASCADE"), index=True
+    )
+    at: Mapped[timestamp]
+    doc: Mapped[json_doc]
+
+
+class EventAuditRow(Base):
+    """Every organizer action (who, when, what, why); ``event_id`` "" for role grants."""
+
+    __tablename__ = "event_audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    event_id: Mapped[str] = mapped_column(String(ID_LENGTH), index=True)
+    at: Mapped[timestamp]
+    actor: Mapped[str] = mapped_column(String(ID_LENGTH))
+    action: Mapped[short_text]
+    detail: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text)
+    key: Mapped[str | None] = mapped_column(String(128))
+
+
+class OrganizerRow(Base):
+    """Accounts an administrator made organizers."""
+
+    __tablename__ = "organizers"
+
+    account_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    granted_at: Mapped[timestamp]

@@ -46,6 +46,7 @@ from server.domain.records import (
     StepRecord,
 )
 from server.store.db import create_engine, sqlite_url, verify_engine, write_connection, write_gate
+from server.store.events import SqlEvents
 from server.store.migrate import require_current_schema, upgrade
 from server.store.models import (
     AccountRow,
@@ -179,7 +180,7 @@ def _finish_match(
         raise FencedError(match_id, fence, current)
 
 
-class SqlRepository(SqlReads, SqlRatings):
+class SqlRepository(SqlReads, SqlRatings, SqlEvents):
     """Implements :class:`~server.domain.ports.Store` (both sides) on SQLite or PostgreSQL.
 
     Make one with :meth:`open` (engine, pragma check, migrations) or from an engine you own; call

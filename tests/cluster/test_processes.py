@@ -31,7 +31,7 @@ from client_protocol.messages import (
 )
 from server.app.cli import main
 from server.domain.records import AccountKind, MatchStatus
-from server.hub.auth import Authenticator
+from server.services.auth import Authenticator
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys
 from tests.cluster.procs import Cluster, fresh_pg_database, http_json, jantaku, running_cluster

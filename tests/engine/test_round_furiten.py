@@ -9,12 +9,20 @@ offered without one.
 
 from __future__ import annotations
 
-from server.engine.actions import Chi, Pass, Riichi, Ron, Tsumo
-from server.engine.tiles import parse_tile
+import pytest
+
+from server.engine.actions import Ankan, Chi, Pass, Riichi, Ron, Tsumo
+from server.engine.rules import MAHJONGSOUL, TENHOU, Ruleset
+from server.engine.tiles import parse_tile, parse_tiles
 from tests.engine.scenario import Game
 
 T = parse_tile
 WAIT_14M = "23m456p789s11122z"  # ryanmen 1m / 4m, East triplet (round wind) for the yaku
+
+
+def quad(text: str) -> tuple[int, int, int, int]:
+    a, b, c, d = parse_tiles(text)
+    return (a, b, c, d)
 
 
 def test_no_ron_on_a_wait_in_own_discards() -> None:
@@ -121,3 +129,82 @@ def test_open_hand_without_a_yaku_wins_neither_by_ron_nor_by_tsumo() -> None:
     g.run_to(65)
     assert g.state.hand.turn == 1 and g.state.hand.players[1].drawn == T("5s")
     assert Tsumo() not in g.legal(1)
+
+
+# -- a closed kan is no chance to win, except for kokushi -----------------------------------------
+
+WAIT_2S5S = "23499m456p34s111z"  # ryanmen 2s / 5s, East triplet (round wind) for the yaku
+
+
+@pytest.mark.parametrize("ruleset", [TENHOU, MAHJONGSOUL], ids=["tenhou", "mahjongsoul"])
+@pytest.mark.parametrize("riichi", [True, False], ids=["riichi", "dama"])
+def test_a_closed_kan_of_a_wait_is_not_a_passed_winning_tile(ruleset: Ruleset, riichi: bool) -> None:
+    """docs/rules.md#furiten: only passing a winning tile one could have won on makes a player
+    furiten. Seat 2's closed kan of 5s cannot be robbed by an ordinary hand waiting on 2s-5s
+    (docs/rules.md#chankan), so seat 1 may still ron seat 0's 2s afterwards."""
+    g = Game.start(
+        {1: WAIT_2S5S, 2: "0555s159m19p3467z"},
+        draws="1p9s8p7m2s",
+        rinshan="8m",
+        dora="9p",
+        quiet=True,
+        ruleset=ruleset,
+    )
+    g.tsumogiri(0)
+    g.do(1, Riichi(T("9s"), True)) if riichi else g.tsumogiri(1)
+    g.pass_all()
+    (kan,) = (a for a in g.legal(2) if isinstance(a, Ankan))
+    g.do(2, kan)
+    assert g.state.hand.players[2].melds[0].is_kan  # nobody could rob it: it stands at once
+    assert not g.state.hand.players[1].furiten_temp and not g.state.hand.players[1].furiten_riichi
+    g.tsumogiri(2)
+    g.pass_all()
+    g.tsumogiri(3)
+    g.pass_all()
+    g.discard(0, "2s")
+    assert Ron() in g.legal(1)
+    g.do(1, Ron())
+    (win,) = g.wins()
+    assert win.seat == 1 and win.from_seat == 0
+
+
+KOKUSHI_ON_1M = "9m19p19s12345677z"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "riichi", "temporary", "for_the_hand"),
+    [
+        (TENHOU, False, True, False),
+        (TENHOU, True, True, False),  # no chance to rob: the temporary furiten only
+        (MAHJONGSOUL, False, True, False),
+        (MAHJONGSOUL, True, False, True),  # passed a ron it was offered: furiten for the hand
+    ],
+    ids=["tenhou-dama", "tenhou-riichi", "mahjongsoul-dama", "mahjongsoul-riichi"],
+)
+def test_kokushi_seeing_a_closed_kan_of_its_wait_is_furiten(
+    ruleset: Ruleset, riichi: bool, temporary: bool, for_the_hand: bool
+) -> None:
+    """docs/rules.md#furiten: a kokushi hand waiting on the tile of a closed kan saw a winning tile.
+    Where it may rob the kan (``chankan_ankan_kokushi``) and passes, that is a passed ron (for a
+    riichi hand, furiten for the rest of the hand); where it may not, it is furiten until its next
+    discard, riichi or not."""
+    g = Game.start(
+        {0: "111m258p369s1467z", 1: KOKUSHI_ON_1M},
+        draws="8s8p8m7s1m",
+        rinshan="9p",
+        quiet=True,
+        ruleset=ruleset,
+    )
+    g.tsumogiri(0)
+    g.do(1, Riichi(T("8p"), True)) if riichi else g.tsumogiri(1)
+    g.pass_all()
+    g.tsumogiri(2)
+    g.pass_all()
+    g.tsumogiri(3)
+    g.pass_all()
+    g.do(0, Ankan(quad("1111m")))
+    if ruleset.chankan_ankan_kokushi:
+        assert g.legal(1) == frozenset({Ron(), Pass()})
+        g.do(1, Pass())
+    player = g.state.hand.players[1]
+    assert (player.furiten_temp, player.furiten_riichi) == (temporary, for_the_hand)

@@ -39,6 +39,7 @@ from server.hub.outputs import (
 )
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.table import TableActor
+from server.hub.tablesetup import TableDeps, TableSetup
 from server.store.memory import InMemoryRepository
 
 EAST = TENHOU.with_options(game_length="east")
@@ -218,17 +219,16 @@ async def make_table(
         else:
             specs.append(SeatSpec(name=f"{who}-{seat}", kind=AccountKind.BOT, bot=who))
     table = TableActor(
-        match_id="m-test",
-        ruleset=ruleset,
-        seed=seed,
-        seats=specs,
-        repo=repo,
-        clock=clock,
-        timers=timers or TableTimers(),
-        spectate=spectate or SpectatePolicy(delay_s=0.0),
-        walls=walls,
-        commit_timeout_s=commit_timeout_s,
-        metrics=metrics,
+        TableSetup(
+            match_id="m-test",
+            ruleset=ruleset,
+            seed=seed,
+            seats=specs,
+            timers=timers or TableTimers(),
+            spectate=spectate or SpectatePolicy(delay_s=0.0),
+            walls=walls,
+        ),
+        TableDeps(repo=repo, clock=clock, commit_timeout_s=commit_timeout_s, metrics=metrics),
     )
     await table.start(dict(humans))
     await table.settle()

@@ -158,3 +158,34 @@ async def test_metrics_count_moves_played_for_a_disconnected_seat_apart() -> Non
         await kit.advance(1.0)
     assert count("timeout") == 1.0 and count("disconnected") >= 1.0
     assert metrics.registry.get_sample_value("jantaku_timeouts_total") == 1.0 + count("disconnected")
+
+
+async def _leave_on_purpose(kit: TableKit, seat: int = 0) -> None:
+    kit.table.submit(Detach(kit.humans[seat], on_purpose=True))
+    await kit.table.settle()
+
+
+@pytest.mark.asyncio
+async def test_a_seat_left_on_purpose_is_played_at_once_and_keeps_its_bank() -> None:
+    """Leave table (issue 29): the table does not wait for the clock of a player who said they are
+    gone; the moves are stored as ``left``, not ``disconnected``; back, the bank is whole."""
+    kit = await make_table(timers=TIMERS.replace(bot_delay_ms=1000))
+    await kit.advance(1.0)
+    await _leave_on_purpose(kit)
+    await kit.advance(0.0)
+    assert await _seat0_steps(kit) == [(1, "left")]  # at once, not after 5 s + 10 s
+    await _run(kit, 3.0)
+    played = await _seat0_steps(kit)
+    assert len(played) >= 2 and {source for _, source in played} == {"left"} <= SERVER_PLAYED_SOURCES
+    again = await _return(kit)
+    prompt = None
+    for _ in range(10):
+        await kit.advance(1.0)
+        prompt = again.last_prompt()
+        if prompt is not None:
+            break
+    assert prompt is not None and (prompt.deadline_ms, prompt.bank_ms) == (5000, 10000)
+    await kit.advance(14.999)
+    assert len(await _seat0_steps(kit)) == len(played)  # back: its own clock, bank included
+    await kit.advance(0.001)
+    assert (await _seat0_steps(kit))[len(played)][1] == "timeout"

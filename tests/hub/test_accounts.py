@@ -12,7 +12,7 @@ from client_protocol.messages import GuestAuth, SessionAuth, TokenAuth
 from server.domain.errors import ConflictError, NotFoundError
 from server.domain.ports import Repository
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, StepRecord
-from server.hub.auth import Authenticator, AuthError, hash_token, public_id
+from server.services.auth import Authenticator, AuthError, hash_token, public_id
 from server.store.memory import InMemoryRepository
 
 

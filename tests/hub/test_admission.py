@@ -12,7 +12,7 @@ from websockets.exceptions import InvalidStatus
 import server.hub.admission
 from client_protocol.messages import GuestAuth, SessionAuth
 from server.domain.records import Account, SessionRecord
-from server.hub.auth import Authenticator
+from server.services.auth import Authenticator
 from server.store.memory import InMemoryRepository
 from tests.hub.netkit import FAST_LIMITS, Raw, serving
 

@@ -42,7 +42,7 @@ def test_a_bot_seat_plays_its_bots_choice() -> None:
     legal = legal_actions(t.state, 0)
     chooser = turns("tsumogiri")
     assert chooser.bot_seats == {0, 1, 2, 3}
-    action, source = chooser.choose(t.state, 0, legal, connected=False)
+    action, source = chooser.choose(t.state, 0, legal, presence="disconnected")
     assert source == "bot" and action == get_bot("tsumogiri")(seat_view(t.state, 0), legal)
 
 
@@ -52,7 +52,7 @@ def test_a_bot_that_fails_or_cheats_gets_the_default(
 ) -> None:
     t = new_match(EAST, b"turns")
     with caplog.at_level(logging.ERROR, logger="tests.botturns"):
-        action, source = turns(bot).choose(t.state, 0, legal_actions(t.state, 0), connected=False)
+        action, source = turns(bot).choose(t.state, 0, legal_actions(t.state, 0), presence="disconnected")
     assert (action, source) == (default_action(t.state, 0), "bot")
     assert logged in caplog.text
 
@@ -62,5 +62,6 @@ def test_a_players_default_says_whether_it_was_connected() -> None:
     chooser = turns("human")
     assert chooser.bot_seats == {1, 2, 3}
     legal = legal_actions(t.state, 0)
-    assert chooser.choose(t.state, 0, legal, connected=True) == (default_action(t.state, 0), "timeout")
-    assert chooser.choose(t.state, 0, legal, connected=False) == (default_action(t.state, 0), "disconnected")
+    default = default_action(t.state, 0)
+    for presence in ("timeout", "disconnected", "left"):
+        assert chooser.choose(t.state, 0, legal, presence=presence) == (default, presence)

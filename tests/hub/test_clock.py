@@ -9,12 +9,12 @@ import pytest
 
 import server.domain.clock
 import server.hub.adapter
-import server.hub.auth
 import server.hub.clock
 import server.hub.seating
 import server.hub.server
 import server.hub.settings
 import server.hub.timing
+import server.services.auth
 from server.hub.clock import ManualClock, SystemClock, sleep_until, with_deadline
 from server.hub.settings import ConnectionLimits, HubSettings, SettingsError, TableTimers
 
@@ -26,7 +26,7 @@ from server.hub.settings import ConnectionLimits, HubSettings, SettingsError, Ta
         server.hub.clock,
         server.hub.adapter,
         server.hub.settings,
-        server.hub.auth,
+        server.services.auth,
         server.hub.server,
         server.hub.seating,
         server.hub.timing,

@@ -75,7 +75,7 @@ def test_a_hello_without_the_flag_wants_none() -> None:
 
 @pytest.mark.asyncio
 async def test_a_failure_to_compute_hints_costs_only_the_hints(monkeypatch: pytest.MonkeyPatch) -> None:
-    import server.hub.table as table_module
+    import server.hub.decisions as table_module
 
     def broken(*_: object) -> Hints:
         raise RuntimeError("boom")

@@ -52,6 +52,35 @@ def test_private_finished_and_unwatchable_tables_are_not_listed() -> None:
     assert "ABCD" not in json.dumps(table_entry(_Table("m-2")))
 
 
+def test_a_private_table_of_one_player_and_three_bots_is_listed() -> None:
+    """The page's east-only game against bots is a private table nobody was invited to (issue 29)."""
+    bots = tuple(TablePlayerInfo(f"bot-{i}", AccountKind.BOT) for i in range(3))
+    alone = (TablePlayerInfo("alice", AccountKind.GUEST), *bots)
+    entry = table_entry(_Table("m-1", source="private:ABCD-EFGH", players=alone))
+    assert entry is not None and "ABCD" not in json.dumps(entry)
+    two = (TablePlayerInfo("alice", AccountKind.GUEST), TablePlayerInfo("bob", AccountKind.PLAYER), *bots[:2])
+    assert table_entry(_Table("m-1", source="private:ABCD-EFGH", players=two)) is None
+
+
+def test_between_two_hands_the_hand_just_played_is_listed() -> None:
+    """The next hand waits for the hand pause while the last one is forgotten already: the list
+    shows the last hand, not "starting" (issue 29)."""
+    first = new_match(TENHOU, b"live")
+    stream = EventStream()
+    stream.append(first.events, 10.0)
+    stream.publish(len(first.events), 10.0)
+    feed = SpectatorFeed("m-1", SpectatePolicy(delay_s=0.0))
+    feed.release(11.0, stream)
+    shown = feed.latest_round(stream, 11.0)
+    assert isinstance(shown, RoundStarted)
+    deal = new_match(TENHOU, b"next").events
+    assert isinstance(deal[1], RoundStarted)
+    stream.append(deal[1:], 12.0)  # the next hand's deal, held back for the hand pause
+    stream.forget(feed.released)  # what the table does once the seats saw the hand's end
+    assert stream.base > 0
+    assert feed.latest_round(stream, 12.0) == shown
+
+
 def test_the_listing_is_rebuilt_at_most_once_per_ttl() -> None:
     tables = [_Table("m-2"), _Table("m-1")]
     now = [0.0]
@@ -105,8 +134,11 @@ async def test_a_live_table_is_listed_with_its_round_and_spectators_and_a_privat
         await table.settle()
         status, body = await http_get(hub, "/tables/live")
         assert status == 200
-        (entry,) = json.loads(body)["tables"]  # bob's private table is not listed
-        assert entry["match_id"] == seated.match_id and entry["spectators"] == 1
+        # bob's private table against 3 bots is listed (nobody was invited to it)
+        entries = {e["match_id"]: e for e in json.loads(body)["tables"]}
+        assert len(entries) == 2
+        entry = entries[seated.match_id]
+        assert entry["spectators"] == 1
         assert "alice" in [p["name"] for p in entry["players"]]
         assert entry["round"] == {"round_wind": 0, "kyoku": 0, "honba": 0}
         for client in (alice, bob, carol):

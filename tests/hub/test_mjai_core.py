@@ -237,3 +237,16 @@ def test_a_connection_that_is_over_takes_no_seat() -> None:
     mjai.connection_lost()
     assert directory.forgotten == [mjai]
     assert not mjai.attached("m-1", 0)
+
+
+def test_an_answer_that_repeats_a_key_is_invalid_and_the_default_played() -> None:
+    """docs/mjai.md#invalid-answers: two "pai" in one dahai: neither is played."""
+    mjai, sink, table, prompt = seated(Table())
+    request = sink.json()[-1]
+    dahai = next(a for a in request["possible_actions"] if a["type"] == "dahai")
+    text = json.dumps(dahai)
+    mjai.receive(text[:-1] + ', "pai": "9z"}')
+    (error,) = sink.json()
+    assert error["code"] == "illegal_action" and "repeats a key" in error["message"]
+    (item,) = table.items
+    assert isinstance(item, ActRequest) and item.action in prompt.legal

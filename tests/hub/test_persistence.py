@@ -29,10 +29,10 @@ from client_protocol.messages import EventMessage, GuestAuth, MatchEnd, Prompt, 
 from server.app.cli import main
 from server.app.compose import import_accounts_file, open_repository
 from server.domain.records import AccountKind, StepRecord
-from server.hub.auth import Authenticator
 from server.hub.clock import ManualClock
 from server.hub.server import Hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
+from server.services.auth import Authenticator
 from server.store.db import SQLITE_FILENAME, sqlite_path
 from server.store.memory import InMemoryRepository
 from server.store.migrate import current_revision, head_revision

@@ -69,7 +69,8 @@ def test_the_hello_asks_for_authentication_and_the_welcome_lists_live_seats() ->
     core.authenticated(player)
     core.welcome("tok")
     (welcome,) = sink.json()
-    assert welcome["seats"] == [{"match_id": "m-1", "seat": 2, "last_request_id": None}]
+    # no table on this node to name the players: null (a client keeps the names it has)
+    assert welcome["seats"] == [{"match_id": "m-1", "seat": 2, "last_request_id": None, "players": None}]
     assert welcome["player"]["id"] == player.id and welcome["session_id"] == core.session_id
 
 
@@ -170,6 +171,8 @@ def test_leave_a_queue_or_the_table_it_follows() -> None:
     core.receive(leave)
     assert sink.json() == [{"type": "left", "match_id": "m-1"}]
     assert [type(i) for i in table.items] == [Detach]
+    # a leave: the seat is played for at once (issue 29)
+    assert isinstance(table.items[0], Detach) and table.items[0].on_purpose
     core.receive(act(9))
     assert sink.json()[0]["code"] == "not_your_turn"
 
@@ -218,6 +221,8 @@ def test_a_connection_that_is_over_leaves_its_table_and_takes_no_seat() -> None:
     core.connection_lost()
     assert directory.forgotten == [core]
     assert [type(i) for i in table.items] == [Detach]
+    # a lost connection keeps its seat's clock
+    assert isinstance(table.items[0], Detach) and not table.items[0].on_purpose
     assert not core.attached("m-1", 3)
 
 

@@ -29,6 +29,7 @@ from server.hub.inbox import Attach, SeatSpec
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
+from server.hub.tablesetup import TableDeps, TableSetup
 from server.store.memory import InMemoryRepository
 from tests.hub.corekit import Directory, Sink
 from tests.hub.helpers import EAST, account
@@ -78,15 +79,16 @@ async def play(seat1_pair: str, delay_steps: int) -> dict[str, list[bytes]]:
         SeatSpec(name=f"p{s}", kind=AccountKind.GUEST, account_id=seats[s][0].account.id) for s in range(4)
     ]
     table = TableActor(
-        match_id="m-side",
-        ruleset=EAST,
-        seed=b"side",
-        seats=specs,
-        repo=InMemoryRepository(),
-        clock=clock,
-        timers=TableTimers(min_call_ms=0),
-        spectate=SpectatePolicy(delay_steps=delay_steps, delay_s=0.0),
-        walls=[wall(seat1_pair)] * 8,
+        TableSetup(
+            match_id="m-side",
+            ruleset=EAST,
+            seed=b"side",
+            seats=specs,
+            timers=TableTimers(min_call_ms=0),
+            spectate=SpectatePolicy(delay_steps=delay_steps, delay_s=0.0),
+            walls=[wall(seat1_pair)] * 8,
+        ),
+        TableDeps(repo=InMemoryRepository(), clock=clock),
     )
     directory.tables["m-side"] = table  # type: ignore[assignment]
     await table.start({s: core for s, (core, _) in seats.items()})

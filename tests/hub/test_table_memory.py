@@ -20,7 +20,7 @@ from server.engine.actions import Pass
 from server.engine.events import Event
 from server.engine.rules import TENHOU
 from server.hub.decisions import REMEMBERED_ANSWERS
-from server.hub.inbox import Attach, Barrier, Detach
+from server.hub.inbox import ActRequest, Attach, Barrier, Detach
 from server.hub.outputs import AckOut, CatchupOut, EventsOut, PromptOut
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.store.memory import InMemoryRepository
@@ -208,3 +208,31 @@ async def test_a_seat_s_last_answers_are_remembered_and_an_older_one_is_never_ap
     p.clear()
     await kit.act(0, Pass(), step=steps[1], request_id=1)  # forgotten: refused, nothing applied
     assert [e.code for e in p.errors()] == [ErrorCode.STALE_STEP] and kit.table.version == version
+
+
+@pytest.mark.asyncio
+async def test_an_act_right_behind_a_resume_waits_for_its_catch_up_read() -> None:
+    """docs/protocol.md#re-sending-after-a-reconnection: an act sent right after a resume is taken
+    after it, also when the catch-up must first be read from the store: a re-sent applied act gets
+    its duplicate ack, not a "holds no seat" refusal."""
+    repo = GatedRepository()
+    kit = await make_table(ruleset=TENHOU, timers=TIMERS, spectate=SPECTATE, repo=repo, seed=b"memory")
+    p = kit.humans[0]
+    prompt = p.last_prompt()
+    assert prompt is not None and kit.table.state is not None
+    action = default_action(kit.table.state, 0)
+    await kit.act(0, action, request_id=1)
+    assert p.acks() == [AckOut(1, prompt.step, False)]
+    kit.table.submit(Detach(p))
+    await play_until_hand([kit], 3)
+    assert kit.table._pacing.stream.base > 0
+    repo.gate.clear()  # the catch-up's read waits
+    again = FakeParticipant(p.account)
+    kit.table.submit(Attach(again, 0, since_version=0))
+    kit.table.submit(ActRequest(again, 1, prompt.step, action))
+    await barrier(kit)
+    assert again.items == []  # neither the catch-up nor an answer to the act yet
+    repo.gate.set()
+    await kit.table.settle()
+    assert again.errors() == [] and again.acks() == [AckOut(1, prompt.step, True)]
+    assert isinstance(again.items[0], CatchupOut)

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from client_protocol import PROTOCOL_VERSION
-from client_protocol.codec import decode_client, decode_server, encode
+from client_protocol.codec import decode_client, decode_json, decode_server, encode
 from client_protocol.errors import ErrorCode, ProtocolError
 from client_protocol.messages import MAX_CLIENT_MESSAGE_BYTES, Hello, Ping, TokenAuth
 
@@ -175,3 +175,62 @@ def test_random_objects_only_raise_protocol_error(raw: dict[str, Any]) -> None:
                 ErrorCode.BAD_VERSION,
                 ErrorCode.TOO_LARGE,
             )
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        # two actions in one act: which one would be played?
+        '{"type":"act","request_id":5,"step":3,"action":{"type":"pass"},"action":{"type":"ron"}}',
+        '{"type":"act","request_id":5,"step":3,"step":4,"action":{"type":"pass"}}',
+        '{"type":"act","request_id":5,"step":3,"action":{"type":"discard","tile":"5m","tile":"1z"}}',
+        # a colon inside a string changes nothing; whitespace around the colon neither
+        '{"type":"hello","protocol":1,"auth":{"type":"guest","name":"a:b"} , "auth" :{"type":"guest"}}',
+        # a repeated field at its default value, which the message leaves out when re-encoded
+        '{"type":"hello","protocol":1,"auth":{"type":"guest"},"hints":false,"hints":false}',
+        '{"type":"hello","protocol":1,"auth":{"type":"guest"},"client":null,"hints":false,"client":"x"}',
+        # an escaped key is the same key (the slow path: the text has a backslash)
+        '{"type":"act","request_id":5,"step":3,"action":{"type":"pass"},"\\u0061ction":{"type":"ron"}}',
+    ],
+)
+def test_duplicate_keys_are_malformed(data: str) -> None:
+    """docs/protocol.md#encoding: a JSON object may not repeat a key (JSON leaves it to the parser
+    which one wins; we take neither)."""
+    code, _ = _code(data)
+    assert code is ErrorCode.MALFORMED
+    code, _ = _code(data.encode())
+    assert code is ErrorCode.MALFORMED
+
+
+def test_the_same_key_in_different_objects_is_no_duplicate() -> None:
+    spelt_out = (
+        '{"type":"hello","protocol":1,"auth":{"type":"guest","name":null},"client":null,"hints":false}'
+    )
+    assert isinstance(decode_client(spelt_out), Hello)
+    message = decode_client('{"type":"hello","protocol":1,"auth":{"type":"guest","name":"a:\\"b\\""}}')
+    assert isinstance(message, Hello)
+    assert decode_client(_with(action={"type": "discard", "tile": "5m", "tsumogiri": False})).step == 3  # type: ignore[union-attr]
+
+
+def test_duplicate_keys_are_malformed_at_every_entry_point() -> None:
+    """The untyped decoder (mjai frames, ``/private/new``'s rules) refuses them too."""
+    assert decode_json('{"a":{"b":1},"c":{"b":2}}') == {"a": {"b": 1}, "c": {"b": 2}}
+    for text in ('{"type":"dahai","pai":"5m","pai":"1z"}', '[{"a":1,"a":1}]'):
+        with pytest.raises(ProtocolError) as info:
+            decode_json(text)
+        assert info.value.code is ErrorCode.MALFORMED and "repeats a key" in info.value.message
+
+
+def test_how_the_nesting_limit_counts() -> None:
+    """docs/protocol.md#transport: the message's own object is level 1; 16 levels pass, 17 do not;
+    brackets inside strings do not count; an act with a chi is 3 levels deep."""
+    assert decode_json("[" * 16 + "]" * 16) is not None
+    with pytest.raises(ProtocolError) as info:
+        decode_json("[" * 17 + "]" * 17)
+    assert info.value.code is ErrorCode.MALFORMED
+    assert decode_json('{"a":"' + "[{" * 40 + '"}') == {"a": "[{" * 40}
+    chi = {**ACT, "action": {"type": "chi", "consumed": ["4s", "6s"]}}
+    assert decode_client(json.dumps(chi)).action.consumed == ("4s", "6s")  # type: ignore[union-attr]
+    with pytest.raises(ProtocolError):
+        decode_json('{"a":' * 17 + "1" + "}" * 17)
+    assert decode_json('{"a":' * 14 + '{"b":[1]}' + "}" * 14) is not None  # 16 levels

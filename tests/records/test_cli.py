@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -77,8 +78,9 @@ def test_verify_clean_records(capsys: pytest.CaptureFixture[str], records: Path)
     code, out, err = run(capsys, "verify", str(records))
     lines = out.splitlines()
     assert code == 0 and err == ""
-    assert len(lines) == 1
-    assert lines[0].endswith(" hands verified, 0 mismatches, 0 incomplete")
+    assert lines[0] == "rules: tenhou (the record's) 4 files"
+    assert len(lines) == 2
+    assert lines[1].endswith(" hands verified, 0 mismatches, 0 incomplete")
 
 
 def test_verify_json_report(capsys: pytest.CaptureFixture[str], records: Path) -> None:
@@ -86,6 +88,8 @@ def test_verify_json_report(capsys: pytest.CaptureFixture[str], records: Path) -
     report = json.loads(out)
     assert code == 0
     assert report["summary"]["files"] == 4 and report["summary"]["mismatches"] == 0
+    assert report["summary"]["rules"] == [{"ruleset": "tenhou", "rules_from": "record", "files": 4}]
+    assert {(f["ruleset"], f["rules_from"]) for f in report["files"]} == {("tenhou", "record")}
     assert report["summary"]["verified"] == sum(len(f["hands"]) for f in report["files"])
     first = report["files"][0]
     assert first["status"] == "read" and first["hands"][0]["outcome"] == "verified"
@@ -103,6 +107,8 @@ def test_verify_reports_a_mismatch_with_file_hand_and_step(
     code, out, _ = run(capsys, "verify", str(bad))
     assert code == 1
     first, *_, summary = out.splitlines()
+    assert first == f"{bad}: rules tenhou (the record's)"
+    first = out.splitlines()[1]
     assert first.startswith(f"{bad}: E1-0 step ")
     assert "deltas" in first or "ends the hand" in first or "engine" in first
     assert ", 1 mismatches," in summary
@@ -121,8 +127,17 @@ def test_verify_malformed_and_truncated_files_without_a_traceback(
     (tmp_path / "ignored.txt").write_text("not looked at")
     code, out, err = run(capsys, "verify", str(tmp_path))
     assert code == 1 and "Traceback" not in out + err
+    # an unreadable file is a failure, each on its line; records that stop early are only counted
+    junk, *rest = out.splitlines()
+    assert junk.startswith(f"{tmp_path / 'junk.json'}: unreadable: not a game record")
+    assert rest == [
+        "rules: none (no file was replayed)",
+        "2 incomplete: records or hands that stop before their end are reported, not failed"
+        " (--verbose lists them)",
+        "0 hands verified, 0 mismatches, 2 incomplete, 1 unreadable files",
+    ]
+    code, out, err = run(capsys, "verify", "--verbose", str(tmp_path))
     lines = out.splitlines()
-    assert any(line.startswith(f"{tmp_path / 'junk.json'}: unreadable: not a game record") for line in lines)
     assert any(line.startswith(f"{tmp_path / 'cut.json'}: incomplete: ") for line in lines)
     assert any(line.startswith(f"{tmp_path / 'cut.xml.gz'}: incomplete: ") for line in lines)
     assert lines[-1] == "0 hands verified, 0 mismatches, 2 incomplete, 1 unreadable files"
@@ -201,3 +216,54 @@ def test_play_three_players(capsys: pytest.CaptureFixture[str]) -> None:
         capsys, "play", "--ruleset", "tenhou-sanma", "--players", "greedy,greedy,greedy,greedy"
     )
     assert code == 2 and "needs 3 of" in out
+
+
+def test_verify_names_the_rules_it_assumed_and_a_mismatchs_line(
+    capsys: pytest.CaptureFixture[str], records: Path, tmp_path: Path
+) -> None:
+    """An mjai log without a ruleset (other tools' logs) is replayed under the Tenhou preset, and
+    says so; a mismatch gives the line of the event besides the step."""
+    source = sorted((records / "mjai").iterdir())[0]
+    events = [json.loads(line) for line in source.read_text().splitlines()]
+    del events[0]["ruleset"]
+    hora = next(i for i, e in enumerate(events) if e["type"] in ("hora", "ryukyoku"))
+    events[hora]["deltas"] = [d * 2 for d in events[hora]["deltas"]]
+    bad = tmp_path / "other-tool.jsonl"
+    bad.write_text("".join(json.dumps(e) + "\n" for e in events))
+    code, out, _ = run(capsys, "verify", str(bad))
+    lines = out.splitlines()
+    assert code == 1
+    assert lines[0] == f"{bad}: rules tenhou (assumed: the record names none)"
+    assert f"(line {hora + 1}): " in lines[1]
+    assert lines[-2] == "rules: tenhou (assumed: the record names none) 1 file"
+    code, out, _ = run(capsys, "verify", "--json", str(bad))
+    (report,) = json.loads(out)["files"]
+    assert (report["ruleset"], report["rules_from"]) == ("tenhou", "assumed")
+    (hand,) = [h for h in report["hands"] if h["outcome"] == "mismatch"]
+    assert hand["mismatches"][0]["where"] == f"line {hora + 1}"
+    code, out, _ = run(capsys, "verify", "--ruleset", "tenhou", str(bad))
+    assert out.splitlines()[0] == f"{bad}: rules tenhou (--ruleset/--rule)"
+
+
+def test_simulate_help_gives_every_option_its_meaning_and_default(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "greedy takes every win" in out and "never calls (no chi, pon or kan)" in out
+    for default in ("(default: greedy at every seat)", "(default: tenhou)", "(default: 1)"):
+        assert default in out
+    assert "(default: jantaku)" in out and "(default: tenhou6)" in out
+
+
+@needs_corpus
+def test_an_mjlog_mismatch_names_its_tag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = (MJLOG_DIR / "double-ron.xml").read_text(encoding="utf-8")
+    at = text.index('sc="', text.index("<AGARI ")) + 4
+    scores = text[at : text.index('"', at)].split(",")
+    scores[1] = str(int(scores[1]) + 10)  # the first win's score change for seat 0, off by 1,000
+    bad = tmp_path / "bad.xml"
+    bad.write_text(text[:at] + ",".join(scores) + text[text.index('"', at) :], encoding="utf-8")
+    code, out, _ = run(capsys, "verify", str(bad))
+    tags = re.findall(r"<[^>]*>", text[: text.index("<AGARI ")])
+    assert code == 1
+    assert f"(tag {len(tags) + 1} <AGARI>): " in out.splitlines()[1]

@@ -36,6 +36,12 @@ TABLES = {
     "standings",
     "rated_matches",
     "rating_changes",
+    "events",
+    "event_entrants",
+    "event_rounds",
+    "event_adjustments",
+    "event_audit",
+    "organizers",
 }
 
 

@@ -222,6 +222,18 @@ def _next_hand_started(events: tuple[Event, ...]) -> tuple[Event, ...]:
     raise LookupError("no match found")
 
 
+def _tenpai_draw_with_meld(events: tuple[Event, ...], j: int) -> bool:
+    """An exhaustive draw at which a seat with a called meld is tenpai."""
+    from server.engine.events import MeldCalled
+
+    e = events[j]
+    if not (isinstance(e, HandDrawn) and e.reason.value == "exhaustive"):
+        return False
+    start = max(i for i in range(j) if type(events[i]).__name__ == "RoundStarted")
+    called = {m.seat for m in events[start:j] if isinstance(m, MeldCalled)}
+    return any(e.tenpai[s] for s in called)
+
+
 def _good_win(events: tuple[Event, ...], j: int) -> bool:
     e = events[j]
     return isinstance(e, HandWon) and e.seat == 0 and len(e.yaku) >= 3
@@ -269,6 +281,11 @@ def scenario(name: str) -> dict[str, Any]:
     if name == "riichi-draw":
         m = _first(range(60), _in_riichi_drawing)
         return _scenario(name, 0, _messages(m.events, 0, m))
+    if name == "tsumo-offer":
+        m = _first(range(60), lambda m: any(isinstance(a, Tsumo) for a in m.legal))
+        return _scenario(name, 0, _messages(m.events, 0, m))
+    if name == "draw-melds":
+        return _scenario(name, 0, _messages(_hand_end(range(60), _tenpai_draw_with_meld), 0))
     if name == "win-offer":
         m = _first(range(60), lambda m: any(isinstance(a, Ron | Tsumo) for a in m.legal))
         return _scenario(name, 0, _messages(m.events, 0, m))
@@ -301,6 +318,8 @@ SCENARIOS = (
     "spectator-newhand",
     "riichi-draw",
     "win-offer",
+    "tsumo-offer",
+    "draw-melds",
 )
 
 

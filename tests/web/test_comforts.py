@@ -162,7 +162,7 @@ def test_a_tab_replaced_by_another_stops_and_offers_to_play_here(harness: Harnes
     page = harness.open("scenario=start")
     page.evaluate("jantaku.onStatus('replaced', 'replaced by a newer connection of the same player')")
     assert _visible(page, "play-here")
-    assert page.text_content("[data-testid=conn-status]") == "in another tab"
+    assert page.text_content("[data-testid=conn-status]") == "playing elsewhere"
     assert page.locator("[data-testid=hand-tile][data-legal=true]").count() == 0
     page.click("[data-testid=play-here]")
     assert _sent(page, "take_over") == [{"type": "take_over"}]
@@ -360,13 +360,21 @@ def test_phone_table_fits(harness: Harness, scenario: str) -> None:
         )
         tile = _box(page, "[data-testid=hand-tile]")
         assert tile["height"] >= 44, "hand tiles are comfortable to tap"
+        assert tile["width"] >= 40, "hand tiles are at least 40 px wide (two rows of seven)"
+        # the table uses the whole height: the toggles end at the bottom of the screen, and the
+        # actions sit in the lower half, where the thumbs are
+        toggles = _box(page, "[data-testid=toggles]")
+        assert toggles["y"] + toggles["height"] >= PHONE["height"] - 24, toggles
+        for button in page.locator("[data-testid=actions] button").all():
+            box = button.bounding_box()
+            assert box is not None and box["y"] >= PHONE["height"] / 2, box
     if scenario == "discard":
         _shot(page, "phone-table.png")
 
 
 @pytest.mark.parametrize("scenario", ["win", "draw", "leftover", "end"])
 def test_phone_result_shows_four_score_changes_without_scrolling(harness: Harness, scenario: str) -> None:
-    page = harness.open(f"scenario={scenario}", viewport=PHONE)
+    page = harness.open(f"scenario={scenario}&elapsed=3000", viewport=PHONE)  # the call-out is over
     card = page.locator(".result-card")
     assert card.evaluate("e => e.scrollHeight <= e.clientHeight + 1"), "the result card needs scrolling"
     for seat in range(4):

@@ -322,3 +322,63 @@ def test_result_dialog_closes_with_enter(harness_page: tuple[Any, str]) -> None:
     page.click("[data-testid=back-to-lobby]")
     assert page.is_visible("[data-testid=lobby]")
     assert not page.errors
+
+
+def _answer(dialog: Any, seen: list[str]) -> None:
+    """Accept a confirm() dialog, keeping its question."""
+    seen.append(dialog.message)
+    dialog.accept()
+
+
+def _names(page: Any) -> list[str]:
+    return [page.text_content(f"[data-testid=player-{seat}] .p-name") or "" for seat in range(4)]
+
+
+def test_leave_the_table_and_come_back_with_the_names_and_the_bank(page: Any, url: str) -> None:
+    """Issue 29: an east-only game against bots is listed among the live tables; Leave table hands
+    the seat to auto-play at once (the table does not wait for the clock) and keeps the bank; back
+    at the seat (and after a reload, and in a second browser holding the same session) the players
+    keep their names; and nothing the page asks the server for is refused (no rank look-up for
+    built-in bots, no ranked account for a guest)."""
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.select_option("[data-testid=bots-length]", "east")
+    page.click("[data-testid=play-bots]")
+    page.wait_for_selector("[data-testid=board] .center", timeout=15000)
+    match_id = page.text_content("[data-testid=match-id]")
+    listed: list[str] = []
+    for _ in range(30):  # the hub rebuilds the list at most every 2 s
+        tables = page.evaluate("fetch('/tables/live').then((r) => r.json())")["tables"]
+        listed = [t["match_id"] for t in tables]
+        if match_id in listed:
+            break
+        page.wait_for_timeout(200)
+    assert match_id in listed, listed
+    names = _names(page)
+    assert not any(n.startswith("Seat ") for n in names), names
+    page.wait_for_selector("[data-testid=time-bank]", timeout=20000)
+    bank = page.text_content("[data-testid=time-bank]")
+    questions: list[str] = []
+    page.once("dialog", lambda d: _answer(d, questions))
+    page.click("[data-testid=leave]")
+    assert questions and "at once" in questions[0], questions
+    page.wait_for_selector("[data-testid=resume-seat]")
+    page.wait_for_timeout(1500)  # bots take 50 ms: our seat is played for at once meanwhile
+    page.click("[data-testid=resume-seat]")
+    page.wait_for_selector("[data-testid=toast]:has-text('While you were away')", timeout=10000)
+    assert _names(page) == names
+    page.wait_for_selector("[data-testid=time-bank]", timeout=20000)
+    assert page.text_content("[data-testid=time-bank]") == bank  # the whole bank, kept
+    page.reload()
+    page.wait_for_selector("[data-testid=board] .center", timeout=15000)
+    assert _names(page) == names
+    token = page.evaluate("localStorage.getItem('jantaku.session_token')")
+    other = page.context.browser.new_context(viewport={"width": 1280, "height": 800})
+    other.add_init_script(f"localStorage.setItem('jantaku.session_token', {token!r})")
+    second = other.new_page()
+    second.goto(url)
+    second.wait_for_selector("[data-testid=board] .center", timeout=15000)
+    assert second.text_content("[data-testid=match-id]") == match_id
+    assert _names(second) == names  # no saved state there: the names come with the welcome
+    other.close()
+    assert not refused, refused

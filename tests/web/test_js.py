@@ -19,7 +19,9 @@ import pytest
 from client_protocol.codec import decode_server
 from client_protocol.messages import EventMessage
 from client_protocol.tracker import MatchTracker
+from server.engine.events import Event, RoundStarted
 from server.engine.rules import PRESETS
+from server.hub.wire import event_to_wire
 from tests.web.scenarios import MATCH_ID, full_match, wire_stream
 
 JS_TESTS = Path(__file__).resolve().parent / "js"
@@ -77,8 +79,25 @@ def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
             streams.append(_stream_fixture(messages, viewer, every=1 if viewer in (0, None) else 7))
             snapshots.append(_snapshot_fixture(messages, viewer, cut=len(messages) // 2))
     path = tmp_path_factory.mktemp("web") / "fixtures.json"
-    path.write_text(json.dumps({"streams": streams, "snapshots": snapshots}))
+    replay = _replay_steps(full_match(b"jantaku-web-js-1", east))
+    path.write_text(json.dumps({"streams": streams, "snapshots": snapshots, "replay": replay}))
     return path
+
+
+def _replay_steps(events: tuple[Event, ...]) -> dict[str, Any]:
+    """A game's omniscient events grouped into steps as the store keeps them (an action and what
+    follows it: a hand's end and the next deal in the same step), with the events' final view."""
+    steps: list[dict[str, Any]] = []
+    for event in events:
+        wire = msgspec.to_builtins(event_to_wire(event))
+        double_ron = (
+            wire["type"] == "hand_won" and bool(steps) and steps[-1]["events"][-1]["type"] == "hand_won"
+        )
+        if not steps or (wire["type"] in ("tile_discarded", "meld_called", "hand_won") and not double_ron):
+            steps.append({"events": []})
+        steps[-1]["events"].append(wire)
+    hands = sum(1 for e in events if isinstance(e, RoundStarted))
+    return {"match_id": MATCH_ID, "steps": steps, "hands": hands}
 
 
 def test_node_suite(fixtures: Path) -> None:

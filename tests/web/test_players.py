@@ -12,6 +12,7 @@ saves ``phone-table.png``, ``live-tables.png`` and ``replay.png`` there.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -32,6 +33,7 @@ from server.engine.tiles import tile_name
 from server.hub.server import Hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
+from server.hub.tablesetup import TableSetup
 from server.store.memory import InMemoryRepository
 from tests.engine.scenario import quiet_wall, spare_walls
 from tests.hub.netkit import KeepOrder
@@ -69,14 +71,12 @@ class HubThread:
         self.hub: Hub = build_hub(settings, self.repo)
         self.hub._lobby._rng = KeepOrder()  # the browser sits first: seat 0 deals
         wall = quiet_wall({0: TENPAI}, draws="1m")
-        original = self.hub._lobby._new_table
+        original = self.hub._lobby.factory._actor
 
-        def dealt(match_id: str, **options: Any) -> TableActor:
-            table = original(match_id, **options)
-            table._walls = [wall, *spare_walls(table.ruleset)]
-            return table
+        def dealt(setup: TableSetup) -> TableActor:
+            return original(dataclasses.replace(setup, walls=[wall, *spare_walls(setup.ruleset)]))
 
-        self.hub._lobby._new_table = dealt  # type: ignore[method-assign]
+        self.hub._lobby.factory._actor = dealt  # type: ignore[method-assign]
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.run(self.hub.start())
@@ -212,7 +212,44 @@ def test_a_players_replay_shows_every_hand_open_and_the_winning_position(
     page.click("[data-testid=viewer-button]")
     page.wait_for_selector("[data-testid=viewer-links] a[href^='https://tenhou.net/6/']")
     assert not page.errors, page.errors
+    _table_replay(page, hub)
     page.close()
+
+
+def _table_replay(page: Any, hub: HubThread) -> None:
+    """The visual replay (issue 29): the table as it was, drawn by the table's renderer, stepped by
+    action, turn and hand with keys, the results as in play, a link to a position."""
+    page.goto(hub.base + "/games/")
+    page.click("[data-testid=game-row][data-game=m-mine] [data-testid=game-table-replay]")
+    page.wait_for_selector("[data-testid=replay] [data-testid=board] .center")
+    assert page.evaluate("location.pathname + location.hash") == "/games/m-mine#h1s0"
+    for seat in (1, 2, 3):  # every hand open on the board, seat 0's at the bottom
+        assert page.locator(f"[data-testid=concealed-{seat}] .tile:not([data-tile=back])").count() == 13
+    assert page.locator("[data-testid=hand-tile]").count() == 14  # the dealer's hand and its draw
+    page.keyboard.press("ArrowRight")
+    assert "discards" in (page.text_content("[data-testid=replay-caption]") or "")
+    assert page.locator(".river .tile").count() == 1
+    page.keyboard.press("o")  # one seat's view: the others face down
+    assert page.locator("[data-testid=concealed-1] .tile[data-tile=back]").count() >= 13
+    page.keyboard.press("o")
+    page.keyboard.press("ArrowDown")  # the next turn: the next discard
+    assert page.locator(".river .tile").count() == 2
+    page.keyboard.press("PageDown")
+    assert page.evaluate("location.hash") == "#h2s0"
+    page.keyboard.press("ArrowUp")  # back a turn: the first hand's result, as in play
+    page.wait_for_selector("[data-testid=result-dialog] [data-testid=deltas]")
+    page.keyboard.press("End")
+    page.wait_for_selector("[data-testid=result-dialog] [data-testid=match-end]")
+    _shot(page, "replay-table.png")
+    page.click("[data-testid=replay-raw] summary")
+    assert '"events"' in (page.text_content("[data-testid=replay-raw] pre") or "")
+    page.goto(hub.base + "/games/m-mine#h2s3")  # a link to a position opens there
+    page.wait_for_selector("[data-testid=replay-position]:has-text('Hand 2 · step 3')")
+    assert not page.errors, page.errors
+    other = page.context.browser.new_page()
+    other.goto(hub.base + "/games/m-mine#h2s3")  # not one of its players: nothing to see
+    other.wait_for_selector("[data-testid=replay-error]")
+    other.close()
 
 
 def test_a_registered_player_pastes_a_token_and_sees_their_games(served: tuple[HubThread, Any]) -> None:

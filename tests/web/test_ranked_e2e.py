@@ -25,7 +25,7 @@ import pytest
 from client_protocol.client import Client
 from client_protocol.errors import RequestRejectedError
 from client_protocol.messages import MatchEnd, Prompt, SessionAuth
-from tests.web.test_e2e import CHROMIUM, ROOT, SERVE, _play_one_decision, pytestmark
+from tests.web.test_e2e import CHROMIUM, ROOT, SERVE, _play_one_decision, _shots, pytestmark
 
 __all__ = ["pytestmark"]
 QUEUE = "ranked:open:east"
@@ -113,6 +113,8 @@ def test_sign_up_play_a_ranked_match_and_see_the_rank_change(server: tuple[str, 
                 errors.append(f"{message.text} ({where})")
 
         page.on("console", console)
+        refused: list[str] = []
+        page.on("response", lambda r: refused.append(f"{r.status} {r.url}") if r.status >= 400 else None)
         page.set_default_timeout(5000)
         page.goto(f"{url}?api={api_base}")
         page.wait_for_selector("[data-testid=conn-status][data-status=open]", timeout=15000)
@@ -120,10 +122,16 @@ def test_sign_up_play_a_ranked_match_and_see_the_rank_change(server: tuple[str, 
         page.fill("[data-testid=ranked-password]", "short")
         page.click("[data-testid=sign-up]")
         page.wait_for_selector("[data-testid=ranked-error]:has-text('password')")  # the typed error, shown
+        said = page.text_content("[data-testid=ranked-error]") or ""
+        assert "8 to 128 characters" in said and "invalid body" not in said, said  # in words
+        assert [r.split()[0] for r in refused] == ["422"], refused  # the refused sign-up only
         page.fill("[data-testid=ranked-password]", "a good password")
         page.click("[data-testid=sign-up]")
         page.wait_for_selector("[data-testid=ranked-account]:has-text('climber')", timeout=15000)
         page.wait_for_selector("[data-testid=conn-status][data-status=open]", timeout=15000)
+        # (the guest's session is offered first, so that its games stay; an API that does not know
+        # it answers 401 and the page signs up a new player)
+        refused.clear()
         assert "Novice 0 / 20 pt · R 1500" in page.text_content("[data-testid=my-rank-east]")
         assert page.is_visible("[data-testid='room-ranked:open:east']")
         assert not page.is_visible("[data-testid='room-ranked:upper:east']")  # 1 kyu+ only
@@ -140,16 +148,28 @@ def test_sign_up_play_a_ranked_match_and_see_the_rank_change(server: tuple[str, 
         assert page.is_visible("[data-testid=match-end]"), state
         thread.join(timeout=60)
         assert len(ends) == 3 and all(e.result is not None for e in ends)
+        # the climb, on the final screen: R (and the points) before and after
+        page.wait_for_selector("[data-testid=match-end] [data-testid=climb]", timeout=15000)
+        climb = page.text_content("[data-testid=climb]") or ""
+        assert "1500" in climb and page.text_content("[data-testid=climb-rating]") != "1500", climb
+        shots = _shots()
+        if shots:
+            page.screenshot(path=str(shots / "result-climb.png"))
+        # the lobby's card has the new standing at once, without a reload
+        page.click("[data-testid=back-to-lobby]")
+        card = page.text_content("[data-testid=my-rank-east]") or ""
+        assert "Novice 0 / 20 pt · R 1500" not in card and "· 1 game" in card, card
+        assert not refused, refused  # no rank look-up or account question was refused
 
         page.goto(f"{url}?api={api_base}")
         page.wait_for_selector("[data-testid=ranked-account]:has-text('climber')", timeout=15000)
         page.click("[data-testid=show-profile]")
         page.wait_for_selector("[data-testid=profile-rank-east]")
         section = page.text_content("[data-testid=profile-east]") or ""
-        assert "1 games" in section, section
+        assert "1 game ·" in section, section
         assert page.is_visible("[data-testid=profile-east] [data-testid=rating-chart]")
         stats = page.text_content("[data-testid=profile-stats-east]") or ""
-        assert "Last 1 matches" in stats and "deal-in" in stats, stats
+        assert "The last match" in stats and "deal-in" in stats, stats
         rank = page.text_content("[data-testid=profile-rank-east]") or ""
         assert rank != "Novice 0 / 20 pt · R 1500", rank  # R moved (and the points, unless 3rd)
         assert "riichi" in stats and "calls" in stats, stats

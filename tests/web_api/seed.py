@@ -29,8 +29,8 @@ from server.engine import events as ev
 from server.engine.actions import action_to_dict
 from server.engine.rules import Ruleset, preset
 from server.eventlog.codec import encode_event as event_json
-from server.hub.auth import Authenticator
-from server.web.api.accounts import create_admin
+from server.services.admins import create_admin
+from server.services.auth import Authenticator
 
 T0 = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 HOUR = 3600.0

@@ -16,9 +16,9 @@ from server.domain.records import AccountKind, SessionRecord
 from server.engine import events as ev
 from server.engine.rules import preset
 from server.engine.wall import make_salt
-from server.hub.auth import Authenticator, hash_token, make_token
 from server.records.export import export_match
-from server.web.api.accounts import create_admin
+from server.services.admins import create_admin
+from server.services.auth import Authenticator, hash_token, make_token
 from tests.web_api.conftest import Api
 from tests.web_api.seed import T0, walk
 

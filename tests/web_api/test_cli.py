@@ -1,6 +1,6 @@
 """``jantaku admin games list|show|walls``, ``jantaku admin create-admin``, ``jantaku admin audit``,
 ``jantaku export`` and ``jantaku admin revoke`` of an admin, on the seeded SQLite database (the API
-tests cover PostgreSQL; these read through the same :class:`~server.web.api.review.Review`)."""
+tests cover PostgreSQL; these read through the same :class:`~server.services.review.Review`)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from server.app.admin import cli_actor
 from server.app.cli import main
 from server.domain.reads import AuditEntry
 from server.records.export import export_match
+from server.services.review import Review
 from server.store.db import sqlite_url
 from server.store.repository import SqlRepository
 from server.web.api import ApiSettings, create_app
-from server.web.api.review import Review
 from tests.web_api.conftest import SeededDb, data_dir_of
 
 # The CLI reads through the same Review as the API, whose tests run on both backends; here the
@@ -252,3 +252,10 @@ def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
         assert command in out
     code, out, _ = run(capsys, "admin", "games")
     assert code == 2 and "list" in out and "show" in out and "walls" in out
+
+
+def test_export_help_says_what_the_id_is_and_where_to_find_one(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "match id (m-..." in out and "jantaku admin games list" in out

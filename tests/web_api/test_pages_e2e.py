@@ -186,6 +186,17 @@ def test_review_a_game_in_the_browser(page: Any, server: Server, tmp_path: Path)
     assert "Final" in page.text_content("[data-testid=replay-board]")
     _shot(page, "replay")
 
+    # the replay on the table (the browser client's renderer, with this tab's admin token)
+    page.goto(server.admin_url + "#/game/m-mixed")
+    page.click("[data-testid=table-replay-link]")
+    page.wait_for_selector("[data-testid=replay] [data-testid=board] .center")
+    for seat in (1, 2, 3):  # every hand open on the board, seat 0's at the bottom
+        assert page.locator(f"[data-testid=concealed-{seat}] .tile:not([data-tile=back])").count() == 13
+    page.keyboard.press("PageDown")
+    assert page.evaluate("location.hash") == "#h2s0"
+    page.keyboard.press("End")
+    page.wait_for_selector("[data-testid=result-dialog] [data-testid=match-end]")
+
     # the walls
     page.goto(server.admin_url + "#/game/m-mixed/walls")
     page.wait_for_selector("[data-testid=walls-summary]")

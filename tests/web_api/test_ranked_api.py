@@ -16,9 +16,9 @@ from client_protocol.messages import GuestAuth, SessionAuth
 from server.domain.ranked import Board
 from server.domain.reads import MatchQuery
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, ResultRecord, SeatRecord
-from server.hub.accounts import Accounts, SignInLimiter
-from server.hub.auth import Authenticator, AuthError
 from server.ranking import Length
+from server.services.accounts import Accounts, SignInLimiter
+from server.services.auth import Authenticator, AuthError
 from server.store.memory import InMemoryRepository
 from server.web.api import ApiSettings, create_app
 

@@ -9,7 +9,7 @@
 
 Authentication is ``Authorization: Bearer <token>``: an API token (``jantaku admin create-player /
 create-bot / create-admin``) or a session token from the hub's ``welcome``, checked by
-:class:`server.hub.auth.Authenticator`; a revoked account's tokens are refused.
+:class:`server.services.auth.Authenticator`; a revoked account's tokens are refused.
 
 A live game (status ``running``) never gives away hidden information: its detail is its public
 header only (no hands, no steps), and its replay, walls and exports answer 409 ``game_live`` to
@@ -34,8 +34,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from server.domain.ports import Store
 from server.domain.records import Account
 from server.domain.records import Scope as AccountScope
-from server.hub.accounts import Accounts
-from server.hub.auth import Authenticator, AuthError
+from server.services.accounts import Accounts
+from server.services.auth import Authenticator, AuthError
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
 from server.web.api.pages import admin_page_response

@@ -1,6 +1,8 @@
-"""The documents of the review API (and of ``jantaku admin games ... --json``), as pydantic models.
+"""The documents of the review API, as pydantic models.
 
-FastAPI turns them into the OpenAPI document (``/api/openapi.json``); the CLI prints the same JSON.
+FastAPI turns them into the OpenAPI document (``/api/openapi.json``). The review service returns
+dataclasses of the same names and fields (:mod:`server.services.reviewtypes`), read into these by
+:mod:`server.web.api.review`; ``jantaku admin games ... --json`` prints the same JSON from them.
 Times are ISO 8601 in UTC. Tiles are mpsz strings (``"5m"``, ``"0p"`` = red five of circles,
 ``"7z"`` = chun). Seats are 0..3; seat 0 deals the first hand.
 """
@@ -14,10 +16,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from server.domain import reads
+from server.services import reviewtypes
 
 # The read model's filters, under the names the API documents them by.
 StatusFilter = reads.StatusFilter
 Lineup = reads.Lineup
+# The review service's enums (its results are these models' dataclasses: server.services.reviewtypes).
+GameStatus = reviewtypes.GameStatus
+ExportFormat = reviewtypes.ExportFormat
 
 
 class ErrorCode(StrEnum):
@@ -48,17 +54,6 @@ class ErrorResponse(BaseModel):
     """Every error is answered with this document and the status code of its ``code``."""
 
     error: ErrorBody
-
-
-class GameStatus(StrEnum):
-    RUNNING = "running"
-    COMPLETED = "completed"
-    ABORTED = "aborted"
-
-
-class ExportFormat(StrEnum):
-    TENHOU6 = "tenhou6"  # tenhou.net/6 JSON
-    MJAI = "mjai"  # mjai JSON lines
 
 
 class Account(BaseModel):
@@ -174,8 +169,9 @@ class HandResult(BaseModel):
 
 SOURCE_DESCRIPTION = (
     'who decided: "player" (the seat\'s client), "bot" (a built-in bot seat), "timeout" (the seat\'s '
-    'time and bank ran out while connected), "disconnected" (the seat was not connected); null for the '
-    "deal and for steps stored before the server recorded it"
+    'time and bank ran out while connected), "disconnected" (the seat was not connected), "left" (its '
+    "player had left the table on purpose); null for the deal and for steps stored before the server "
+    "recorded it"
 )
 
 
@@ -189,7 +185,7 @@ class AutoPlayed(BaseModel):
     applied_at: datetime
     action: dict[str, Any] | None
     source: str | None = Field(
-        description='"timeout" or "disconnected"; null: stored before the server recorded why'
+        description='"timeout", "disconnected" or "left"; null: stored before the server recorded why'
     )
 
 

@@ -29,10 +29,10 @@ from server.domain.playcounts import PlayCounts
 from server.domain.ports import Store
 from server.domain.ranked import Board, RatingChange, board_of_room, hand_stats
 from server.domain.records import Account, AccountKind
-from server.hub.accounts import AccountInputError, Accounts
-from server.hub.auth import Authenticated, Authenticator, AuthError
-from server.hub.ranked import all_queue_names, requirement
 from server.ranking import CURRENT, Length, Standing
+from server.services.accounts import AccountInputError, Accounts
+from server.services.auth import Authenticated, Authenticator, AuthError
+from server.services.ranked import all_queue_names, requirement
 from server.web.api import models as m
 from server.web.api.errors import ApiError, error_docs
 

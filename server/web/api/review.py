@@ -1,45 +1,35 @@
-"""Game review on the store's read side, without HTTP: what the admin API, the admin pages and
-``jantaku admin games`` / ``jantaku export`` all show.
+"""The review service (:mod:`server.services.review`) as the web package uses it: the same calls,
+each answer turned into the API's pydantic model of the same name (:mod:`server.web.api.models`).
 
-:class:`Review` finds games (filters and a search by player name), builds a game's detail (ranking,
-every hand's result, the decisions the server made for human seats: timeouts and disconnects), its
-omniscient replay, the verification of every hand's wall against its commitment, and the
-tenhou.net/6 / mjai exports. It reads through :class:`~server.domain.ports.Store` (the SQL store or
-the in-memory one, alike) and decodes stored events through the event log's codec
-(:mod:`server.eventlog.codec`); it runs no SQL and reads no event's fields by name.
-
-It does **not** decide who may see what (the API does: :mod:`server.web.api.app`), except for the
-one rule no caller may bypass: the hidden information of a live game (status ``running``) is never
-served. :meth:`Review.finished_match` raises :class:`GameLiveError` for it, and the replay, the
-walls and the exports go through it.
+The service's errors, filters and constants are re-exported here for the API's modules.
 """
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 from server.domain.ports import Store
-from server.domain.reads import AuditEntry, MatchQuery, is_bot
-from server.domain.records import MatchRecord, MatchStatus, ResultRecord, SeatRecord
-from server.eventlog.codec import StoredEventError, log_events, wire_json
-from server.records.errors import RecordError
-from server.records.export import export_match
-from server.web.api import models as m
-from server.web.api.gamelog import (
-    auto_by_seat,
-    count_by_seat,
+from server.domain.records import MatchRecord
+from server.services import review as service
+from server.services.review import (
+    EXPORT_MEDIA_TYPES,
+    EXPORT_SUFFIX,
+    MAX_PAGE,
+    TENHOU6_VIEWER,
+    GameFilters,
+    GameLiveError,
+    GameNotFoundError,
+    NotExportableError,
+    ReviewError,
     hand_label,
-    hand_model,
-    scan,
-    server_played,
+    outcome_of,
+    utc,
 )
-from server.web.api.walls import hand_walls, seed_ok
+from server.web.api import models as m
 
 __all__ = [
     "EXPORT_MEDIA_TYPES",
@@ -60,160 +50,24 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-TENHOU6_VIEWER = "https://tenhou.net/6/"
-MAX_PAGE = 500
+M = TypeVar("M", bound=BaseModel)
 
 
-class ReviewError(Exception):
-    """Base of what review refuses on purpose."""
+def model(cls: type[M], result: object) -> M:
+    """The API's model of a service result: the same field names, read attribute by attribute."""
+    return cls.model_validate(result, from_attributes=True)
 
 
-class GameNotFoundError(ReviewError, LookupError):
-    pass
-
-
-class GameLiveError(ReviewError):
-    """The game is still being played: its hidden information is sealed until it ends."""
-
-
-class NotExportableError(ReviewError):
-    """The stored log cannot be written in the requested format."""
-
-
-def outcome_of(exc: BaseException | None) -> str:
-    """The ``outcome`` an audit entry records for a read that raised ``exc`` (None: it succeeded)."""
-    if exc is None:
-        return "ok"
-    if isinstance(exc, GameNotFoundError):
-        return "not_found"
-    if isinstance(exc, GameLiveError):
-        return "refused_live"
-    if isinstance(exc, NotExportableError):
-        return "not_exportable"
-    return "error"
-
-
-@dataclass(frozen=True, slots=True)
-class GameFilters:
-    """What ``list_games`` selects; every field None means "any"."""
-
-    status: m.StatusFilter | None = None
-    player: str | None = None  # an account id or an exact seat name
-    q: str | None = None  # part of a seat name, case-insensitive
-    ruleset: str | None = None  # a ruleset name (tenhou, ema, ...) or its sha256 hash
-    since: datetime | None = None  # created at or after
-    until: datetime | None = None  # created before
-    lineup: m.Lineup | None = None
-    account_id: str | None = None  # only games where this account had a seat
-    limit: int = 50
-    offset: int = 0
-
-    def describe(self) -> dict[str, Any]:
-        """The filters that are set, as JSON (for the audit log)."""
-        out: dict[str, Any] = {}
-        for name in ("status", "player", "q", "ruleset", "lineup", "account_id"):
-            value = getattr(self, name)
-            if value is not None:
-                out[name] = str(value)
-        for name in ("since", "until"):
-            value = getattr(self, name)
-            if value is not None:
-                out[name] = value.isoformat()
-        out["limit"], out["offset"] = self.limit, self.offset
-        return out
-
-    def query(self) -> MatchQuery:
-        """The read model's query for these filters (the page clamped to 1..MAX_PAGE games)."""
-        return MatchQuery(
-            status=self.status,
-            player=self.player,
-            q=self.q,
-            ruleset=self.ruleset,
-            since=self.since,
-            until=self.until,
-            lineup=self.lineup,
-            account_id=self.account_id,
-            limit=max(1, min(self.limit, MAX_PAGE)),
-            offset=max(0, self.offset),
-        )
-
-
-def utc(seconds: float) -> datetime:
-    return datetime.fromtimestamp(seconds, UTC)
-
-
-def _ruleset_name(ruleset_json: str) -> str:
-    try:
-        data = json.loads(ruleset_json)
-    except ValueError:
-        return ""
-    name = data.get("name") if isinstance(data, dict) else None
-    return name if isinstance(name, str) else ""
-
-
-def _seat_model(s: SeatRecord) -> m.Seat:
-    return m.Seat(
-        seat=s.seat, name=s.name, kind=s.kind.value, account_id=s.account_id, bot=s.bot, is_bot=is_bot(s)
-    )
-
-
-def _standings(match: MatchRecord, result: ResultRecord | None) -> list[m.Standing]:
-    if result is None:
-        return []
-    names = {s.seat: s.name for s in match.seats}
-    rows = [
-        m.Standing(rank=rank, seat=seat, name=names.get(seat, f"seat {seat}"), score=score, final_points=pts)
-        for seat, (score, rank, pts) in enumerate(
-            zip(result.scores, result.ranks, result.final_points, strict=True)
-        )
-    ]
-    return sorted(rows, key=lambda r: (r.rank, r.seat))
-
-
-def summary(match: MatchRecord, result: ResultRecord | None) -> m.GameSummary:
-    return m.GameSummary(
-        id=match.id,
-        status=m.GameStatus(match.status.value),
-        live=match.status is MatchStatus.RUNNING,
-        ruleset=_ruleset_name(match.ruleset_json),
-        ruleset_hash=match.ruleset_hash,
-        source=match.source,
-        created_at=utc(match.created_at),
-        ended_at=None if match.ended_at is None else utc(match.ended_at),
-        status_reason=match.status_reason,
-        seats=[_seat_model(s) for s in sorted(match.seats, key=lambda s: s.seat)],
-        standings=[] if match.status is MatchStatus.RUNNING else _standings(match, result),
-    )
+def summary(match: MatchRecord, result: Any) -> m.GameSummary:
+    return model(m.GameSummary, service.summary(match, result))
 
 
 def viewer_links(game_id: str, tenhou6: str, base: str = TENHOU6_VIEWER) -> m.ViewerLinks:
-    """One tenhou.net/6 viewer URL per hand: ``<base>#json=<the document with that hand only>``.
-
-    The viewer reads the document from the URL fragment (never sent to any server); one hand per
-    link keeps URLs short enough for every browser."""
-    doc = json.loads(tenhou6)
-    common = {k: v for k, v in doc.items() if k not in ("log", "ruleset")}
-    links = []
-    for i, hand in enumerate(doc.get("log") or []):
-        one = {**common, "log": [hand]}
-        text = json.dumps(one, ensure_ascii=False, separators=(",", ":"))
-        head = hand[0] if hand and isinstance(hand[0], list) and len(hand[0]) >= 2 else [0, 0]
-        kyoku_index, honba = int(head[0]), int(head[1])
-        label = hand_label(kyoku_index // 4, kyoku_index % 4, honba)
-        links.append(m.ViewerLink(hand_index=i, label=label, url=f"{base}#json={urllib.parse.quote(text)}"))
-    return m.ViewerLinks(game_id=game_id, links=links)
-
-
-EXPORT_MEDIA_TYPES: dict[m.ExportFormat, str] = {
-    m.ExportFormat.TENHOU6: "application/json",
-    m.ExportFormat.MJAI: "application/x-ndjson",
-}
-EXPORT_SUFFIX: dict[m.ExportFormat, str] = {m.ExportFormat.TENHOU6: ".json", m.ExportFormat.MJAI: ".jsonl"}
+    return model(m.ViewerLinks, service.viewer_links(game_id, tenhou6, base))
 
 
 class Review:
-    """The read side of the store, for reviewing games; see the module docstring."""
+    """:class:`server.services.review.Review`, answering with the API's models."""
 
     def __init__(
         self,
@@ -222,143 +76,32 @@ class Review:
         clock: Callable[[], float] = time.time,
         viewer_base: str = TENHOU6_VIEWER,
     ) -> None:
+        self.service = service.Review(repo, clock=clock, viewer_base=viewer_base)
         self.repo = repo
-        self.clock = clock
-        self.viewer_base = viewer_base
-
-    # -- finding games -------------------------------------------------------------------------------
 
     async def list_games(self, f: GameFilters) -> m.GameList:
-        query = f.query()
-        page = await self.repo.find_matches(query)
-        return m.GameList(
-            games=[summary(listing.match, listing.result) for listing in page.listings],
-            total=page.total,
-            limit=query.limit,
-            offset=query.offset,
-        )
+        return model(m.GameList, await self.service.list_games(f))
 
     async def match(self, match_id: str) -> MatchRecord:
-        match = await self.repo.get_match(match_id)
-        if match is None:
-            raise GameNotFoundError(f"no game {match_id!r}")
-        return match
+        return await self.service.match(match_id)
 
     async def finished_match(self, match_id: str) -> MatchRecord:
-        """The match, if it is over (completed or aborted); GameLiveError while it is played."""
-        match = await self.match(match_id)
-        if match.status is MatchStatus.RUNNING:
-            raise GameLiveError(
-                f"game {match_id} is still being played; its hands and walls are sealed until it ends"
-            )
-        return match
-
-    # -- one game ------------------------------------------------------------------------------------
+        return await self.service.finished_match(match_id)
 
     async def detail(self, match_id: str) -> m.GameDetail:
-        """Everything about a game; while it is live only its public header (no hands, no steps)."""
-        match = await self.match(match_id)
-        head = summary(match, await self.repo.get_result(match_id))
-        common = {
-            **head.model_dump(),
-            "engine_version": match.engine_version,
-            "wall_algorithm": match.wall_algorithm,
-            "seed_commitment": match.seed_commitment,
-        }
-        if match.status is MatchStatus.RUNNING:
-            return m.GameDetail(**common, seed=None, steps=0, hands=[], auto_played=[], auto_by_seat=[])
-        steps = await self.repo.steps(match_id)
-        hands = await self.repo.hand_results(match_id)
-        log = scan(steps)
-        names = {s.seat: s.name for s in match.seats}
-        auto = [
-            m.AutoPlayed(
-                step=s.step,
-                seat=s.seat,
-                name=names.get(s.seat, f"seat {s.seat}"),
-                hand_index=log.hand_at_step.get(s.step),
-                applied_at=utc(s.applied_at),
-                action=s.action if isinstance(s.action, dict) else None,
-                source=s.source,
-            )
-            for s in steps
-            if s.seat is not None and server_played(match, s)
-        ]
-        seats = len(match.seats)
-        hand_models = []
-        for h in hands:
-            model = hand_model(h, log)
-            model.timeouts = count_by_seat(auto, "timeout", seats, h.hand_index)
-            model.disconnects = count_by_seat(auto, "disconnected", seats, h.hand_index)
-            hand_models.append(model)
-        return m.GameDetail(
-            **common,
-            seed=match.seed_hex,
-            steps=len(steps),
-            hands=hand_models,
-            auto_played=auto,
-            auto_by_seat=auto_by_seat(match, auto),
-        )
+        return model(m.GameDetail, await self.service.detail(match_id))
 
     async def replay(self, match_id: str) -> m.Replay:
-        """Every stored step with its omniscient events: finished games only."""
-        match = await self.finished_match(match_id)
-        head = summary(match, await self.repo.get_result(match_id))
-        steps = await self.repo.steps(match_id)
-        try:
-            replayed = [
-                m.ReplayStep(
-                    step=s.step,
-                    seat=s.seat,
-                    action=s.action if isinstance(s.action, dict) else None,
-                    request_id=s.request_id,
-                    auto=server_played(match, s),
-                    source=s.source,
-                    applied_at=utc(s.applied_at),
-                    events=[e for data in s.events if (e := wire_json(data, s.format_version)) is not None],
-                )
-                for s in steps
-            ]
-        except StoredEventError as exc:  # a step in a format this server cannot read
-            raise NotExportableError(f"game {match_id}: {exc}") from None
-        return m.Replay(game=head, steps=replayed)
+        return model(m.Replay, await self.service.replay(match_id))
 
     async def walls(self, match_id: str) -> m.WallReport:
-        """Each hand's revealed wall against its commitment (and the seed, once revealed)."""
-        match = await self.finished_match(match_id)
-        hands = await self.repo.hand_results(match_id)
-        log = scan(await self.repo.steps(match_id))
-        report = [hand_walls(match, h, log.deals.get(h.hand_index)) for h in hands]
-        seed_is_ok = seed_ok(match)
-        revealed = [h for h in report if h.revealed]
-        return m.WallReport(
-            game_id=match.id,
-            wall_algorithm=match.wall_algorithm,
-            seed_commitment=match.seed_commitment,
-            seed=match.seed_hex,
-            seed_ok=seed_is_ok,
-            hands=report,
-            all_ok=seed_is_ok is not False and bool(revealed) and all(h.ok for h in revealed),
-        )
+        return model(m.WallReport, await self.service.walls(match_id))
 
     async def export(self, match_id: str, fmt: m.ExportFormat) -> str:
-        """The finished game as tenhou.net/6 JSON or mjai JSON lines (``server.records``)."""
-        match = await self.finished_match(match_id)
-        steps = await self.repo.steps(match_id)
-        try:
-            events = log_events(steps)
-        except StoredEventError as exc:
-            raise NotExportableError(f"game {match_id}: {exc}") from None
-        names = [s.name for s in sorted(match.seats, key=lambda s: s.seat)]
-        try:
-            return export_match(events, fmt.value, names=names if len(names) == 4 else None)
-        except (RecordError, ValueError) as exc:
-            raise NotExportableError(f"game {match_id} cannot be written as {fmt.value}: {exc}") from None
+        return await self.service.export(match_id, fmt)
 
     async def viewer_links(self, match_id: str) -> m.ViewerLinks:
-        return viewer_links(match_id, await self.export(match_id, m.ExportFormat.TENHOU6), self.viewer_base)
-
-    # -- the audit log -------------------------------------------------------------------------------
+        return model(m.ViewerLinks, await self.service.viewer_links(match_id))
 
     async def audit(
         self,
@@ -369,15 +112,8 @@ class Review:
         match_id: str | None = None,
         detail: Mapping[str, Any] | None = None,
     ) -> int:
-        return await self.repo.record_audit(
-            AuditEntry(
-                at=self.clock(),
-                actor=actor[:64],
-                actor_id=actor_id,
-                action=action,
-                match_id=match_id,
-                detail=dict(detail or {}),
-            )
+        return await self.service.audit(
+            actor=actor, actor_id=actor_id, action=action, match_id=match_id, detail=detail
         )
 
     async def audited(
@@ -390,41 +126,13 @@ class Review:
         match_id: str | None = None,
         detail: Mapping[str, Any] | None = None,
     ) -> T:
-        """Run ``read`` and write its audit entry, with the outcome, before anything is returned: if
-        the entry cannot be written the read fails (the API and ``jantaku admin games`` both use
-        this)."""
-        outcome = "error"
-        try:
-            result = await read()
-            outcome = outcome_of(None)
-            return result
-        except ReviewError as exc:
-            outcome = outcome_of(exc)
-            raise
-        finally:
-            await self.audit(
-                actor=actor,
-                actor_id=actor_id,
-                action=action,
-                match_id=match_id,
-                detail={**(detail or {}), "outcome": outcome},
-            )
+        return await self.service.audited(
+            read, actor=actor, actor_id=actor_id, action=action, match_id=match_id, detail=detail
+        )
 
     async def audit_log(
         self, *, match_id: str | None = None, actor_id: str | None = None, limit: int = 100
     ) -> m.AuditList:
-        entries = await self.repo.audit_entries(match_id=match_id, actor_id=actor_id, limit=limit)
-        return m.AuditList(
-            entries=[
-                m.AuditEntry(
-                    id=e.id,
-                    at=utc(e.at),
-                    actor=e.actor,
-                    actor_id=e.actor_id,
-                    action=e.action,
-                    match_id=e.match_id,
-                    detail=e.detail,
-                )
-                for e in entries
-            ]
+        return model(
+            m.AuditList, await self.service.audit_log(match_id=match_id, actor_id=actor_id, limit=limit)
         )

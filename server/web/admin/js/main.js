@@ -198,7 +198,7 @@ async function listView(params, current) {
         "td",
         {},
         h("a", { href: gameLink(g.id) }, "detail"),
-        g.live ? null : [" · ", h("a", { href: gameLink(g.id, "/replay"), testid: "game-replay" }, "replay"), PLAYER_MODE ? null : [" · ", h("a", { href: gameLink(g.id, "/walls") }, "walls")]],
+        g.live ? null : [" · ", h("a", { href: gameLink(g.id, "/replay"), testid: "game-replay" }, "replay"), [" · ", h("a", { href: tableReplay(g.id), testid: "game-table-replay" }, "on the table")], PLAYER_MODE ? null : [" · ", h("a", { href: gameLink(g.id, "/walls") }, "walls")]],
       ),
     ),
   );
@@ -324,7 +324,13 @@ async function detailView(id, current) {
     return;
   }
   parts.push(
-    h("div", { class: "actions" }, h("a", { href: gameLink(game.id, "/replay"), testid: "replay-link" }, "▶ Replay every step"), PLAYER_MODE ? null : h("a", { href: gameLink(game.id, "/walls"), testid: "walls-link" }, "✔ Verify the walls")),
+    h(
+      "div",
+      { class: "actions" },
+      h("a", { href: tableReplay(game.id), testid: "table-replay-link" }, "▶ Replay on the table"),
+      h("a", { href: gameLink(game.id, "/replay"), testid: "replay-link" }, "▶ Replay every step"),
+      PLAYER_MODE ? null : h("a", { href: gameLink(game.id, "/walls"), testid: "walls-link" }, "✔ Verify the walls"),
+    ),
     ...exportButtons(game),
   );
   if (game.standings.length) {
@@ -372,6 +378,13 @@ async function detailView(id, current) {
     parts.push(h("p", { class: "muted" }, "Every human decision was sent by its player."));
   }
   show(...parts);
+}
+
+// The visual replay on the table: the browser client's replay.html at /games/<id> (players' mode),
+// admin/table.html with this tab's admin token (admin mode).
+function tableReplay(id) {
+  const game = encodeURIComponent(id);
+  return PLAYER_MODE ? `/games/${game}#h1s0` : `/admin/table.html?game=${game}#h1s0`;
 }
 
 // -- replay ----------------------------------------------------------------------------------------

@@ -158,6 +158,22 @@ export const LIMIT_NAMES = {
   kazoe_yakuman: "Kazoe yakuman",
 };
 
+/**
+ * The hand result's win call-out for a hand_won event: `{word: "Tsumo"|"Ron", riichi, value,
+ * yakuman}` (value: the limit's name, or "3 han 40 fu").
+ */
+export function winCallout(event) {
+  const riichi = event.yaku.some((y) => y.name === "riichi" || y.name === "double_riichi");
+  const yakuman = event.yakuman > 0;
+  const limit = yakuman ? (event.yakuman > 1 ? `${event.yakuman}× Yakuman` : "Yakuman") : LIMIT_NAMES[event.limit];
+  return {
+    word: event.seat === event.from_seat ? "Tsumo" : "Ron",
+    riichi,
+    yakuman,
+    value: limit ?? `${event.han} han ${event.fu} fu`,
+  };
+}
+
 export const DRAW_REASONS = {
   exhaustive: "Exhaustive draw",
   kyuushu_kyuuhai: "Abortive draw: nine terminals",

@@ -63,6 +63,7 @@ export class App {
     this.eventsThisFrame = 0;
     this.fresh = null; // {kind: "discard"|"meld", seat, index, at}: the newest discard or call
     this.callout = null; // {seat, text, at}: "Pon", "Riichi", "Ron", ... over a seat
+    this.winShown = null; // {handIndex, at}: the win call-out over a new hand result (until skipped)
     this.hints = null; // the current prompt's hints (comforts.js readHints)
     this.lastWaits = null; // the waits after the player's own last discard, from the hints
     this.lastJoin = null; // {kind: "queue"|"private"|"spectate", code?}
@@ -148,6 +149,8 @@ export class App {
     this.player = welcome.player;
     this.liveSeats = welcome.seats ?? [];
     this.resyncPending = false;
+    // A page that came back without the players' names (no saved state) takes them from the seat.
+    if (this.match && !this.match.players) this.match.players = this._seatPlayers(this.match.id);
     if (this.match && !this.matchEnd) {
       this._resume(this.match.id, this.match.tracker.version);
     } else if (!this.match) {
@@ -161,6 +164,7 @@ export class App {
       this.$("private-code").value = code;
       this.joinPrivate(code);
     }
+    this.afterWelcome?.(welcome); // ranked.js: a guest's card, or the player's standing
     this.render();
   }
 
@@ -180,22 +184,28 @@ export class App {
     const seats = this.liveSeats.filter((s) => s.match_id !== left);
     const live = saved ? seats.find((s) => s.match_id === saved.match_id) : null;
     if (saved && (live || saved.seat === null)) {
+      const players = saved.players ?? live?.players ?? null;
       let tracker;
       try {
         tracker = MatchTracker.fromSnapshot({ match_id: saved.match_id, version: saved.version, view: saved.view });
       } catch {
         tracker = new MatchTracker(saved.match_id, saved.seat);
       }
-      this._enterMatch(saved.match_id, saved.seat, saved.players, tracker, saved.seat === null);
+      this._enterMatch(saved.match_id, saved.seat, players, tracker, saved.seat === null);
       this._resume(saved.match_id, tracker.version);
       return;
     }
     if (saved) this._clearSaved(); // that match is over (or was left on purpose)
     if (seats.length > 0) {
-      const { match_id, seat } = seats[0];
-      this._enterMatch(match_id, seat, null, new MatchTracker(match_id, seat), false);
+      const { match_id, seat, players } = seats[0];
+      this._enterMatch(match_id, seat, players ?? null, new MatchTracker(match_id, seat), false);
       this._resume(match_id, 0);
     }
+  }
+
+  /** Who sits at `matchId`, from the welcome's seats (the server names them), or null. */
+  _seatPlayers(matchId) {
+    return this.liveSeats.find((s) => s.match_id === matchId)?.players ?? null;
   }
 
   _resume(matchId, since) {
@@ -241,6 +251,7 @@ export class App {
           this.prompt = null;
           this.pending = null;
           this._clearSaved();
+          this.afterMatchEnd?.(this.match, gameLength(this.match.tracker.view())); // ranked.js: the standing, the climb
         }
         break;
       case "played_for":
@@ -307,6 +318,7 @@ export class App {
     this.lastWaits = null;
     this.fresh = null;
     this.callout = null;
+    this.winShown = null;
     this.ui = { selected: null, mode: null, chooser: null, help: this.ui.help };
   }
 
@@ -348,7 +360,8 @@ export class App {
     if (event.type === "hand_won" || event.type === "hand_drawn") {
       const round = tracker.view().round;
       if (!this.results || this.results.handIndex !== round?.hand_index) {
-        this.results = { handIndex: round?.hand_index, round, events: [] };
+        // the melds on the table as the hand ended: a draw's tenpai hands are shown with them
+        this.results = { handIndex: round?.hand_index, round, events: [], melds: tracker.view().seats.map((s) => s.melds) };
       }
       this.results.events.push(event);
     } else if (event.type === "match_ended") {
@@ -379,6 +392,7 @@ export class App {
       }
       case "hand_won":
         this.callout = { seat: event.seat, text: event.seat === event.from_seat ? "Tsumo" : "Ron", at };
+        this.winShown = { handIndex: view().round?.hand_index, at };
         break;
       default:
         break;
@@ -398,7 +412,9 @@ export class App {
     match.seat = message.view.seat;
     this.resyncPending = false;
     const view = message.view;
-    if (view.results.length) this.results = { handIndex: view.round?.hand_index, round: view.round, events: [...view.results] };
+    if (view.results.length) {
+      this.results = { handIndex: view.round?.hand_index, round: view.round, events: [...view.results], melds: view.seats.map((s) => s.melds) };
+    }
     if (view.match_result) this.matchEnd = this.matchEnd ?? { match_id: match.id, reason: "completed", result: view.match_result };
     if (this.prompt && match.tracker.version > this.prompt.version) this._dropPrompt();
   }
@@ -568,7 +584,7 @@ export class App {
 
   resumeSeat(matchId, seat) {
     this.storage.removeItem(LEFT_KEY);
-    this._enterMatch(matchId, seat, null, new MatchTracker(matchId, seat), false);
+    this._enterMatch(matchId, seat, this._seatPlayers(matchId), new MatchTracker(matchId, seat), false);
     this._resume(matchId, 0);
     this.render();
   }
@@ -578,13 +594,15 @@ export class App {
     if (!match) return;
     if (!this.matchEnd) {
       // A spectator just goes; a player is asked first, since their seat goes on without them.
-      const question = "Leave the table? Your seat will be played automatically until you come back.";
+      const question =
+        "Leave the table? From now on the server plays your seat at once (it passes and discards the tile drawn), " +
+        "so nobody waits for you. Your time bank is kept: come back to your seat from the lobby at any time.";
       if (!match.spectating && typeof globalThis.confirm === "function" && !globalThis.confirm(question)) return;
       this.conn.leave(match.id);
       if (!match.spectating) {
         this.storage.setItem(LEFT_KEY, match.id);
         if (!this.liveSeats.some((s) => s.match_id === match.id)) {
-          this.liveSeats = [...this.liveSeats, { match_id: match.id, seat: match.seat }];
+          this.liveSeats = [...this.liveSeats, { match_id: match.id, seat: match.seat, players: match.players }];
         }
       }
     }
@@ -676,6 +694,15 @@ export class App {
     this.render();
   }
 
+  /** The win call-out goes at once (a click on it, or a key). True if one was showing. */
+  skipCallout() {
+    const shown = this.winShown;
+    const showing = Boolean(this.results && shown && shown.handIndex === this.results.handIndex && this.now() - shown.at < FRESH_MS);
+    this.winShown = null;
+    if (showing) this.render();
+    return showing;
+  }
+
   closeResult() {
     if (this.matchEnd) return;
     this.results = null;
@@ -750,7 +777,7 @@ export class App {
   _draw() {
     const $ = this.$;
     const status = $("status");
-    const label = { connecting: "connecting…", open: "online", reconnecting: "reconnecting…", closed: "offline", failed: "cannot connect", replaced: "in another tab", idle: "" }[this.status] ?? this.status;
+    const label = { connecting: "connecting…", open: "online", reconnecting: "reconnecting…", closed: "offline", failed: "cannot connect", replaced: "playing elsewhere", idle: "" }[this.status] ?? this.status;
     status.textContent = label;
     status.dataset.status = this.status;
     status.title = this.statusDetail;
@@ -824,10 +851,12 @@ export class App {
       ui: this.ui,
       results: this.results,
       matchEnd: this.matchEnd,
+      replayHref: match.spectating ? null : `/games/${encodeURIComponent(match.id)}#h1s0`,
       elapsed: this.prompt ? now - this.promptAt : 0,
       prefs: this.prefs,
       fresh: recent(this.fresh),
       callout: recent(this.callout),
+      winCallout: this.results && this.winShown?.handIndex === this.results.handIndex ? recent(this.winShown) : null,
       waits: this.prompt && this.hints ? shownWaits(this.hints, options?.discards.size ? selected : null) : this.lastWaits,
     };
     const handlers = {
@@ -836,6 +865,7 @@ export class App {
       onChoose: (i) => this.onChoose(i),
       onCancel: () => this.cancel(),
       onCloseResult: () => this.closeResult(),
+      onSkipCallout: () => this.skipCallout(),
       onLobby: () => this.backToLobby(),
       onToggle: (id, value) => this.setPref(id, value),
     };
@@ -854,11 +884,12 @@ export class App {
     renderActions($("actions"), ctx, handlers);
     renderChooser($("chooser"), ctx, handlers);
     renderResult($("result"), ctx, handlers);
+    if (this.matchEnd) this.afterResult?.($("result"), match); // ranked.js: the climb of a rated match
     renderTimer($("timer"), ctx);
     if (this.prompt) this._startTimer();
     else this._stopTimer();
     // Redraw once the newest animation is over, so that its element stops counting as new.
-    if ((ctx.fresh || ctx.callout) && this.animate && !this.freshTimer) {
+    if ((ctx.fresh || ctx.callout || ctx.winCallout) && this.animate && !this.freshTimer) {
       this.freshTimer = setTimeout(() => {
         this.freshTimer = null;
         this.render();

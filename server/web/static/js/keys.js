@@ -26,6 +26,11 @@ export function onKey(app, e) {
     return;
   }
   if (!app.match) return;
+  // Esc skips the win call-out first (Enter closes the result, and the call-out with it).
+  if (key === "Escape" && app.skipCallout()) {
+    consume();
+    return;
+  }
   const options = app.options();
   if (app.ui.chooser) {
     const n = Number(key);
@@ -81,6 +86,12 @@ export function onKey(app, e) {
     return;
   }
   if ((key === "x" || key === "X") && !app.ui.mode) {
+    // Never throw away a winning tile by reflex: with a tsumo offered, X does nothing (as the
+    // Tsumogiri toggle); the drawn tile can still be clicked or chosen with the tile keys.
+    if (options.buttons.some((b) => b.id === "tsumo")) {
+      consume();
+      return;
+    }
     const drawn = slots.findIndex((s) => s.drawn);
     if (drawn >= 0 && selectable.includes(drawn)) {
       consume();

@@ -25,8 +25,11 @@ const connection = new Connection({
 app = new App({ doc: document, connection, storage });
 const ranked = new Ranked({ doc: document, app, storage, location: globalThis.location });
 app.afterSideInfo = (side, players, length) => ranked.decorateSeats(side, players, length);
+app.afterWelcome = (welcome) => ranked.onWelcome(welcome.player);
+app.afterMatchEnd = (match, length) => ranked.onMatchEnd(match.id, length);
+app.afterResult = (box, match) => ranked.decorateResult(box, match.id);
 globalThis.jantaku = app; // for debugging and end-to-end tests
 globalThis.jantakuRanked = ranked;
 app.render();
 connection.start();
-ranked.refresh();
+ranked.render(); // signed out until the hub's welcome says who this page plays as

@@ -31,6 +31,55 @@ function h(doc, tag, attrs = {}, ...children) {
 
 const LENGTH_LABEL = { east: "East only", east_south: "East-South" };
 
+/** "1 game", "3 games". */
+export function plural(n, word, many = `${word}s`) {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+/**
+ * An API error in words: a refused sign-up or password says what a name or a password must be,
+ * rather than the validator's "invalid body.password". `data` is the error body, `status` the HTTP
+ * status.
+ */
+export function accountErrorText(data, status) {
+  const error = data?.error;
+  const fields = (error?.details ?? []).map((d) => String(d.loc?.[d.loc.length - 1] ?? ""));
+  if (error?.code === "invalid_request" && fields.length) {
+    const words = [];
+    if (fields.some((f) => f.endsWith("password"))) {
+      words.push("A password must be 8 to 128 characters long, and not only spaces.");
+    }
+    if (fields.includes("name")) {
+      words.push("A name is 1 to 32 letters, digits, \"_\", \".\" or \"-\", starting with a letter or a digit.");
+    }
+    if (words.length) return words.join(" ");
+  }
+  return error?.message ?? `HTTP ${status}`;
+}
+
+/** An order of the rank keys ("new", "9k" … "1k", "1d" … "10d", "tenhoui"): higher is better. */
+export function rankOrder(key) {
+  const m = /^(\d+)([kd])$/.exec(String(key));
+  if (m) return m[2] === "k" ? 10 - Number(m[1]) : 9 + Number(m[1]);
+  return key === "tenhoui" ? 100 : 0;
+}
+
+/**
+ * What a rated match changed for the player, from their standing for its length before and after:
+ * null when it was not rated (the games count did not move). `rank`: "promoted" | "demoted" | null.
+ */
+export function climbOf(before, after) {
+  if (!before || !after || after.games <= before.games) return null;
+  const step = rankOrder(after.rank) - rankOrder(before.rank);
+  return {
+    before,
+    after,
+    points: after.points - before.points,
+    rating: after.rating - before.rating,
+    rank: step > 0 ? "promoted" : step < 0 ? "demoted" : null,
+  };
+}
+
 export function standingText(s) {
   const target = s.target === null ? "" : ` / ${s.target}`;
   return `${s.rank_label} ${s.points}${target} pt · R ${Math.round(s.rating)}`;
@@ -81,6 +130,8 @@ export class Ranked {
     this.base = apiBase(location);
     this.me = null; // {account, standings, rooms}
     this.seatRanks = new Map(); // name -> "1 dan" (or "" for none)
+    this.ladders = new Map(); // length -> Promise of Map(bot name -> rank label), from the bot ladder
+    this.climb = null; // {matchId, ...climbOf()}: the last ranked match's change, for its final screen
     this.box = doc.getElementById("ranked");
     this.view = doc.getElementById("ranked-view");
   }
@@ -100,11 +151,24 @@ export class Ranked {
     });
     const data = response.status === 204 ? null : await response.json().catch(() => null);
     if (!response.ok) {
-      const error = new Error(data?.error?.message ?? `HTTP ${response.status}`);
+      const error = new Error(accountErrorText(data, response.status));
       error.code = data?.error?.code;
       throw error;
     }
     return data;
+  }
+
+  /**
+   * The hub's welcome says who this page plays as. A guest has no ranked standing: the card offers
+   * to sign up (keeping the guest's games) without asking the API, which would answer 401.
+   */
+  onWelcome(player) {
+    if (player?.kind === "guest") {
+      this.me = { account: player, standings: [], rooms: [] };
+      this.render();
+      return;
+    }
+    this.refresh();
   }
 
   async refresh() {
@@ -128,8 +192,14 @@ export class Ranked {
   async signUp(name, password) {
     const guest = this.me?.account.kind === "guest" ? this.token : null;
     const body = { name, password };
-    if (guest) body.guest_session = guest; // the guest's games stay its own
-    const done = await this.call("POST", "/api/accounts/register", body, false);
+    let done;
+    try {
+      // the guest's games stay its own, when the API knows this guest's session
+      done = await this.call("POST", "/api/accounts/register", guest ? { ...body, guest_session: guest } : body, false);
+    } catch (exc) {
+      if (!guest || exc.code !== "unauthenticated") throw exc;
+      done = await this.call("POST", "/api/accounts/register", body, false); // a new player, then
+    }
     this._become(done.session_token);
   }
 
@@ -202,7 +272,7 @@ export class Ranked {
       return;
     }
     const standings = me.standings.map((s) =>
-      h(doc, "li", { "data-testid": `my-rank-${s.length}` }, `${LENGTH_LABEL[s.length]}: ${standingText(s)} · ${s.games} games`),
+      h(doc, "li", { "data-testid": `my-rank-${s.length}` }, `${LENGTH_LABEL[s.length]}: ${standingText(s)} · ${plural(s.games, "game")}`),
     );
     const rooms = me.rooms
       .filter((r) => r.may_enter)
@@ -290,7 +360,7 @@ export class Ranked {
       const num = (v) => (v === null || v === undefined ? "–" : String(Math.round(v)));
       const stats = st && st.hands
         ? h(doc, "p", { "data-testid": `profile-stats-${s.length}` },
-            `Last ${st.matches} matches, ${st.hands} hands: win ${pc(st.win_rate)} · deal-in ${pc(st.deal_in_rate)} · ` +
+            `${st.matches === 1 ? "The last match" : `Last ${st.matches} matches`}, ${plural(st.hands, "hand")}: win ${pc(st.win_rate)} · deal-in ${pc(st.deal_in_rate)} · ` +
               `tsumo ${pc(st.tsumo_share)} of wins · average win ${num(st.average_win)} · average deal-in ${num(st.average_deal_in)} · ` +
               `tenpai at draws ${pc(st.tenpai_at_draws)} · riichi ${pc(st.riichi_rate)} · calls ${pc(st.call_rate)}`)
         : null;
@@ -305,7 +375,7 @@ export class Ranked {
         { "data-testid": `profile-${s.length}` },
         h(doc, "h3", {}, LENGTH_LABEL[s.length]),
         h(doc, "p", { "data-testid": `profile-rank-${s.length}` }, standingText(s)),
-        h(doc, "p", {}, `${s.games} games · average placement ${s.average_placement ?? "–"} · ${dist}`),
+        h(doc, "p", {}, `${plural(s.games, "game")} · average placement ${s.average_placement ?? "–"} · ${dist}`),
         stats,
         history.length ? ratingChart(doc, history) : h(doc, "p", { className: "hint" }, "No rated match yet."),
         recent.length ? h(doc, "ul", { className: "recent" }, recent) : null,
@@ -316,25 +386,120 @@ export class Ranked {
 
   // ---- the table: each seat's rank ------------------------------------------------------------
 
-  /** Called after the side panel is drawn: add each seat's rank (fetched once per name). */
+  /**
+   * Called after the side panel is drawn: add each seat's rank (fetched once per name). A guest has
+   * none; a registered player's comes from their profile; a bot's from the bot ladder (a table's
+   * built-in bots have no account, so asking for their profile would only be a 404).
+   */
   decorateSeats(side, players, lengthOf) {
     if (!side || !players) return;
     players.forEach((player, seat) => {
       const row = side.querySelector(`[data-testid="player-${seat}"] .p-name`);
-      if (!row || !player || player.kind === "guest") return;
+      if (!row || !player || (player.kind !== "player" && player.kind !== "bot")) return;
       const key = `${player.name}/${lengthOf}`;
       if (!this.seatRanks.has(key)) {
         this.seatRanks.set(key, "");
-        this.call("GET", `/api/players/${encodeURIComponent(player.name)}`, null, false)
-          .then((p) => {
-            const s = p.standings.find((x) => x.length === lengthOf);
-            this.seatRanks.set(key, s ? s.rank_label : "");
-            this.app.render();
+        const label =
+          player.kind === "bot"
+            ? this._ladder(lengthOf).then((ladder) => ladder.get(player.name) ?? "")
+            : this.call("GET", `/api/players/${encodeURIComponent(player.name)}`, null, false).then(
+                (p) => p.standings.find((x) => x.length === lengthOf)?.rank_label ?? "",
+              );
+        label
+          .then((text) => {
+            this.seatRanks.set(key, text);
+            if (text) this.app.render();
           })
           .catch(() => {});
       }
       const label = this.seatRanks.get(key);
       if (label) row.append(h(this.doc, "small", { className: "p-rank", "data-testid": `seat-rank-${seat}` }, ` ${label}`));
     });
+  }
+
+  /** The bot ladder's ranks for one game length (asked once). */
+  _ladder(length) {
+    if (!this.ladders.has(length)) {
+      const path = `/api/leaderboard?room=ladder&length=${encodeURIComponent(length)}&limit=200`;
+      const ladder = this.call("GET", path, null, false)
+        .then((board) => new Map(board.entries.map((e) => [e.name, e.standing.rank_label])))
+        .catch(() => new Map());
+      this.ladders.set(length, ladder);
+    }
+    return this.ladders.get(length);
+  }
+
+  // ---- the end of a ranked match: the lobby's card and the climb -----------------------------
+
+  /**
+   * The match `matchId` (of length `length`) ended: read the standing again (the lobby's card shows
+   * it at once) and, if the match was rated, keep what it changed for its final screen. The rating
+   * is written as the match ends, so the page asks a few times until the games count moves.
+   */
+  async onMatchEnd(matchId, length, waits = [300, 1200, 3000]) {
+    if (!this.me || this.me.account.kind === "guest") return;
+    const before = this.me.standings.find((s) => s.length === length) ?? null;
+    for (const wait of [0, ...waits]) {
+      if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+      await this.refresh();
+      const after = this.me?.standings.find((s) => s.length === length) ?? null;
+      const climb = climbOf(before, after);
+      if (climb) {
+        this.climb = { matchId, ...climb };
+        this.app.render();
+        return;
+      }
+    }
+  }
+
+  /** Called after the result dialog is drawn: the climb under the final standings of a rated match. */
+  decorateResult(box, matchId) {
+    const climb = this.climb;
+    const end = box?.querySelector('[data-testid="match-end"]');
+    if (!climb || climb.matchId !== matchId || !end) return;
+    const doc = this.doc;
+    const { before, after } = climb;
+    const sign = (n) => (n > 0 ? `+${n}` : String(n));
+    const rank =
+      climb.rank === "promoted"
+        ? h(doc, "p", { className: "climb-rank promoted", "data-testid": "climb-rank" }, `Promoted to ${after.rank_label}!`)
+        : climb.rank === "demoted"
+          ? h(doc, "p", { className: "climb-rank demoted", "data-testid": "climb-rank" }, `Demoted to ${after.rank_label}`)
+          : null;
+    end.append(
+      h(
+        doc,
+        "div",
+        { className: "climb", "data-testid": "climb" },
+        h(doc, "h4", {}, `Ranked · ${LENGTH_LABEL[after.length] ?? after.length}`),
+        h(
+          doc,
+          "table",
+          {},
+          h(doc, "tr", {}, h(doc, "td", {}, "Rank"), h(doc, "td", {}, before.rank_label), h(doc, "td", {}, "→"), h(doc, "td", { "data-testid": "climb-rank-after" }, after.rank_label)),
+          h(
+            doc,
+            "tr",
+            {},
+            h(doc, "td", {}, "Points"),
+            h(doc, "td", {}, `${before.points}${before.target === null ? "" : ` / ${before.target}`}`),
+            h(doc, "td", {}, "→"),
+            h(doc, "td", { "data-testid": "climb-points" }, `${after.points}${after.target === null ? "" : ` / ${after.target}`}`),
+            h(doc, "td", { className: climb.points >= 0 ? "plus" : "minus" }, `(${sign(climb.points)})`),
+          ),
+          h(
+            doc,
+            "tr",
+            {},
+            h(doc, "td", {}, "R"),
+            h(doc, "td", {}, String(Math.round(before.rating))),
+            h(doc, "td", {}, "→"),
+            h(doc, "td", { "data-testid": "climb-rating" }, String(Math.round(after.rating))),
+            h(doc, "td", { className: climb.rating >= 0 ? "plus" : "minus" }, `(${sign(Math.round(climb.rating))})`),
+          ),
+        ),
+        rank,
+      ),
+    );
   }
 }

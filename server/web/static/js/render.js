@@ -19,6 +19,7 @@ import {
   seatWind,
   slotAction,
   timeLeft,
+  winCallout,
   yakuLabel,
 } from "./actions.js";
 import { TILE_KEYS } from "./actions.js";
@@ -521,7 +522,7 @@ function winEl(event, players, bonus = null) {
   );
 }
 
-function drawEl(event, players, bonus = null) {
+function drawEl(event, players, bonus = null, melds = null) {
   // Each seat on one line (name, tenpai or noten), its open hand on the next one across the whole
   // width, so that four tenpai hands fit a phone.
   const rows = event.tenpai.flatMap((tenpai, seat) => [
@@ -531,7 +532,13 @@ function drawEl(event, players, bonus = null) {
       el("td", { className: "d-name" }, playerName(players, seat)),
       el("td", { className: tenpai ? "tenpai" : "noten" }, event.reason === "exhaustive" ? (tenpai ? "tenpai" : "noten") : ""),
     ),
-    event.hands[seat] ? el("tr", { className: "draw-hand" }, el("td", { colspan: 2 }, tilesEl(event.hands[seat]))) : null,
+    event.hands[seat]
+      ? el(
+          "tr",
+          { className: "draw-hand", "data-testid": `draw-hand-${seat}` },
+          el("td", { colspan: 2 }, tilesEl(event.hands[seat]), melds?.[seat]?.length ? el("span", { className: "melds" }, melds[seat].map((m) => meldEl(m, seat))) : null),
+        )
+      : null,
   ]);
   return el(
     "section",
@@ -589,16 +596,44 @@ export function renderResult(box, ctx, handlers) {
     parts.push(el("div", { className: "result-round" }, results.round ? `${roundLabel(results.round)}, ${results.round.honba} honba` : ""));
     results.events.forEach((event, i) => {
       const last = i === results.events.length - 1 ? bonus : null;
-      parts.push(event.type === "hand_won" ? winEl(event, players, last) : drawEl(event, players, last));
+      parts.push(event.type === "hand_won" ? winEl(event, players, last) : drawEl(event, players, last, results.melds));
     });
   }
   const buttons = el("div", { className: "result-buttons" });
   if (matchEnd) {
+    // a player's own game is readable once it is over: its replay, on the table (replay.html)
+    if (ctx.replayHref && matchEnd.result) buttons.append(el("a", { className: "button-link", href: ctx.replayHref, "data-testid": "replay-this-game" }, "Replay this game"));
     buttons.append(el("button", { type: "button", className: "primary", "data-testid": "back-to-lobby", onclick: () => handlers.onLobby() }, "Back to the lobby"));
   }
   if (results && !matchEnd) {
     buttons.append(el("button", { type: "button", className: "primary", "data-testid": "result-ok", onclick: () => handlers.onCloseResult() }, "OK", el("kbd", {}, "Enter")));
   }
   parts.push(buttons);
-  box.replaceChildren(el("div", { className: "result-card" }, parts));
+  box.replaceChildren(el("div", { className: "result-card" }, parts), winCalloutEl(ctx, handlers));
+}
+
+/**
+ * A short call-out over a new hand result: Tsumo or Ron, riichi, the hand's value (a yakuman gets
+ * its own colours). Click it (or press a key) to skip it; it goes by itself after a moment. Without
+ * motion (prefers-reduced-motion) it shows still, for the same moment.
+ */
+function winCalloutEl(ctx, handlers) {
+  const shown = ctx.winCallout;
+  const event = shown && ctx.results?.events.find((e) => e.type === "hand_won");
+  if (!event) return "";
+  const c = winCallout(event);
+  const node = el(
+    "button",
+    {
+      type: "button",
+      className: `win-callout${c.yakuman ? " yakuman" : ""}`,
+      "data-testid": "win-callout",
+      title: "Skip",
+      onclick: () => handlers.onSkipCallout(),
+    },
+    el("span", { className: "wc-who" }, playerName(ctx.players, event.seat)),
+    el("span", { className: "wc-word" }, c.word),
+    el("span", { className: "wc-value" }, c.riichi ? `Riichi · ${c.value}` : c.value),
+  );
+  return animateFrom(node, shown.age);
 }

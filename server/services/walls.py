@@ -22,8 +22,8 @@ from server.engine.wall import (
     verify_wall,
 )
 from server.eventlog.summary import tiles_from_json
-from server.web.api import models as m
-from server.web.api.gamelog import hand_label
+from server.services import reviewtypes as m
+from server.services.gamelog import hand_label
 
 
 def hand_walls(match: MatchRecord, hand: HandResult, deal: ev.RoundStarted | None) -> m.HandWall:

@@ -12,7 +12,7 @@
   account's failures.
 * A guest registers with its session: the guest account becomes the player (same id), so the games
   it played stay its own.
-* Names: 1-32 of letters, digits, ``_.-`` (:func:`server.hub.auth.valid_account_name`); passwords:
+* Names: 1-32 of letters, digits, ``_.-`` (:func:`server.services.auth.valid_account_name`); passwords:
   8-128 characters. Anything else is a typed error and changes nothing.
 """
 
@@ -33,7 +33,7 @@ from client_protocol.errors import ErrorCode
 from server.domain.errors import ConflictError, NotFoundError
 from server.domain.ports import Credentials, Repository
 from server.domain.records import DEFAULT_SCOPES, Account, AccountKind
-from server.hub.auth import Authenticated, Authenticator, AuthError, public_id, valid_account_name
+from server.services.auth import Authenticated, Authenticator, AuthError, public_id, valid_account_name
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +179,13 @@ class Accounts:
         ok = await self._verify(stored or self._dummy, password[:MAX_PASSWORD])
         if account is None or stored is None or not ok:
             self.limiter.failed(name, address)
+            if account is not None and stored is None and account.kind is not AccountKind.GUEST:
+                # made by an administrator with a token only: say how it does sign in
+                raise AuthError(
+                    f"the {account.kind.value} {account.name!r} has no password: it signs in with its "
+                    "token; an administrator makes players for this card with "
+                    "`jantaku admin create-player NAME --password`"
+                )
             raise AuthError("unknown name or wrong password")
         if not account.active:
             raise AuthError("this account was revoked")

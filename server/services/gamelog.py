@@ -18,7 +18,7 @@ from server.engine.melds import Meld
 from server.eventlog.codec import EventKind, StoredEventError, decode_kinds
 from server.eventlog.convert import tile_to_wire, tiles_to_wire
 from server.eventlog.summary import win_from_summary
-from server.web.api import models as m
+from server.services import reviewtypes as m
 
 WINDS = ("East", "South", "West", "North")
 _SCANNED = frozenset({EventKind.ROUND_STARTED, EventKind.HAND_WON})

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from server.domain.ports import Repository
 from server.domain.records import Account, AccountKind, Scope
-from server.hub.auth import hash_token, make_token, valid_account_name
+from server.services.auth import hash_token, make_token, valid_account_name
 
 ADMIN_SCOPES = frozenset({Scope.ADMIN})
 ADMIN_ID_PREFIX = "a-"

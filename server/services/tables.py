@@ -1,0 +1,227 @@
+"""The table factory: how anything (matchmaking, a tournament director, tools) makes a table and
+reaches a live one, on one node and in a cluster alike (``docs/architecture.md``).
+
+* :class:`TableSpec` says what to make: the seats (:class:`SeatRequest`: a player's account, a
+  built-in bot, or an empty seat), the ruleset, the walls (a seed, or injected walls), the clocks
+  (:class:`TableTimers`), the spectator policy (:class:`SpectatePolicy`), the ``source`` stored with
+  the match (``queue:tenhou``, ``private:CODE``, ``ranked:<room>:<length>``: it decides whether the
+  match is rated) and free ``tags`` (``room``, ``event``) kept with the live table.
+* :class:`TableFactory` makes it (:meth:`~TableFactory.create`) and finds a live one
+  (:meth:`~TableFactory.find`), as a :class:`LiveTable`: its :class:`TableStatus`, and
+  :meth:`~LiveTable.pause`, :meth:`~LiveTable.unpause` and :meth:`~LiveTable.end`.
+* Where a table runs is the placement's decision (``server.hub.placement``): a table is created on
+  the node that asks, once the placement lets it claim the match. A table running on another node
+  is found (its status says where) but cannot be paused or ended from here yet: those raise
+  :class:`TableUnsupportedError` (``code`` ``unsupported``), never a silent no-op.
+
+The hub implements the factory (:class:`server.hub.tables.LocalTables`); this module is only its
+contract and value types, so that services (a tournament director) depend on it, not on the hub.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from server.domain.records import Account
+from server.engine.rules import Ruleset
+from server.engine.tiles import Tile
+
+
+class SettingsError(ValueError):
+    """A setting out of its range (the message names the setting and the value)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableTimers:
+    """Time per decision, in milliseconds on the server's clock (configurable per table).
+
+    ``action_ms`` is the per-decision time; once it runs out the seat's ``bank_ms`` (per player and
+    match) is used; when both are gone the table plays the engine's default action. ``min_call_ms``
+    is the uniform minimum call window: after every discard (or added/closed kan) the table waits at
+    least this long before anything that follows is shown, whether or not anyone could call, so how
+    long others take never reveals who could call (0 turns it off). A seat without a connection keeps
+    its own clock (action time and bank), plus ``disconnect_grace_ms`` of extra time; once played
+    for, it is played at once until it is back (``server.hub.timing``). A built-in bot takes
+    ``bot_delay_ms`` over its own turn (a
+    discard, a kan, a win), never over a call window, where a pause would tell everyone it could have
+    called. At a table with a human (guest or player) seat, the next hand starts ``hand_pause_ms``
+    after a hand ends, so its result can be read.
+
+    ``TableTimers()`` itself paces nothing (bots answer at once, hands follow each other at once:
+    tests, embedding); the hub's default, ``PACED_TIMERS`` (``server.hub.settings``, ``jantaku serve``),
+    paces tables for people.
+    """
+
+    action_ms: int = 5000
+    bank_ms: int = 10000
+    min_call_ms: int = 0
+    disconnect_grace_ms: int = 0
+    bot_delay_ms: int = 0
+    hand_pause_ms: int = 0
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3_600_000:
+                raise SettingsError(f"{f.name} must be an integer from 0 to 3600000 ms, got {value!r}")
+
+    def replace(self, **changes: int) -> TableTimers:
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatePolicy:
+    """Spectators see public information only, and each event only once ``delay_steps`` more events
+    (public steps) have been shown to the seats and ``delay_s`` seconds have passed since they saw it."""
+
+    delay_steps: int = 0
+    delay_s: float = 5.0
+    allowed: bool = True
+
+    def __post_init__(self) -> None:
+        if self.delay_steps < 0 or self.delay_s < 0:
+            raise SettingsError(f"spectator delays must be >= 0, got {self.delay_steps}, {self.delay_s}")
+
+
+class TableError(Exception):
+    """The factory refused: ``code`` is ``not_found``, ``malformed``, ``busy`` or ``unsupported``."""
+
+    code = "refused"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class TableNotFoundError(TableError):
+    code = "not_found"
+
+
+class TableSpecError(TableError):
+    """The spec cannot make a table (a seat count the ruleset does not play, an unknown bot...)."""
+
+    code = "malformed"
+
+
+class TableBusyError(TableError):
+    """The table could not be made now (the store refused the match, or the cluster cannot place
+    it): nothing was made; try again."""
+
+    code = "busy"
+
+
+class TableUnsupportedError(TableError):
+    """What was asked is not possible for this table (yet): e.g. pausing a table that runs on
+    another node of a cluster. Documented, explicit, and nothing changed."""
+
+    code = "unsupported"
+
+
+class SeatKind(StrEnum):
+    PLAYER = "player"  # an account: it plays over its connection (joins with ``resume``)
+    BOT = "bot"  # a built-in bot (server.bots)
+    EMPTY = "empty"  # nobody: the factory's fill bot plays it, as quick match fills empty seats
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRequest:
+    """One seat of a table to make."""
+
+    kind: SeatKind
+    account: Account | None = None  # PLAYER
+    bot: str | None = None  # BOT: the built-in bot's name (None: the server's fill bot)
+
+    @classmethod
+    def player(cls, account: Account) -> SeatRequest:
+        return cls(SeatKind.PLAYER, account=account)
+
+    @classmethod
+    def built_in(cls, bot: str | None = None) -> SeatRequest:
+        return cls(SeatKind.BOT, bot=bot)
+
+    @classmethod
+    def empty(cls) -> SeatRequest:
+        return cls(SeatKind.EMPTY)
+
+    def __post_init__(self) -> None:
+        if (self.kind is SeatKind.PLAYER) != (self.account is not None):
+            raise TableSpecError("a player seat needs an account, and only a player seat has one")
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """What to make: see the module docstring. ``seed`` None: a fresh random seed; ``walls``
+    (injected, one per hand, in order) replace the seeded ones (a match dealt from them cannot be
+    replayed from its seed after a restart). ``timers`` / ``spectate`` None: the server's."""
+
+    seats: tuple[SeatRequest, ...]
+    ruleset: Ruleset
+    source: str
+    seed: bytes | None = None
+    walls: tuple[tuple[Tile, ...], ...] | None = None
+    timers: TableTimers | None = None
+    spectate: SpectatePolicy | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatStatus:
+    seat: int
+    name: str
+    kind: str  # guest, player or bot
+    account_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    """A live table as the factory sees it. ``node``: None when it runs on this node; otherwise the
+    address of the node that runs it (then only ``match_id`` and ``node`` are known here)."""
+
+    match_id: str
+    source: str = ""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    seats: tuple[SeatStatus, ...] = ()
+    paused: bool = False
+    finished: bool = False
+    node: str | None = None
+
+
+class LiveTable(Protocol):
+    """A live table, wherever it runs."""
+
+    @property
+    def match_id(self) -> str: ...
+
+    def status(self) -> TableStatus: ...
+
+    async def pause(self, reason: str) -> None:
+        """Stop every clock of the table (decision time, banks, the call window, the hand pause)
+        and tell the seats; acts are refused (``busy_retry``) until :meth:`unpause`. Pausing a
+        paused table changes nothing. TableUnsupportedError where it cannot be done (yet)."""
+        ...
+
+    async def unpause(self) -> None:
+        """Start the clocks again where they stopped; the seats that must decide are prompted again
+        with the time they had left. Unpausing a running table changes nothing."""
+        ...
+
+    async def end(self, reason: str) -> None:
+        """End the match now, aborted (stored with ``reason``); every seat is told."""
+        ...
+
+
+class TableFactory(Protocol):
+    """Makes tables and finds live ones (see the module docstring)."""
+
+    async def create(self, spec: TableSpec) -> LiveTable:
+        """Make and start the table (the match and its deal are stored first); TableSpecError for a
+        spec that cannot make one, TableBusyError when it could not be made now."""
+        ...
+
+    async def find(self, match_id: str) -> LiveTable | None:
+        """The live table of ``match_id``, on this node or another (None: no live table)."""
+        ...
