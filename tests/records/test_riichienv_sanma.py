@@ -35,3 +35,10 @@ def test_riichienv_self_play_verifies(rule: str) -> None:
     for seed in range(3):
         hands, problems = SCRIPT.check(SCRIPT.play(rv, rule, seed), SCRIPT.RULES[rule])
         assert hands > 0 and problems == [], (seed, problems)
+
+
+def test_riichienv_scores_our_three_player_wins_alike() -> None:
+    """The other direction: our greedy sanma games' wins scored again by RiichiEnv's evaluator."""
+    rv = pytest.importorskip("riichienv")
+    scored, problems = SCRIPT.score_wins(rv, 3)
+    assert scored > 0 and problems == []
