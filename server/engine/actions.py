@@ -223,7 +223,27 @@ class KyuushuKyuuhai:
         return _EMPTY_HASH
 
 
-Action = Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai
+@dataclass(frozen=True, slots=True)
+class Nukidora:
+    """Set a north tile from the hand aside as a bonus dora and draw a replacement (three seats,
+    ``Ruleset.north_bonus``; docs/rules.md#north-bonus)."""
+
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "nukidora"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Nukidora:
+            return NotImplemented
+        return True
+
+    def __hash__(self) -> int:
+        return _EMPTY_HASH
+
+
+Action = (
+    Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai | Nukidora
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +288,7 @@ ACTION_FORMS: dict[str, ActionForm] = {
     "ankan": ActionForm(Ankan, consumed=4),
     "kakan": ActionForm(Kakan, tile=True),
     "kyuushu_kyuuhai": ActionForm(KyuushuKyuuhai),
+    "nukidora": ActionForm(Nukidora),
 }
 ACTION_TYPES: dict[str, type[Action]] = {name: form.cls for name, form in ACTION_FORMS.items()}
 
@@ -287,6 +308,7 @@ TSUMO = Tsumo()
 RON = Ron()
 PASS = Pass()
 KYUUSHU_KYUUHAI = KyuushuKyuuhai()
+NUKIDORA = Nukidora()
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:

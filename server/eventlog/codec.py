@@ -59,6 +59,7 @@ class EventKind(StrEnum):
     TILE_DISCARDED = "tile_discarded"
     RIICHI_ACCEPTED = "riichi_accepted"
     MELD_CALLED = "meld_called"
+    NORTH_DECLARED = "north_declared"
     DORA_REVEALED = "dora_revealed"
     HAND_WON = "hand_won"
     HAND_DRAWN = "hand_drawn"

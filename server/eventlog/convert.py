@@ -238,6 +238,7 @@ EVENT_CODECS: tuple[EventCodec, ...] = (
         tile=OPTIONAL_TILE,
         consumed=TILES,
     ),
+    EventCodec(ev.NorthDeclared, wire.NorthDeclared, tile=TILE),
     EventCodec(ev.DoraRevealed, wire.DoraRevealed, indicator=TILE),
     EventCodec(
         ev.HandWon,

@@ -131,5 +131,8 @@ def _send(
 
 def test_stored_and_sent_bytes_are_unchanged() -> None:
     stored, sent, kinds = _render()
-    assert kinds == set(get_args(ev.Event)), "the seeds no longer cover every kind of event"
+    # the pinned matches are four-player ones; the three-player north (NorthDeclared) is folded and
+    # checked against the engine in tests/protocol/test_engine_wire.py's three-player matches
+    four_player = set(get_args(ev.Event)) - {ev.NorthDeclared}
+    assert kinds == four_player, "the seeds no longer cover every kind of four-player event"
     assert (stored, sent) == (STORED_SHA256, WIRE_SHA256)
