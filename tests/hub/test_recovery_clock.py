@@ -5,7 +5,7 @@ and the stored bank, and plays nothing for a seat (connected or not) while that 
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
 import pytest_asyncio
@@ -108,7 +108,7 @@ async def test_a_seat_left_on_purpose_is_still_left_after_a_restart(lobbies: Lob
     table.submit(Detach(alice.p, on_purpose=True))
     await table.settle()
 
-    def hers(steps: list[StepRecord]) -> list[str | None]:
+    def hers(steps: Sequence[StepRecord]) -> list[str | None]:
         return [s.source for s in steps if s.seat == seat]
 
     for _ in range(100):  # the bots play; each of her decisions is played at once

@@ -10,6 +10,8 @@ play, the admin pages) and the players' own games on both. This module holds the
   first; if the audit entry cannot be written, nothing is served.
 * ``/api/me/...``: any authenticated account (players, bots, even guests with a session token)
   lists, reads and exports the finished games it played in.
+* ``/api/games/{id}/replay``: a shared link's replay, with or without a token, for whoever may read
+  the game's log (:meth:`server.services.review.Review.reader_access` decides).
 * ``/api/openapi.json``: the OpenAPI document. ``/admin/``: the admin pages (static HTML + JS).
 
 Authentication is ``Authorization: Bearer <token>``: an API token (``jantaku admin create-player /
