@@ -30,6 +30,7 @@ from websockets.frames import CloseCode
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import Auth
 from server.domain.records import Account
+from server.hub.chatroom import ChatRoom
 from server.hub.clock import Clock
 from server.hub.inbox import Detach, InboxItem
 from server.hub.outputs import Outbound, Participant, TablePlayerInfo
@@ -71,6 +72,10 @@ class TableInbox(Protocol):
         ...
 
     def submit(self, item: InboxItem) -> None: ...
+
+    def chat_room(self) -> ChatRoom:
+        """Who hears a chat line at this table now (chat never goes through the inbox)."""
+        ...
 
 
 class Directory(Protocol):

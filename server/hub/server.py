@@ -69,7 +69,9 @@ from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
+from server.hub.tablechat import TableChat
 from server.services.auth import Authenticator, AuthError
+from server.services.social import SocialService
 from server.services.tables import TableFactory
 
 log = logging.getLogger(__name__)
@@ -213,6 +215,8 @@ class Hub:
             ratings=ratings,
             hand_off=None if isinstance(self._placement, LocalPlacement) else self._hand_off,
         )
+        # Chat and stamps at the tables, beside the tables' inboxes (server/hub/tablechat.py).
+        self.chat = TableChat(SocialService(wall), self._clock, limits)
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
         self.metrics.watch(
@@ -299,6 +303,8 @@ class Hub:
         # queue's matcher moved here): that relay is the way to the client, not an older tab
         if old is not None and old is not session and not (old.handing_off and session.handed_over):
             old.replaced()
+        if isinstance(session.core, ProtocolSession):
+            session.core.bind_chat(self.chat, session.address)
 
     def guest_allowed(self, session: WebSocketConnection) -> bool:
         return self._guest_hellos.take(session.address)
