@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,6 +32,7 @@ from server.hub import gcpolicy
 from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
+from server.services.social import social_service
 from server.store.db import resolve_url
 from server.store.errors import StoreConfigError
 from server.store.memory import AccountFile, InMemoryRepository
@@ -126,7 +128,17 @@ def build_hub(settings: HubSettings, repo: Store, placement: Placement | None = 
     pages (``/games/``), the players' part of the review API (``/api/me...``) and ranked play;
     ``placement`` places tables across a cluster's nodes (None: this process alone)."""
     api = player_api(create_app(repo)) if isinstance(repo, SqlRepository | InMemoryRepository) else None
-    return Hub(settings, repo, http_fallback=web_files, http_api=api, ratings=repo, placement=placement)
+    # one social service per store: the hub's chat and the HTTP API's friends and blocks share it
+    social = social_service(repo, time.time) if isinstance(repo, SqlRepository | InMemoryRepository) else None
+    return Hub(
+        settings,
+        repo,
+        http_fallback=web_files,
+        http_api=api,
+        ratings=repo,
+        placement=placement,
+        social=social,
+    )
 
 
 def web_files(path: str) -> tuple[int, list[tuple[str, str]], bytes] | None:

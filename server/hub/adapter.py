@@ -232,6 +232,11 @@ class SeatConnection(abc.ABC):
     def wants_hints(self) -> bool:
         return self._wants_hints
 
+    @property
+    def following(self) -> str | None:
+        """The match it plays or watches now (what the table told it), if any."""
+        return self._match_id
+
     def deliver(self, item: Outbound) -> None:
         """Never raises into the table: a failure to render drops this connection only."""
         try:

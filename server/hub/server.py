@@ -69,7 +69,7 @@ from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
-from server.hub.tablechat import TableChat
+from server.hub.tablechat import TableChat, presence
 from server.services.auth import Authenticator, AuthError
 from server.services.social import SocialService
 from server.services.tables import TableFactory
@@ -183,6 +183,7 @@ class Hub:
         http_api: HttpApi | None = None,
         ratings: Ratings | None = None,
         placement: Placement | None = None,
+        social: SocialService | None = None,
     ) -> None:
         self.settings = settings
         self.ratings = ratings  # ranked rooms (server.services.ranked); None: no ranked play
@@ -215,8 +216,8 @@ class Hub:
             ratings=ratings,
             hand_off=None if isinstance(self._placement, LocalPlacement) else self._hand_off,
         )
-        # Chat and stamps at the tables, beside the tables' inboxes (server/hub/tablechat.py).
-        self.chat = TableChat(SocialService(wall), self._clock, limits)
+        self.chat = TableChat(social or SocialService(wall), self._clock, limits)  # beside the tables
+        self.chat.service.presence = lambda account_id: presence(self._by_account.get(account_id))
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
         self.metrics.watch(
@@ -415,6 +416,7 @@ class Hub:
     async def start(self) -> None:
         """Resume the matches the store has as running (crash recovery), then listen."""
         self.recovery = await self._lobby.recover()
+        await self.chat.service.load()  # the links, mutes and sanctions chat is checked against
         if self.ratings is not None:
             # A ranked match whose result was stored but whose rating write failed: rate it now.
             rated = await self.ratings.rate_pending(time.time())

@@ -17,8 +17,10 @@ other nodes would call the same method with the line it received (the seam for i
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from client_protocol.errors import ErrorCode
-from server.hub.adapter import TokenBucket
+from server.hub.adapter import SeatConnection, TokenBucket
 from server.hub.admission import AddressLimiter
 from server.hub.chatroom import ChatRoom
 from server.hub.clock import Clock
@@ -27,6 +29,20 @@ from server.hub.settings import ConnectionLimits
 from server.services.social import Line, SocialService
 from server.social.chat import ChatError, Role
 from server.social.moderation import ModerationError
+from server.social.relations import Presence
+
+
+class _Connected(Protocol):
+    @property
+    def core(self) -> SeatConnection: ...
+
+
+def presence(session: _Connected | None) -> Presence:
+    """Where a player connected to this node is: at a table (playing or watching), else in the
+    lobby; offline when it has no connection here."""
+    if session is None:
+        return Presence.OFFLINE
+    return Presence.AT_TABLE if session.core.following is not None else Presence.LOBBY
 
 
 class TableChat:

@@ -20,9 +20,12 @@ database. Social traffic is not game state: nothing here touches a table's inbox
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from server.domain.social import LinkRecord, SanctionRecord, SocialStore
 from server.social import relations
 from server.social.chat import (
     ROOM_POLICIES,
@@ -35,7 +38,15 @@ from server.social.chat import (
     hears,
     may_send_text,
 )
-from server.social.moderation import Sanction, SanctionKind, check_may_chat, new_sanction
+from server.social.moderation import (
+    ModerationError,
+    Sanction,
+    SanctionKind,
+    check_may_chat,
+    check_may_play,
+    new_sanction,
+)
+from server.social.relations import LinkKind, Presence, RelationError
 
 SOURCE_KINDS: tuple[tuple[str, str], ...] = (
     ("private:", "private"),
@@ -108,8 +119,16 @@ class SocialMemory:
     def sanctions(self, account_id: str) -> tuple[Sanction, ...]:
         return tuple(self._sanctions.get(account_id, ()))
 
-    def add_sanction(self, sanction: Sanction) -> None:
-        self._sanctions.setdefault(sanction.account_id, []).append(sanction)
+    def replace_sanctions(self, account_id: str, sanctions: list[Sanction]) -> None:
+        self._sanctions[account_id] = list(sanctions)
+
+    def links_of(self, account_id: str) -> list[relations.Link]:
+        return [link for link in self._links.values() if account_id in (link.a, link.b)]
+
+    def clear(self) -> None:
+        self._mutes.clear()
+        self._links.clear()
+        self._sanctions.clear()
 
 
 class SocialService:
@@ -119,12 +138,19 @@ class SocialService:
         self,
         now: Callable[[], float],
         *,
+        store: SocialStore | None = None,
         memory: SocialMemory | None = None,
         policies: Mapping[str, ChatPolicy] | None = None,
     ) -> None:
         self._now = now
+        self._store = store
         self.memory = memory if memory is not None else SocialMemory()
         self._policies = dict(ROOM_POLICIES if policies is None else policies)
+        self._sanctions: dict[int, SanctionRecord] = {}
+        self._loaded = store is None
+        self._lock = asyncio.Lock()
+        # Where a player is now (online, in the lobby, at a table): the hub answers it.
+        self.presence: Callable[[str], Presence] | None = None
 
     def policy(self, source: str) -> ChatPolicy:
         return self._policies.get(room_kind(source), self._policies[DEFAULT_KIND])
@@ -161,15 +187,219 @@ class SocialService:
             memory.link(listener_id, line.sender_id)
         )
 
-    # -- what players and administrators change ----------------------------------------------------
+    # -- what players and administrators change (stored first, then the memory) --------------------
 
-    def block(self, blocker: str, blocked: str) -> None:
-        link = relations.block(self.memory.link(blocker, blocked), blocker, blocked)
-        self.memory.set_link(link, blocker, blocked)
+    async def load(self) -> None:
+        """Read every link, mute and sanction from the store into memory (once, at start)."""
+        store = self._store
+        if store is None:
+            self._loaded = True
+            return
+        async with self._lock:
+            if self._loaded:
+                return
+            links, mutes, sanctions = await store.links(), await store.mutes(), await store.sanctions()
+            memory = self.memory
+            memory.clear()
+            for record in links:
+                memory.set_link(relations.Link(record.a, record.b, LinkKind(record.kind)), record.a, record.b)
+            for account_id, muted in mutes:
+                memory.mute(account_id, muted)
+            self._sanctions = {r.id: r for r in sanctions}
+            for account_id in {r.account_id for r in sanctions}:
+                self._remember_sanctions(account_id)
+            self._loaded = True
 
-    def sanction(
+    async def _change_link(
+        self, a: str, b: str, change: Callable[[relations.Link | None], relations.Link | None]
+    ) -> None:
+        await self.load()
+        try:
+            link = change(self.memory.link(a, b))
+        except RelationError as exc:
+            raise SocialError(exc.code, str(exc)) from None
+        if self._store is not None:
+            if link is None:
+                await self._store.drop_link(a, b)
+            else:
+                await self._store.put_link(LinkRecord(link.a, link.b, link.kind.value, self._now()))
+        self.memory.set_link(link, a, b)
+
+    async def request(self, sender: str, to: str) -> str:
+        """Ask ``to`` to be friends; returns the link's kind after it (``requested`` or ``friends``,
+        when ``to`` had asked ``sender`` already)."""
+        kinds: list[str] = []
+
+        def change(link: relations.Link | None) -> relations.Link:
+            new = relations.request(link, sender, to)
+            kinds.append(new.kind.value)
+            return new
+
+        await self._change_link(sender, to, change)
+        return kinds[0]
+
+    async def accept(self, answering: str, sender: str) -> None:
+        await self._change_link(answering, sender, lambda link: relations.accept(link, answering, sender))
+
+    async def decline(self, answering: str, sender: str) -> None:
+        def change(link: relations.Link | None) -> None:
+            relations.decline(link, answering, sender)
+
+        await self._change_link(answering, sender, change)
+
+    async def remove(self, who: str, other: str) -> None:
+        def change(link: relations.Link | None) -> None:
+            relations.remove(link, who, other)
+
+        await self._change_link(who, other, change)
+
+    async def block(self, blocker: str, blocked: str) -> None:
+        await self._change_link(blocker, blocked, lambda link: relations.block(link, blocker, blocked))
+
+    async def unblock(self, blocker: str, blocked: str) -> None:
+        def change(link: relations.Link | None) -> None:
+            relations.unblock(link, blocker, blocked)
+
+        await self._change_link(blocker, blocked, change)
+
+    async def mute(self, account_id: str, other: str, *, on: bool = True) -> None:
+        if account_id == other:
+            raise SocialError("invalid", "you cannot mute yourself")
+        await self.load()
+        if self._store is not None:
+            await self._store.put_mute(account_id, other, on=on)
+        if on:
+            self.memory.mute(account_id, other)
+        else:
+            self.memory.unmute(account_id, other)
+
+    def relations_of(self, account_id: str) -> list[Relation]:
+        """Everything ``account_id`` may know of its links: friends (with their presence),
+        requests both ways, and the players it blocked (never who blocked it)."""
+        out = []
+        for link in self.memory.links_of(account_id):
+            other = link.b if link.a == account_id else link.a
+            if link.kind is LinkKind.FRIENDS:
+                shown = relations.presence_seen(link, self.presence_of(other), hides=False)
+                out.append(Relation(other, "friend", None if shown is None else shown.value))
+            elif link.kind is LinkKind.REQUESTED:
+                out.append(
+                    Relation(other, "request_sent" if link.a == account_id else "request_received", None)
+                )
+            elif link.a == account_id:
+                out.append(Relation(other, "blocked", None))
+        return sorted(out, key=lambda r: (r.state, r.account_id))
+
+    def mutes_of(self, account_id: str) -> list[str]:
+        return sorted(self.memory.mutes(account_id))
+
+    def presence_of(self, account_id: str) -> Presence:
+        """Where the player is (the hub tells: :attr:`presence`); offline when nobody tells."""
+        return self.presence(account_id) if self.presence is not None else Presence.OFFLINE
+
+    # -- sanctions ------------------------------------------------------------------------------------
+
+    def _remember_sanctions(self, account_id: str) -> None:
+        found = [
+            Sanction(
+                r.account_id,
+                SanctionKind(r.kind),
+                r.reason,
+                r.given_by,
+                r.starts,
+                r.ends,
+                r.lifted_at is not None,
+            )
+            for r in self._sanctions.values()
+            if r.account_id == account_id
+        ]
+        self.memory.replace_sanctions(account_id, found)
+
+    async def sanction(
         self, account_id: str, kind: SanctionKind, reason: str, *, given_by: str, minutes: float | None
-    ) -> Sanction:
-        found = new_sanction(account_id, kind, reason, given_by=given_by, now=self._now(), minutes=minutes)
-        self.memory.add_sanction(found)
-        return found
+    ) -> SanctionRecord:
+        """Give a chat ban or a suspension (stored first: the audit); ``SocialError`` ``invalid``
+        without a reason or with a non-positive length."""
+        await self.load()
+        try:
+            s = new_sanction(account_id, kind, reason, given_by=given_by, now=self._now(), minutes=minutes)
+        except ModerationError as exc:
+            raise SocialError(exc.code, str(exc)) from None
+        record = SanctionRecord(0, s.account_id, s.kind.value, s.reason, s.given_by, s.starts, s.ends)
+        if self._store is not None:
+            record = await self._store.add_sanction(record)
+        else:
+            record = SanctionRecord(len(self._sanctions) + 1, *_record_fields(record))
+        self._sanctions[record.id] = record
+        self._remember_sanctions(account_id)
+        return record
+
+    async def lift(self, sanction_id: int, *, by: str) -> SanctionRecord:
+        await self.load()
+        found = self._sanctions.get(sanction_id)
+        if found is None:
+            raise SocialError("not_found", f"no sanction {sanction_id}")
+        if self._store is not None:
+            lifted = await self._store.lift_sanction(sanction_id, by=by, at=self._now())
+            assert lifted is not None
+        else:
+            lifted = found if found.lifted_at is not None else _lifted(found, by, self._now())
+        self._sanctions[sanction_id] = lifted
+        self._remember_sanctions(lifted.account_id)
+        return lifted
+
+    def sanctions(self, account_id: str | None = None, *, active_only: bool = False) -> list[SanctionRecord]:
+        now = self._now()
+        return [
+            r
+            for r in self._sanctions.values()
+            if (account_id is None or r.account_id == account_id)
+            and (not active_only or (r.lifted_at is None and (r.ends is None or now < r.ends)))
+        ]
+
+    def check_may_play(self, account_id: str) -> None:
+        """``SocialError`` ``suspended`` while a suspension runs (the lobby asks before seating)."""
+        try:
+            check_may_play(self.memory.sanctions(account_id), self._now())
+        except ModerationError as exc:
+            raise SocialError(exc.code, str(exc)) from None
+
+
+class SocialError(ValueError):
+    """A refused change (``code``: ``invalid``, ``already``, ``not_found``, ``unavailable``, ...)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """One account as another sees it: ``friend`` (with ``presence``), ``request_sent``,
+    ``request_received`` or ``blocked``."""
+
+    account_id: str
+    state: str
+    presence: str | None
+
+
+def _record_fields(
+    r: SanctionRecord,
+) -> tuple[str, str, str, str, float, float | None, float | None, str | None]:
+    return (r.account_id, r.kind, r.reason, r.given_by, r.starts, r.ends, r.lifted_at, r.lifted_by)
+
+
+def _lifted(r: SanctionRecord, by: str, at: float) -> SanctionRecord:
+    return SanctionRecord(r.id, r.account_id, r.kind, r.reason, r.given_by, r.starts, r.ends, at, by)
+
+
+_SERVICES: weakref.WeakKeyDictionary[object, SocialService] = weakref.WeakKeyDictionary()
+
+
+def social_service(store: SocialStore, now: Callable[[], float]) -> SocialService:
+    """The one social service of ``store`` in this process: the hub (which delivers chat) and the
+    HTTP API (where players change their links) share it, so a block is heard at once."""
+    found = _SERVICES.get(store)
+    if found is None:
+        found = _SERVICES[store] = SocialService(now, store=store)
+    return found

@@ -6,6 +6,7 @@ room the test sets: who sits, who watches, the table's source and whether a hand
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -145,7 +146,7 @@ def test_a_private_table_allows_free_text_during_a_hand() -> None:
 def test_a_block_or_a_mute_hides_the_sender_from_the_listener() -> None:
     room = Room()
     p0, p1, p3 = room.seats[0][0], room.seats[1][0], room.seats[3][0]
-    room.desk.service.block(p1.account.id, p0.account.id)  # p1 blocked p0
+    asyncio.run(room.desk.service.block(p1.account.id, p0.account.id))  # p1 blocked p0
     room.desk.service.memory.mute(p3.account.id, p0.account.id)  # p3 muted p0
     say(p0, "hello")
     got = room.received()
@@ -180,7 +181,8 @@ def test_bad_lines_are_refused_with_a_typed_error(message: dict[str, Any], code:
 def test_a_chat_ban_refuses_every_line() -> None:
     room = Room()
     p0 = room.seats[0][0]
-    room.desk.service.sanction(p0.account.id, SanctionKind.CHAT_BAN, "spam", given_by="admin", minutes=10)
+    service = room.desk.service
+    asyncio.run(service.sanction(p0.account.id, SanctionKind.CHAT_BAN, "spam", given_by="admin", minutes=10))
     stamp(p0, "gg")
     got = room.received()
     assert got[0][0]["code"] == "chat_banned" and "spam" in got[0][0]["message"]
