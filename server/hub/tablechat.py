@@ -17,6 +17,8 @@ other nodes would call the same method with the line it received (the seam for i
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Protocol
 
 from client_protocol.errors import ErrorCode
@@ -45,6 +47,11 @@ def presence(session: _Connected | None) -> Presence:
     return Presence.AT_TABLE if session.core.following is not None else Presence.LOBBY
 
 
+log = logging.getLogger(__name__)
+
+SANCTIONS_REFRESH_S = 30.0  # how often chat reads the sanctions again (the CLI stores them elsewhere)
+
+
 class TableChat:
     """The node's chat desk: the per-address limit and delivery (one per hub)."""
 
@@ -53,6 +60,24 @@ class TableChat:
         self._clock = clock
         self._limits = limits
         self._by_address = AddressLimiter(limits.chat_per_ip_per_s, limits.chat_per_ip_burst, clock.now)
+        self._refreshed = clock.now()
+        self._refresh: asyncio.Future[None] | None = None
+
+    def refresh_if_due(self) -> None:
+        """Read the sanctions again in the background when the last read is old (a ban given with
+        ``jantaku admin moderation`` applies within ``SANCTIONS_REFRESH_S``); never waits."""
+        now = self._clock.now()
+        if now - self._refreshed < SANCTIONS_REFRESH_S or (
+            self._refresh is not None and not self._refresh.done()
+        ):
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (the protocol core's own tests): nothing to refresh from
+        self._refreshed = now
+        self._refresh = asyncio.ensure_future(self.service.reload_sanctions())
+        self._refresh.add_done_callback(_log_failure)
 
     def link(self, address: str | None) -> ChatLink:
         """The chat of one connection from ``address`` (None: unknown, only its own limit applies)."""
@@ -106,6 +131,7 @@ class ChatLink:
         if not self._bucket.take() or not self._desk.address_allows(self._address):
             return ErrorOut(ErrorCode.RATE_LIMITED, "too many chat messages; slow down", request_id)
         role = Role.SPECTATOR if seat is None else Role.SEATED
+        self._desk.refresh_if_due()
         try:
             line = self._desk.service.compose(
                 sender.account.id,
@@ -123,3 +149,8 @@ class ChatLink:
             return ErrorOut(ErrorCode.CHAT_BANNED, str(exc), request_id)
         self._desk.deliver(room, line)
         return None
+
+
+def _log_failure(done: asyncio.Future[None]) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.warning("could not read the sanctions again", exc_info=done.exception())

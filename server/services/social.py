@@ -119,6 +119,10 @@ class SocialMemory:
     def sanctions(self, account_id: str) -> tuple[Sanction, ...]:
         return tuple(self._sanctions.get(account_id, ()))
 
+    def sanctioned(self) -> list[str]:
+        """The accounts with a sanction in memory (ended or lifted ones too)."""
+        return list(self._sanctions)
+
     def replace_sanctions(self, account_id: str, sanctions: list[Sanction]) -> None:
         self._sanctions[account_id] = list(sanctions)
 
@@ -347,6 +351,15 @@ class SocialService:
         self._sanctions[sanction_id] = lifted
         self._remember_sanctions(lifted.account_id)
         return lifted
+
+    async def reload_sanctions(self) -> None:
+        """Read the sanctions again: ``jantaku admin moderation`` stores them from another process."""
+        if self._store is None:
+            return
+        records = await self._store.sanctions()
+        self._sanctions = {r.id: r for r in records}
+        for account_id in {r.account_id for r in records} | set(self.memory.sanctioned()):
+            self._remember_sanctions(account_id)
 
     def sanctions(self, account_id: str | None = None, *, active_only: bool = False) -> list[SanctionRecord]:
         now = self._now()

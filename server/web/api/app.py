@@ -60,6 +60,7 @@ from server.web.api.review import (
     Review,
 )
 from server.web.api.settings import ApiSettings
+from server.web.api.social import social_router
 
 T = TypeVar("T")
 
@@ -560,6 +561,7 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
     )
     app.include_router(router)
     app.include_router(ranked_router)
+    app.include_router(social_router)  # friends, blocks, mutes (docs/social.md)
     app.include_router(pages)
     install_error_handlers(app, repo.unavailable_errors)
 
