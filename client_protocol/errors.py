@@ -42,6 +42,7 @@ class ErrorCode(StrEnum):
     STAMPS_OFF = "stamps_off"  # stamps are off in this room
     NOT_IN_ROOM = "not_in_room"  # this connection follows no table to talk at
     CHAT_BANNED = "chat_banned"  # an administrator's chat ban (or suspension) is running
+    SUSPENDED = "suspended"  # a join for a seat while an administrator's suspension runs
 
 
 class JantakuError(Exception):

@@ -1,7 +1,8 @@
 """``jantaku admin moderation ...``: chat bans and suspensions from the command line (docs/social.md).
 
 * ``chat-ban PLAYER --reason TEXT [--minutes N]``: no chat or stamps anywhere;
-* ``suspend PLAYER --reason TEXT [--minutes N]``: no chat (a seat at a table is not refused yet);
+* ``suspend PLAYER --reason TEXT [--minutes N]``: no chat and no new seat (a join of a queue or a
+  private table is refused; watching is allowed);
 * ``lift ID``: end a sanction now;
 * ``list [PLAYER] [--active]``: the sanctions, oldest first (lifted and ended ones too: the audit).
 
@@ -38,7 +39,7 @@ def register(asub: SubParsers) -> None:
     mod.set_defaults(handler=lambda _args: _usage(mod))
     for name, kind, what in (
         ("chat-ban", SanctionKind.CHAT_BAN, "no chat or stamps anywhere"),
-        ("suspend", SanctionKind.SUSPENSION, "a suspension (also no chat)"),
+        ("suspend", SanctionKind.SUSPENSION, "no new seat at a table, and no chat"),
     ):
         p = msub.add_parser(name, help=what)
         p.add_argument("player", help="the account's name or id")

@@ -358,6 +358,11 @@ class ProtocolSession(SeatConnection):
                             ErrorCode.FORBIDDEN, f"you play in {self._match_id}; leave it before joining", rid
                         )
                         return None
+                if self._chat is not None and not isinstance(target, SpectateTarget):
+                    refused = self._chat.may_play(self.account.id)  # a suspension (docs/social.md)
+                    if refused is not None:
+                        self._error(refused.code, refused.message, rid)
+                        return None
                 self._stop_following()
                 self._resuming = None
                 match target:

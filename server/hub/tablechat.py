@@ -28,7 +28,7 @@ from server.hub.chatroom import ChatRoom
 from server.hub.clock import Clock
 from server.hub.outputs import ChatOut, ErrorOut, Participant
 from server.hub.settings import ConnectionLimits
-from server.services.social import Line, SocialService
+from server.services.social import Line, SocialError, SocialService
 from server.social.chat import ChatError, Role
 from server.social.moderation import ModerationError
 from server.social.relations import Presence
@@ -114,6 +114,15 @@ class ChatLink:
         self._desk = desk
         self._address = address
         self._bucket = bucket
+
+    def may_play(self, account_id: str) -> ErrorOut | None:
+        """The refusal of a seat while a suspension runs (watching is allowed)."""
+        self._desk.refresh_if_due()
+        try:
+            self._desk.service.check_may_play(account_id)
+        except SocialError as exc:
+            return ErrorOut(ErrorCode.SUSPENDED, str(exc))
+        return None
 
     def say(
         self,

@@ -231,3 +231,49 @@ def test_a_chat_flood_closes_the_connection_and_never_reaches_the_table() -> Non
         say(core, f"spam {i}", rid=i)
     assert sink.closed is not None and sink.closed[0] == 1008
     assert room.table.items == []
+
+
+def test_a_suspension_refuses_a_seat_but_not_watching() -> None:
+    room = Room()
+    core, sink = room.connect("sus", seat=None)
+    core.released("m-1")
+    service = room.desk.service
+    asyncio.run(
+        service.sanction(core.account.id, SanctionKind.SUSPENSION, "abuse", given_by="admin", minutes=60)
+    )
+    join = {"type": "join", "target": {"type": "queue", "preset": "tenhou"}, "request_id": 4}
+    assert core.receive(msgspec.json.encode(join).decode()) is None
+    (error,) = sink.json()
+    assert (error["code"], error["request_id"]) == ("suspended", 4) and "abuse" in error["message"]
+    watch = {"type": "join", "target": {"type": "spectate", "match_id": "m-1"}, "request_id": 5}
+    assert core.receive(msgspec.json.encode(watch).decode()) is not None  # handed to the lobby
+    assert core.attached("m-1", None)  # the lobby let it watch
+    say(core, "let me talk")  # a suspension also bans chat
+    assert sink.json()[0]["code"] == "chat_banned"
+
+
+@pytest.mark.asyncio
+async def test_chat_reads_the_sanctions_again_when_they_are_old() -> None:
+    """A ban given by ``jantaku admin moderation`` (another process, the same store) is applied
+    within SANCTIONS_REFRESH_S: the desk reads the store again in the background."""
+    from server.domain.social import SanctionRecord
+    from server.hub.tablechat import SANCTIONS_REFRESH_S
+    from server.store.memory import InMemoryRepository
+
+    store = InMemoryRepository()
+    room = Room()
+    room.desk.service = SocialService(room.clock.now, store=store)
+    await room.desk.service.load()
+    p0, sink = room.seats[0]
+    await store.add_sanction(
+        SanctionRecord(0, p0.account.id, "chat_ban", "spam", "cli:x", room.clock.now(), None)
+    )
+    stamp(p0, "gg")
+    assert sink.json()[0]["type"] == "chat"  # not read yet
+    room.clock.advance(SANCTIONS_REFRESH_S)
+    stamp(p0, "gg")  # starts the read; this line still goes out
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    room.received()
+    stamp(p0, "gg")
+    assert sink.json()[0]["code"] == "chat_banned"
