@@ -3,20 +3,23 @@
 // player wrote is inserted as text (a text node), never as markup: the server passes text on as
 // it was typed (normalised, never interpreted), so showing it safely is this page's job.
 
-/** The stamps, in the server's order, each drawn as an emoji with its name. */
+/**
+ * The stamps, in the server's order, each drawn as a short coloured badge (text and CSS only, so
+ * it looks the same on every system, with or without an emoji font).
+ */
 export const STAMPS = [
-  { id: "hello", face: "👋", label: "Hello" },
-  { id: "good_luck", face: "🍀", label: "Good luck" },
-  { id: "thanks", face: "🙏", label: "Thanks" },
-  { id: "nice", face: "👍", label: "Nice" },
-  { id: "sorry", face: "🙇", label: "Sorry" },
-  { id: "wow", face: "😮", label: "Wow" },
-  { id: "thinking", face: "🤔", label: "Thinking" },
-  { id: "hurry", face: "⏳", label: "Hurry" },
-  { id: "laugh", face: "😂", label: "Laugh" },
-  { id: "cry", face: "😢", label: "Cry" },
-  { id: "angry", face: "😠", label: "Angry" },
-  { id: "gg", face: "🤝", label: "Good game" },
+  { id: "hello", face: "Hi!", label: "Hello", hue: 200 },
+  { id: "good_luck", face: "GL", label: "Good luck", hue: 140 },
+  { id: "thanks", face: "Thx", label: "Thanks", hue: 170 },
+  { id: "nice", face: "Nice!", label: "Nice", hue: 110 },
+  { id: "sorry", face: "Sorry", label: "Sorry", hue: 260 },
+  { id: "wow", face: "Wow!", label: "Wow", hue: 45 },
+  { id: "thinking", face: "Hmm…", label: "Thinking", hue: 230 },
+  { id: "hurry", face: "Hurry", label: "Hurry", hue: 20 },
+  { id: "laugh", face: "LOL", label: "Laugh", hue: 60 },
+  { id: "cry", face: "T_T", label: "Cry", hue: 210 },
+  { id: "angry", face: "Grr", label: "Angry", hue: 0 },
+  { id: "gg", face: "GG", label: "Good game", hue: 280 },
 ];
 
 export const MAX_TEXT = 200; // the server's cap after normalisation
@@ -31,13 +34,21 @@ export function speaker(message, players) {
   return `${message.name ?? message.from} (watching)`;
 }
 
-/** What the line says, as plain text: the text, or the stamp's face and name. */
+/** What the line says, as plain text: the text, or the stamp's name. */
 export function lineText(message) {
   if (typeof message.stamp === "string") {
     const stamp = STAMPS.find((s) => s.id === message.stamp);
-    return stamp ? `${stamp.face} ${stamp.label}` : message.stamp;
+    return stamp ? stamp.label : message.stamp;
   }
   return typeof message.text === "string" ? message.text : "";
+}
+
+function stampBadge(doc, stamp) {
+  const badge = doc.createElement("span");
+  badge.className = "stamp-face";
+  badge.style.setProperty("--hue", String(stamp.hue));
+  badge.textContent = stamp.face;
+  return badge;
 }
 
 export class ChatPanel {
@@ -65,7 +76,7 @@ export class ChatPanel {
       button.dataset.testid = `stamp-${stamp.id}`;
       button.title = stamp.label;
       button.setAttribute("aria-label", stamp.label);
-      button.textContent = stamp.face;
+      button.append(stampBadge(this.doc, stamp));
       button.addEventListener("click", () => this.conn.stamp(stamp.id));
       stamps.append(button);
     }
@@ -121,7 +132,8 @@ export class ChatPanel {
     const what = this.doc.createElement("span");
     what.className = "chat-what";
     what.textContent = lineText(message); // as text, never as markup
-    item.append(who, what);
+    const stamp = STAMPS.find((s) => s.id === message.stamp);
+    item.append(who, ...(stamp ? [stampBadge(this.doc, stamp)] : []), what);
     log.append(item);
     while (log.childElementCount > KEEP) log.firstElementChild.remove();
     log.scrollTop = log.scrollHeight;
