@@ -110,7 +110,7 @@ def test_hostile_lines_are_shown_as_text_and_sent_as_typed(chromium: Any) -> Non
         page.close()
 
 
-CONVERSATION = [
+CONVERSATION: list[dict[str, Any]] = [
     {"role": "seated", "from": 1, "name": "bob", "stamp": "good_luck"},
     {"role": "seated", "from": 2, "name": "carol", "text": "nice dealer repeat"},
     {"role": "spectator", "from": "dave", "name": "dave", "text": "watching from the rail"},
