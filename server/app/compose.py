@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,6 +32,7 @@ from server.hub import gcpolicy
 from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
+from server.services.social import social_service
 from server.store.db import resolve_url
 from server.store.errors import StoreConfigError
 from server.store.memory import AccountFile, InMemoryRepository
@@ -129,9 +131,11 @@ def build_hub(
     game port's routes (probes, metrics, private and live tables, the browser client's files, the
     players' game pages and API) through the hub, the admin port's through :func:`running_server`
     (``hub.http_app``); ``placement`` places tables across a cluster's nodes (None: this process
-    alone)."""
+    alone). One social service per store: the hub's chat and the HTTP API's friends and blocks
+    share it."""
+    social = social_service(repo, time.time) if isinstance(repo, SqlRepository | InMemoryRepository) else None
     app = create_app(repo, api)
-    hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement)
+    hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement, social=social)
     attach_hub(app, hub)
     return hub
 

@@ -38,6 +38,7 @@ class ErrorCode(StrEnum):
     INVALID_REQUEST = "invalid_request"  # 422: a parameter is missing, malformed or out of range
     UPGRADE_REQUIRED = "upgrade_required"  # 426: a plain GET of a websocket path (/ws, /mjai)
     NAME_TAKEN = "name_taken"  # 409: register: a player or bot has that name
+    CONFLICT = "conflict"  # 409: friends, blocks, mutes: already so, or yourself (docs/social.md)
     RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins, or websocket connects, per address
     UNAVAILABLE = "unavailable"  # 503: the database cannot be reached, or the hub is draining; retry
     INTERNAL = "internal"  # 500: a bug (logged)
