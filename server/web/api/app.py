@@ -505,6 +505,7 @@ async def my_viewer(request: Request, account: CurrentAccount, game_id: GameId) 
     ),
     tags=["games"],
     responses=error_docs(404, 422, 503),
+    openapi_extra={"security": [{}]},  # beside the bearer scheme: {} (no token at all) is fine too
 )
 async def shared_replay(request: Request, reader: AnyReader, game_id: GameId) -> m.Replay:
     review = _review(request)
