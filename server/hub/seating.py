@@ -31,16 +31,20 @@ from __future__ import annotations
 from server.engine import redact_all
 from server.engine.actions import Action
 from server.engine.events import Event
+from server.engine.views import hold_reveals
 from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
 from server.hub.spectators import SpectatorFeed
 
 
 class Seating:
-    """The four seats' connections, and the spectators."""
+    """The four seats' connections, and the spectators. ``hold``: the table holds its wall reveals
+    and its seed back from seats and spectators alike (``TableSpec.hold_reveals``,
+    :func:`server.engine.views.hold_reveals`)."""
 
-    __slots__ = ("_absent", "_conn", "_left", "_played", "feed")
+    __slots__ = ("_absent", "_conn", "_left", "_played", "feed", "hold")
 
-    def __init__(self, feed: SpectatorFeed) -> None:
+    def __init__(self, feed: SpectatorFeed, *, hold: bool = False) -> None:
+        self.hold = feed.hold = hold
         self._conn: list[Participant | None] = [None] * 4
         self._absent = [False] * 4  # played for while it had no connection, and not back since
         self._left = [False] * 4  # its player left on purpose, and is not back since
@@ -129,12 +133,18 @@ class Seating:
     def publish(self, match_id: str, first: int, batch: tuple[Event, ...]) -> None:
         """Events ``first``, ``first + 1``, ... to every connected seat, each redacted for its seat;
         the frames of the events no seat sees differently are encoded once (:class:`SharedFrames`)."""
+        if self.hold:
+            batch = hold_reveals(batch)
         views = [redact_all(batch, seat) for seat in range(4)]
         public = tuple(all(view[i] is event for view in views) for i, event in enumerate(batch))
         shared = SharedFrames(public) if any(public) else None
         for seat, conn in enumerate(self._conn):
             if conn is not None:
                 conn.deliver(EventsOut(match_id, first, views[seat], shared))
+
+    def view(self, events: tuple[Event, ...], viewer: int | None) -> tuple[Event, ...]:
+        """``events`` as ``viewer`` (a seat, None: a spectator) may receive them (a catch-up)."""
+        return redact_all(hold_reveals(events) if self.hold else events, viewer)
 
     def broadcast(self, item: Outbound) -> None:
         """``item`` to every connected seat and every spectator."""

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from server.engine import redact_all
 from server.engine.events import Event, RoundStarted
+from server.engine.views import hold_reveals
 from server.hub.outputs import EventsOut, Outbound, Participant
 from server.hub.settings import SpectatePolicy
 
@@ -112,6 +113,7 @@ class SpectatorFeed:
         self.policy = policy
         self.members: dict[Participant, None] = {}
         self.released = 0  # events released so far (versions 1..released)
+        self.hold = False  # wall reveals and the seed held back (Seating's ``hold``)
 
     def __contains__(self, participant: Participant) -> bool:
         return participant in self.members
@@ -177,7 +179,8 @@ class SpectatorFeed:
         if upto <= self.released:
             return False
         if self.members:
-            batch = redact_all(stream.window(self.released, upto), None)
+            window = stream.window(self.released, upto)
+            batch = redact_all(hold_reveals(window) if self.hold else window, None)
             self.broadcast(EventsOut(self.match_id, self.released + 1, batch))
         self.released = upto
         return True

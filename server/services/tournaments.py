@@ -451,6 +451,7 @@ class EventService:
                 timers=self._timers(s),
                 spectate=self._spectate(s),
                 tags={"event": event.id, "round": str(rnd.number), "table": str(table.index)},
+                hold_reveals=s.duplicate is not DuplicateMode.OFF,  # a set's other tables share the walls
             )
             try:
                 live = await self._tables.create(spec)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from server.domain.tournaments import RoundStatus
+from server.hub.tables import LocalTable
 from server.tournament.duplicate import PublishedSet, check_reveal
 from tests.events.kit import DUPLICATE, World
 from tests.hub.helpers import EAST
@@ -40,6 +41,9 @@ async def test_a_round_plays_to_the_end_and_standings_agree_with_the_stored_game
         published.set_id, published.tables, published.seed_commitment, published.wall_commitments
     )
     assert check_reveal(reveal, bytes.fromhex(published.seed_hex), EAST) == []
+    for t in rnd.tables:  # the tables held their reveals (a set's other table shares the walls)
+        live = await w.hub.tables.find(t.match_id or "")
+        assert isinstance(live, LocalTable) and live.actor.setup.hold_reveals
 
 
 async def test_a_table_ended_early_counts_its_scores_so_far() -> None:
@@ -50,6 +54,8 @@ async def test_a_table_ended_early_counts_its_scores_so_far() -> None:
     rnd = await w.service.start(w.org, event_id)
     match_id = rnd.tables[0].match_id
     assert match_id is not None
+    live = await w.hub.tables.find(match_id)
+    assert isinstance(live, LocalTable) and not live.actor.setup.hold_reveals  # no shared walls
     await w.service.end_table(w.org, event_id, 0, "the hall closes")
     stored = await w.repo.get_match(match_id)
     assert stored is not None and stored.ended_at is not None
