@@ -217,8 +217,9 @@ async def running_server(
 ) -> AsyncIterator[tuple[Hub, ReviewServer]]:
     """The whole server on ``repo`` while the block runs: the hub (started: crash recovery, then
     listening), the admin review API beside it on ``review_port`` (``server.web.api``,
-    docs/admin.md), and the process's garbage-collector policy (``settings.gc``,
-    server/hub/gcpolicy.py) with the GIL's switch interval (``settings.gil_switch_interval_s``). The
+    docs/admin.md) with the events API on the hub's table factory (docs/tournaments.md), and the
+    process's garbage-collector policy (``settings.gc``, server/hub/gcpolicy.py) with the GIL's
+    switch interval (``settings.gil_switch_interval_s``). The
     hub is shut down at the end; the caller closes ``repo``."""
     with gcpolicy.switching(settings.gil_switch_interval_s):
         hub = build_hub(settings, repo, placement)
@@ -227,7 +228,12 @@ async def running_server(
             async with (
                 gcpolicy.applied(settings.gc),
                 review_api(
-                    repo, settings.host, review_port, required=review_required, cluster=cluster_status
+                    repo,
+                    settings.host,
+                    review_port,
+                    required=review_required,
+                    cluster=cluster_status,
+                    events=event_service(repo, hub.tables),
                 ) as review,
             ):
                 yield hub, review

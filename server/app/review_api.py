@@ -17,6 +17,7 @@ from typing import Any
 
 from server.domain.ports import Repository
 from server.hub.settings import SettingsError
+from server.services.tournaments import EventService
 from server.store.repository import SqlRepository
 from server.web.api import ApiSettings, create_app, serve_http
 
@@ -53,10 +54,12 @@ async def review_api(
     *,
     required: bool = False,
     cluster: Callable[[], Awaitable[dict[str, Any]]] | None = None,
+    events: EventService | None = None,
 ) -> AsyncIterator[ReviewServer]:
     """Serve the review API and admin pages on ``host:port`` while the block runs.
 
-    ``port`` None: not served. ``required``: a port that cannot be bound raises OSError (otherwise
+    ``port`` None: not served. ``events``: the event service the events API serves (``/api/events``).
+    ``required``: a port that cannot be bound raises OSError (otherwise
     the hub goes on without the review API, and the yielded ``note`` says why)."""
     if port is None:
         yield ReviewServer(None)
@@ -71,7 +74,7 @@ async def review_api(
         if not ready.done():
             ready.set_result(url)
 
-    app = create_app(repo, ApiSettings(host=host, port=port, cluster=cluster))
+    app = create_app(repo, ApiSettings(host=host, port=port, cluster=cluster, events=events))
     task = asyncio.create_task(serve_http(app, host, port, stop, on_ready=on_ready), name="review API")
     waiting: list[asyncio.Future[Any]] = [task, ready]
     await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)

@@ -38,6 +38,7 @@ from server.services.accounts import Accounts
 from server.services.auth import Authenticator, AuthError
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
+from server.web.api.events import events_router
 from server.web.api.pages import admin_page_response
 from server.web.api.params import (
     ID_PATTERN,
@@ -560,6 +561,7 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
     )
     app.include_router(router)
     app.include_router(ranked_router)
+    app.include_router(events_router)
     app.include_router(pages)
     install_error_handlers(app, repo.unavailable_errors)
 

@@ -37,6 +37,9 @@ class ErrorCode(StrEnum):
     NOT_EXPORTABLE = "not_exportable"  # 409: the stored log cannot be written in that format
     INVALID_REQUEST = "invalid_request"  # 422: a parameter is missing, malformed or out of range
     NAME_TAKEN = "name_taken"  # 409: register: a player or bot has that name
+    CONFLICT = "conflict"  # 409: events: not now (the round is running, sign-up is closed...)
+    UNSUPPORTED = "unsupported"  # 409: events: not possible for this table (yet), e.g. on another node
+    BUSY = "busy"  # 503: events: a table could not be made now; nothing was made, retry
     RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins for the account or the address
     UNAVAILABLE = "unavailable"  # 503: the database cannot be reached right now; retry
     INTERNAL = "internal"  # 500: a bug (logged)
