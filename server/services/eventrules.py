@@ -1,12 +1,21 @@
-"""The event service's errors and its checks of an event's settings (``docs/tournaments.md``)."""
+"""The event service's errors, its checks of an event's settings, the settings read from a JSON
+document (``jantaku event create``) and the standings as CSV (``docs/tournaments.md``)."""
 
 from __future__ import annotations
 
-from server.domain.tournaments import DuplicateMode, EventSettings
+import csv
+import dataclasses
+import io
+import json
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+from server.domain.tournaments import DuplicateMode, EntryMode, EventSettings, SpectatorMode
 from server.engine.errors import RulesError
-from server.engine.rules import Ruleset
+from server.engine.rules import PRESETS, Ruleset
 from server.tournament.seating import SeatingError, SeatingMethod, SeatingRules
-from server.tournament.standings import Formula
+from server.tournament.standings import Formula, Standing
 
 
 class EventError(Exception):
@@ -49,3 +58,65 @@ def check_settings(s: EventSettings) -> Ruleset:
 def seats_of(ruleset: Ruleset) -> int:
     """Seats per table (3 or 4): never assumed to be four."""
     return int(getattr(ruleset, "seats", 4))
+
+
+# What the JSON document of an event's settings may hold (the API's body: docs/tournaments.md).
+_NOT_SETTABLE = {"ruleset_json", "min_dan", "min_rating", "spectate_delay_hands", "ranked"}
+_ENUMS: dict[str, type[StrEnum]] = {
+    "entry": EntryMode,
+    "spectators": SpectatorMode,
+    "duplicate": DuplicateMode,
+}
+
+
+def settings_from_dict(data: Mapping[str, Any]) -> EventSettings:
+    """An event's settings from its JSON document: the fields of :class:`EventSettings` but
+    ``ruleset`` (a preset's name, default ``tenhou``) or ``ruleset_json`` (a custom ruleset, as an
+    object); EventError (``malformed``) for an unknown field or a value of the wrong kind."""
+    fields = {f.name: f for f in dataclasses.fields(EventSettings)}
+    allowed = (set(fields) - _NOT_SETTABLE) | {"ruleset", "ruleset_json", "reason"}
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise EventError("malformed", f"unknown settings: {', '.join(unknown)}")
+    if data.get("ruleset_json") is not None:
+        ruleset_json = json.dumps(data["ruleset_json"])
+    else:
+        preset = data.get("ruleset", "tenhou")
+        if preset not in PRESETS:
+            raise EventError("malformed", f"no ruleset preset {preset!r}; presets: {sorted(PRESETS)}")
+        ruleset_json = PRESETS[preset].to_json()
+    values: dict[str, Any] = {"ruleset_json": ruleset_json}
+    for name, given in data.items():
+        if name not in fields or name in _NOT_SETTABLE:
+            continue
+        value: Any = given
+        try:
+            if name in _ENUMS:
+                value = _ENUMS[name](given)
+            elif name in ("invited", "observers"):
+                value = tuple(str(v) for v in given)
+            elif name == "teams":
+                value = {str(k): str(v) for k, v in dict(given).items()}
+        except (TypeError, ValueError) as exc:
+            raise EventError("malformed", f"{name}: {exc}") from None
+        values[name] = value
+    for name in ("name", "rounds"):
+        if name not in values:
+            raise EventError("malformed", f"the settings need {name!r}")
+    if not isinstance(values["name"], str) or not isinstance(values["rounds"], int):
+        raise EventError("malformed", "name is a string and rounds an integer")
+    settings = EventSettings(**values)
+    check_settings(settings)
+    return settings
+
+
+def standings_csv(rows: Sequence[Standing], formula: str) -> str:
+    """The standings as CSV: ``rank,name,total,games,places,adjustments`` (places as ``1st/2nd/...``
+    counts, the total in the formula's unit as shown)."""
+    f = Formula(formula)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["rank", "name", "total", "games", "places", "adjustments"])
+    for r in rows:
+        writer.writerow([r.rank, r.name, r.shown(f), r.games, "/".join(map(str, r.places)), r.adjustments])
+    return out.getvalue()

@@ -19,9 +19,7 @@ could not be made now: start again).
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import json
 from collections.abc import Callable, Coroutine
 from typing import Annotated, Any, Literal
@@ -42,6 +40,7 @@ from server.domain.tournaments import (
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
 from server.services.auth import Authenticator, AuthError
+from server.services.eventrules import standings_csv
 from server.services.tournaments import Actor, EventError, EventService
 from server.tournament.standings import Formula, Standing
 from server.web.api import models as m
@@ -272,16 +271,6 @@ def standings_out(rows: list[Standing], formula: str) -> list[dict[str, Any]]:
         }
         for r in rows
     ]
-
-
-def standings_csv(rows: list[Standing], formula: str) -> str:
-    f = Formula(formula)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["rank", "name", "total", "games", "places", "adjustments"])
-    for r in rows:
-        writer.writerow([r.rank, r.name, r.shown(f), r.games, "/".join(map(str, r.places)), r.adjustments])
-    return out.getvalue()
 
 
 async def event_out(service: EventService, event_id: str) -> dict[str, Any]:
