@@ -36,6 +36,7 @@ from server.hub import gcpolicy
 from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
+from server.services.eventrules import sealed_games
 from server.services.tables import TableFactory
 from server.services.tournaments import EventService
 from server.store.db import resolve_url
@@ -43,7 +44,7 @@ from server.store.errors import StoreConfigError
 from server.store.memory import AccountFile, InMemoryRepository
 from server.store.memory_events import InMemoryEvents
 from server.store.repository import SqlRepository
-from server.web.api import create_app
+from server.web.api import ApiSettings, create_app
 from server.web.api.bridge import player_api
 from server.web.api.pages import games_page_response
 from server.web.static import static_response
@@ -196,7 +197,9 @@ def build_hub(settings: HubSettings, repo: Store, placement: Placement | None = 
     """The hub of ``settings`` on ``repo``, serving the browser client's files, the players' game
     pages (``/games/``), the players' part of the review API (``/api/me...``) and ranked play;
     ``placement`` places tables across a cluster's nodes (None: this process alone)."""
-    api = player_api(create_app(repo)) if isinstance(repo, SqlRepository | InMemoryRepository) else None
+    api = None
+    if isinstance(repo, SqlRepository | InMemoryRepository):
+        api = player_api(create_app(repo, ApiSettings(sealed=sealed_games(event_store(repo)))))
     return Hub(settings, repo, http_fallback=web_files, http_api=api, ratings=repo, placement=placement)
 
 
@@ -234,6 +237,7 @@ async def running_server(
                     required=review_required,
                     cluster=cluster_status,
                     events=event_service(repo, hub.tables),
+                    sealed=sealed_games(event_store(repo)),
                 ) as review,
             ):
                 yield hub, review

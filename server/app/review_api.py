@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.domain.ports import Repository
+from server.domain.records import MatchRecord
 from server.hub.settings import SettingsError
 from server.services.tournaments import EventService
 from server.store.repository import SqlRepository
@@ -55,6 +56,7 @@ async def review_api(
     required: bool = False,
     cluster: Callable[[], Awaitable[dict[str, Any]]] | None = None,
     events: EventService | None = None,
+    sealed: Callable[[MatchRecord], Awaitable[bool]] | None = None,
 ) -> AsyncIterator[ReviewServer]:
     """Serve the review API and admin pages on ``host:port`` while the block runs.
 
@@ -74,7 +76,7 @@ async def review_api(
         if not ready.done():
             ready.set_result(url)
 
-    app = create_app(repo, ApiSettings(host=host, port=port, cluster=cluster, events=events))
+    app = create_app(repo, ApiSettings(host=host, port=port, cluster=cluster, events=events, sealed=sealed))
     task = asyncio.create_task(serve_http(app, host, port, stop, on_ready=on_ready), name="review API")
     waiting: list[asyncio.Future[Any]] = [task, ready]
     await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)

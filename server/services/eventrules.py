@@ -7,11 +7,19 @@ import csv
 import dataclasses
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from server.domain.tournaments import DuplicateMode, EntryMode, EventSettings, SpectatorMode
+from server.domain.records import MatchRecord
+from server.domain.tournaments import (
+    DuplicateMode,
+    EntryMode,
+    EventSettings,
+    EventStore,
+    RoundStatus,
+    SpectatorMode,
+)
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
 from server.tournament.seating import SeatingError, SeatingMethod, SeatingRules
@@ -108,6 +116,26 @@ def settings_from_dict(data: Mapping[str, Any]) -> EventSettings:
     settings = EventSettings(**values)
     check_settings(settings)
     return settings
+
+
+def sealed_games(store: EventStore) -> Callable[[MatchRecord], Awaitable[bool]]:
+    """Whether a finished game must stay sealed (the review serves its header only): it is a table
+    of an event's round with duplicate walls (its source ``event:<id>:r<n>:t<i>``, set by the
+    event service) and that round has not finished, so another table may still play its walls."""
+
+    async def sealed(match: MatchRecord) -> bool:
+        parts = match.source.split(":")
+        if len(parts) != 4 or parts[0] != "event" or not parts[2].startswith("r"):
+            return False
+        event = await store.event(parts[1])
+        if event is None or event.settings.duplicate is DuplicateMode.OFF:
+            return False
+        number = parts[2][1:]
+        rounds = {str(r.number): r for r in await store.rounds(event.id)}
+        rnd = rounds.get(number)
+        return rnd is not None and rnd.status is not RoundStatus.FINISHED
+
+    return sealed
 
 
 def standings_csv(rows: Sequence[Standing], formula: str) -> str:

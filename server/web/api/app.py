@@ -549,7 +549,9 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
     )
-    app.state.review = Review(repo, clock=settings.clock, viewer_base=settings.tenhou_viewer)
+    app.state.review = Review(
+        repo, clock=settings.clock, viewer_base=settings.tenhou_viewer, sealed=settings.sealed
+    )
     app.state.authenticator = Authenticator(repo, session_ttl_s=0, wall=settings.clock)
     app.state.settings = settings
     app.state.store = repo
