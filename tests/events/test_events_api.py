@@ -17,6 +17,7 @@ from server.domain.records import Account, AccountKind, Scope
 from server.hub.tables import LocalTable
 from server.services.auth import hash_token, make_token
 from server.web.api import ApiSettings, create_app
+from server.web.static import static_response
 from tests.events.kit import World
 from tests.hub.helpers import EAST
 
@@ -205,3 +206,15 @@ async def test_a_round_run_over_http(env: Env) -> None:
     actions = [a["action"] for a in log]
     assert actions[-6:] == ["start", "pause", "unpause", "adjust", "notice", "finish_round"]
     assert log[-1]["reason"] == "all done"
+
+
+async def test_the_browser_page_may_call_the_api_from_the_game_port(env: Env) -> None:
+    page = static_response("/static/events.html")
+    assert page is not None and page[0] == 200
+    script = static_response("/static/js/events.js")
+    assert script is not None and script[0] == 200
+    origin = {"Origin": "http://testserver:8765"}  # the game port of the same host
+    r = await env.client.get("/api/events", headers=origin)
+    assert r.headers["access-control-allow-origin"] == "http://testserver:8765"
+    r = await env.client.get("/api/events", headers={"Origin": "http://elsewhere.example"})
+    assert "access-control-allow-origin" not in r.headers

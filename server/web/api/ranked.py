@@ -423,7 +423,7 @@ async def _stats(store: Store, changes: Sequence[RatingChange]) -> StatsOut:
     )
 
 
-RANKED_PATHS = ("/api/accounts/", "/api/rooms", "/api/leaderboard", "/api/players/")
+RANKED_PATHS = ("/api/accounts/", "/api/rooms", "/api/leaderboard", "/api/players/", "/api/events")
 
 
 class SameHostCors:
