@@ -19,6 +19,11 @@ function h(doc, tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Replace ``node``'s children (null and undefined left out; arrays flattened). */
+function fill(node, ...children) {
+  node.replaceChildren(...children.flat(2).filter((c) => c !== null && c !== undefined));
+}
+
 /** The error answer of the API as one line. */
 export function errorText(data, status) {
   const e = data?.error;
@@ -97,7 +102,7 @@ export class EventsPage {
     const events = await this.call("GET", "/api/events");
     const box = this.el("event-list");
     const d = this.doc;
-    box.replaceChildren(
+    fill(box,
       h(d, "h2", {}, "Events"),
       events.length === 0
         ? h(d, "p", {}, "No events yet.")
@@ -124,7 +129,7 @@ export class EventsPage {
       h(d, "table", {}, h(d, "thead", {}, h(d, "tr", {}, head.map((c) => h(d, "th", {}, c)))),
         h(d, "tbody", {}, body.map((r) => h(d, "tr", {}, r.map((c) => h(d, "td", {}, c))))));
     const view = this.el("event-view");
-    view.replaceChildren(
+    fill(view,
       h(d, "h2", { "data-testid": "event-name" }, event.name),
       h(d, "p", {}, `${event.status} · ${event.rounds.length} of ${event.settings.rounds} rounds · ${event.entrants.length} entrants`),
       event.description ? h(d, "p", {}, event.description) : null,
@@ -158,7 +163,7 @@ export class EventsPage {
     const who = roles(event, this.me);
     const entrant = this.el("entrant-panel");
     entrant.hidden = !this.me;
-    entrant.replaceChildren(
+    fill(entrant,
       h(d, "h3", {}, "Me"),
       who.entrant
         ? [h(d, "button", { onclick: () => this.act("checkin") }, "Check in"), h(d, "button", { onclick: () => this.act("withdraw") }, "Withdraw")]
@@ -170,7 +175,7 @@ export class EventsPage {
     const input = (name, placeholder) => h(d, "input", { name, placeholder, "data-testid": `org-${name}` });
     const value = (name) => org.querySelector(`[name=${name}]`)?.value ?? "";
     const reason = () => value("reason");
-    org.replaceChildren(
+    fill(org,
       h(d, "h3", {}, "Organizer"),
       input("reason", "reason (kept in the log)"),
       h(d, "div", {},
