@@ -12,6 +12,7 @@ from server.hub.clock import SystemClock
 from server.hub.inbox import Attach
 from server.hub.outputs import CatchupOut, EventsOut
 from server.hub.placement import LocalPlacement
+from server.hub.recovery import rebuild
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.tables import LocalTables
 from server.services.tables import SeatRequest, TableSpec
@@ -72,10 +73,21 @@ async def test_no_seat_or_spectator_of_a_held_table_receives_a_wall_or_the_seed(
     assert hands and all(h.wall_salt and h.wall for h in hands)
     recovery = await repo.recovery_record(match_id)
     assert recovery is not None and recovery.table["hold_reveals"] is True
+    # a restart rebuilds the table with its reveals still held
+    rebuilt = rebuild(
+        match, recovery, await repo.steps(match_id), default_timers=QUICK, default_spectate=SpectatePolicy()
+    )
+    assert rebuilt.hold_reveals
 
 
 async def test_a_table_without_the_option_reveals_as_before() -> None:
-    _, _, viewers = await play(hold=False)
+    repo, match_id, viewers = await play(hold=False)
+    match, recovery = await repo.get_match(match_id), await repo.recovery_record(match_id)
+    assert match is not None and recovery is not None and "hold_reveals" not in recovery.table
+    steps = await repo.steps(match_id)
+    assert not rebuild(
+        match, recovery, steps, default_timers=QUICK, default_spectate=SpectatePolicy()
+    ).hold_reveals
     for p in viewers:
         events = received(p)
         assert all(e.salt and len(e.wall) == 136 for e in events if isinstance(e, WallRevealed))
