@@ -7,6 +7,7 @@
 import { apiBase } from "./ranked.js";
 
 const TOKEN_KEY = "jantaku.session_token";
+const CREATE_EXAMPLE = JSON.stringify({ name: "Club night", ruleset: "tenhou", rounds: 3, duplicate: "round" }, null, 2);
 
 function h(doc, tag, attrs = {}, ...children) {
   const node = doc.createElement(tag);
@@ -115,8 +116,26 @@ export class EventsPage {
             ),
           ),
     );
+    if (this.me) {
+      // An organizer creates an event from its settings (docs/tournaments.md, "Settings").
+      const text = h(d, "textarea", { rows: 6, cols: 60, "data-testid": "create-settings" }, CREATE_EXAMPLE);
+      box.append(
+        h(d, "h3", {}, "Create an event (organizers)"),
+        text,
+        h(d, "button", { "data-testid": "create-event", onclick: () => this.create(text.value) }, "Create"),
+      );
+    }
     box.hidden = false;
     this.status("");
+  }
+
+  async create(text) {
+    try {
+      const event = await this.call("POST", "/api/events", JSON.parse(text));
+      this.location.search = `?event=${encodeURIComponent(event.id)}`;
+    } catch (err) {
+      this.status(String(err.message ?? err));
+    }
   }
 
   async showEvent(id) {
