@@ -81,7 +81,21 @@ class EventRoute(APIRoute):
         return run
 
 
-events_router = APIRouter(prefix="/api", tags=["events"], route_class=EventRoute)
+_ERROR_TEXT = {
+    401: "no token or session, or an unknown, expired or revoked one (code unauthenticated)",
+    403: "not an organizer of this event, not invited, not an administrator... (code forbidden)",
+    404: "no such event, entrant, table or account (code not_found)",
+    409: "not now: the round is running, sign-up is closed, a seating constraint cannot be met... "
+    "(code conflict); not possible for this table yet, e.g. on another node (code unsupported)",
+    422: "a malformed body, parameter or setting, or a missing reason (code invalid_request)",
+    503: "a table could not be made now: start again (code busy); events not served here, or the "
+    "database is unavailable (code unavailable)",
+}
+EVENT_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": m.ErrorResponse, "description": text} for code, text in _ERROR_TEXT.items()
+}
+
+events_router = APIRouter(prefix="/api", tags=["events"], route_class=EventRoute, responses=EVENT_ERRORS)
 EventId = Annotated[str, Path(pattern=EVENT_ID)]
 
 
@@ -97,7 +111,9 @@ class SettingsIn(Strict):
 
     name: str = Field(min_length=1, max_length=100)
     description: str = Field(default="", max_length=4000)
-    ruleset: str = Field(default="tenhou", description="a preset's name (ignored with ruleset_json)")
+    ruleset: Literal["tenhou", "mahjongsoul", "ema"] = Field(
+        default="tenhou", description="a preset's name (ignored with ruleset_json)"
+    )
     ruleset_json: dict[str, Any] | None = Field(default=None, description="a custom ruleset")
     rounds: int = Field(ge=1, le=100)
     entry: EntryMode = EntryMode.OPEN
