@@ -218,3 +218,32 @@ async def test_the_browser_page_may_call_the_api_from_the_game_port(env: Env) ->
     assert r.headers["access-control-allow-origin"] == "http://testserver:8765"
     r = await env.client.get("/api/events", headers={"Origin": "http://elsewhere.example"})
     assert "access-control-allow-origin" not in r.headers
+
+
+async def test_scripted_seating_substitutes_and_drops_over_http(env: Env) -> None:
+    r = await env.post("root", "/api/admin/organizers", {"name": "org", "reason": "club"})
+    r = await env.post("org", "/api/events", settings(seating="scripted", duplicate="off"))
+    base = f"/api/events/{r.json()['id']}"
+    await env.post("org", f"{base}/bots", {"count": 4})
+    for who in ("ann", "bob"):
+        assert (await env.post(who, f"{base}/entry")).status_code == 200
+    r = await env.post("org", f"{base}/seat", {})
+    assert code(r) == "conflict" and "scripted" in r.json()["error"]["message"]
+    r = await env.post("org", f"{base}/drop", {"entrant": "a-bob", "reason": ""})
+    assert code(r) == "invalid_request"
+    assert (
+        await env.post("org", f"{base}/drop", {"entrant": "a-bob", "reason": "no-show"})
+    ).status_code == 200
+    script = "# table 1, in seat order\nbot:greedy:1,bot:greedy:2,a-ann,bot:greedy:3\n"
+    r = await env.post("org", f"{base}/seat", {"script": script})
+    assert code(r) == "conflict" and "bot:greedy:4" in r.json()["error"]["message"]  # not seated
+    await env.post("org", f"{base}/drop", {"entrant": "bot:greedy:4", "reason": "four make one table"})
+    r = await env.post("org", f"{base}/seat", {"script": script})
+    assert r.status_code == 200 and r.json()["tables"][0]["entrants"][2] == "a-ann"
+    r = await env.post("org", f"{base}/substitute", {"table": 0, "seat": 2, "substitute": "bot:greedy"})
+    assert code(r) == "invalid_request"  # a substitution needs a reason
+    body = {"table": 0, "seat": 2, "substitute": "bot:greedy", "reason": "ann is ill"}
+    r = await env.post("org", f"{base}/substitute", body)
+    assert r.status_code == 200
+    table = r.json()["tables"][0]
+    assert table["entrants"][2].startswith("bot:greedy:sub") and table["substitutes"] == [2]
