@@ -1,8 +1,12 @@
 """Engine throughput: N hanchan of four ``greedy`` bots, in kyoku/s and games/s.
 
-    python bench/engine.py [--games N] [--seed S]
+    python bench/engine.py [--games N] [--seed S] [--seats 3]
     JANTAKU_PURE=1 python bench/engine.py ...      # the pure Python engine instead of the compiled one
     python bench/engine.py --split                 # also: where a step's time goes, part by part
+
+``--seats 3`` plays three-player hanchan (``tenhou-sanma``, three greedy bots, which set every
+spare north aside) and, with riichienv, its three-player hanchan (``SAN_HANCHAN``) with the same
+agent declaring north (kita) whenever it may.
 
 When the ``riichienv`` package (a Rust riichi engine) is importable, the same number of hanchan is
 played there by an equivalent shanten-greedy agent in the same run and the ratio is printed. The
@@ -21,13 +25,14 @@ from typing import Any
 from server.bots.selfplay import play_events
 from server.buildinfo import describe
 from server.engine.events import RoundStarted
-from server.engine.rules import TENHOU
+from server.engine.rules import TENHOU, TENHOU_SANMA
 
 
-def jantaku_game(seed: int, g: int) -> tuple[int, float]:
+def jantaku_game(seed: int, g: int, seats: int = 4) -> tuple[int, float]:
     """One hanchan: (kyoku played, CPU seconds)."""
+    ruleset = TENHOU if seats == 4 else TENHOU_SANMA
     start = time.process_time()
-    events = play_events(TENHOU, f"bench-{seed}-{g}".encode(), ["greedy"] * 4)
+    events = play_events(ruleset, f"bench-{seed}-{g}".encode(), ["greedy"] * seats)
     secs = time.process_time() - start
     return sum(isinstance(e, RoundStarted) for e in events), secs
 
@@ -40,10 +45,16 @@ def bench_jantaku(games: int, seed: int) -> tuple[int, float]:
     return kyoku, secs
 
 
-def _riichienv_greedy(obs: Any, rv: Any) -> Any:
+def _riichienv_greedy(obs: Any, rv: Any, seats: int = 4) -> Any:
     legal = obs.legal_actions()
     types = rv.ActionType
-    for wanted in (types.TSUMO, types.RON, types.RIICHI):
+    wins = (
+        (types.TSUMO, types.RON, types.RIICHI)
+        if seats == 4
+        else (types.TSUMO, types.RON, types.KITA, types.RIICHI)
+    )
+    shanten = rv.calculate_shanten if seats == 4 else rv.calculate_shanten_3p
+    for wanted in wins:
         for a in legal:
             if a.action_type == wanted:
                 return a
@@ -58,18 +69,19 @@ def _riichienv_greedy(obs: Any, rv: Any) -> Any:
     for a in discards:
         rest = list(hand)
         rest.remove(a.tile)
-        key = rv.calculate_shanten(rest)
+        key = shanten(rest)
         if best is None or key < best:
             best, choice = key, a
     return choice
 
 
-def riichienv_game(rv: Any, seed: int, g: int) -> tuple[int, float]:
+def riichienv_game(rv: Any, seed: int, g: int, seats: int = 4) -> tuple[int, float]:
     start = time.process_time()
-    env = rv.RiichiEnv(game_mode=rv.GameType.YON_HANCHAN, seed=seed * 1000 + g)
+    mode = rv.GameType.YON_HANCHAN if seats == 4 else rv.GameType.SAN_HANCHAN
+    env = rv.RiichiEnv(game_mode=mode, seed=seed * 1000 + g)
     obs = env.reset()
     while not env.done():
-        obs = env.step({pid: _riichienv_greedy(o, rv) for pid, o in obs.items()})
+        obs = env.step({pid: _riichienv_greedy(o, rv, seats) for pid, o in obs.items()})
     secs = time.process_time() - start
     return sum(1 for e in env.mjai_log if e.get("type") == "start_kyoku"), secs
 
@@ -115,6 +127,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--split", action="store_true", help="also time each part of a step (a separate pass)")
+    ap.add_argument("--seats", type=int, choices=(3, 4), default=4, help="3: three-player hanchan")
     args = ap.parse_args()
     try:
         import riichienv as rv
@@ -123,15 +136,15 @@ def main() -> None:
     print(describe())
     ours_k, ours_s, theirs_k, theirs_s = 0, 0.0, 0, 0.0
     for g in range(args.games):
-        k, s = jantaku_game(args.seed, g)
+        k, s = jantaku_game(args.seed, g, args.seats)
         ours_k, ours_s = ours_k + k, ours_s + s
         if rv is not None:
-            k, s = riichienv_game(rv, args.seed, g)
+            k, s = riichienv_game(rv, args.seed, g, args.seats)
             theirs_k, theirs_s = theirs_k + k, theirs_s + s
     ours = ours_k / ours_s
     print(
         f"jantaku:   {args.games} hanchan, {ours_k} kyoku in {ours_s:.2f} CPU s: {ours:.1f} kyoku/s, "
-        f"{args.games / ours_s:.2f} games/s (one core, greedy x4)"
+        f"{args.games / ours_s:.2f} games/s (one core, greedy x{args.seats})"
     )
     if rv is None:
         print("riichienv: not installed (pip install riichienv to compare)")

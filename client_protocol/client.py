@@ -17,7 +17,9 @@ dropped, and a gap in the versions makes the client ``resume`` by itself.
 
 When the connection drops, iteration raises :class:`ConnectionLostError`; :meth:`Client.reconnect`
 opens a new connection as the same player (with the session token from ``welcome``) and resumes the
-current match from the last version seen.
+current match from the last version seen. A ``resume`` answered ``busy_retry`` (a cluster whose node
+running the match died or drained, before another node runs it) is sent again every
+:data:`RESUME_RETRY_S` until the match is found.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ __all__ = [
 ]
 
 CLIENT_NAME = f"jantaku-python/{PROTOCOL_VERSION}"
+RESUME_RETRY_S = 1.0  # a resume answered busy_retry is sent again this much later
 
 
 class _Lost:
@@ -137,6 +140,8 @@ class Client:
         self._request_ids = itertools.count(time.time_ns() // 1_000_000 * 1000)
         self._nonces = itertools.count(1)
         self._resync_pending = False
+        self._resume_rid: int | None = None  # the request id of the last resume sent
+        self._retries: set[asyncio.Task[None]] = set()
         self.welcome: Welcome | None = None
         self.match_id: str | None = None
         self.seat: int | None = None
@@ -278,9 +283,9 @@ class Client:
             self._follow(match_id, self._seat_in(match_id))
         if since_version is None:
             since_version = self.tracker.version if self.tracker is not None else 0
-        await self._send(
-            Resume(match_id=match_id, since_version=since_version, request_id=next(self._request_ids))
-        )
+        rid = next(self._request_ids)
+        self._resume_rid = rid
+        await self._send(Resume(match_id=match_id, since_version=since_version, request_id=rid))
 
     async def act(
         self,
@@ -401,6 +406,14 @@ class Client:
                 if not future.done():
                     future.set_exception(RequestRejectedError(message.code, message.message, request_id=rid))
                 return
+            case ErrorMessage(code=ErrorCode.BUSY_RETRY, request_id=rid) if (
+                rid is not None and rid == self._resume_rid
+            ):
+                # The match is moving between the server's nodes (cluster mode: its node died or
+                # drained): resume again in a moment, until a node runs it.
+                task = asyncio.create_task(self._resume_again(rid), name="jantaku-client-resume")
+                self._retries.add(task)
+                task.add_done_callback(self._retries.discard)
             case Pong(nonce=nonce):
                 if nonce is not None and nonce in self._pings:
                     _resolve(self._pings[nonce], message)
@@ -448,6 +461,12 @@ class Client:
             self._resync_pending = True
             with contextlib.suppress(ConnectionLostError):
                 await self.resume(tracker.match_id, tracker.version)
+
+    async def _resume_again(self, rid: int) -> None:
+        await asyncio.sleep(RESUME_RETRY_S)
+        if rid == self._resume_rid and self.match_id is not None and self.connected:
+            with contextlib.suppress(ConnectionLostError):
+                await self.resume(self.match_id)
 
     def _follow(self, match_id: str, seat: int | None) -> None:
         if match_id != self.match_id:

@@ -154,6 +154,14 @@ class MeldCalled(_Event, frozen=True, tag="meld_called"):
     consumed: tuple[Tile, ...]
 
 
+class NorthDeclared(_Event, frozen=True, tag="north_declared"):
+    """Three seats: ``seat`` set a north tile (``4z``) aside as a bonus dora; its replacement draw
+    (``tile_drawn`` with ``rinshan``) follows unless another seat wins on the north."""
+
+    seat: Seat
+    tile: Tile
+
+
 class DoraRevealed(_Event, frozen=True, tag="dora_revealed"):
     """A new dora indicator is flipped (after a kan)."""
 
@@ -233,6 +241,7 @@ Event = (
     | TileDiscarded
     | RiichiAccepted
     | MeldCalled
+    | NorthDeclared
     | DoraRevealed
     | HandWon
     | HandDrawn
@@ -249,6 +258,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     TileDiscarded,
     RiichiAccepted,
     MeldCalled,
+    NorthDeclared,
     DoraRevealed,
     HandWon,
     HandDrawn,

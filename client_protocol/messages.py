@@ -65,6 +65,7 @@ class ActionType(StrEnum):
     ANKAN = "ankan"
     KAKAN = "kakan"  # add ``tile`` to an existing pon
     KYUUSHU_KYUUHAI = "kyuushu_kyuuhai"
+    NUKIDORA = "nukidora"  # three seats: set a north aside as a bonus dora (docs/rules.md#north-bonus)
 
 
 class PlayerKind(StrEnum):

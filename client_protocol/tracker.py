@@ -26,6 +26,7 @@ from client_protocol.events import (
     Meld,
     MeldCalled,
     MeldType,
+    NorthDeclared,
     RiichiAccepted,
     RoundEnded,
     RoundStarted,
@@ -36,7 +37,8 @@ from client_protocol.events import (
 from client_protocol.messages import EventMessage, Snapshot
 from client_protocol.seatview import RiverTile, RoundInfo, SeatState, SeatView
 
-LIVE_WALL_DRAWS = 70
+LIVE_WALL_DRAWS = 70  # 136 tiles - 4 x 13 dealt - 14 in the dead wall
+LIVE_WALL_DRAWS_3 = 55  # three seats: 108 tiles (no 2m-8m) - 3 x 13 dealt - 14
 """Draws from the live wall in a hand without kans: 136 tiles - 14 in the dead wall - 4 x 13 dealt.
 Each kan moves one more tile from the live wall's end to the dead wall, so it counts as one draw."""
 
@@ -205,6 +207,11 @@ class MatchTracker:
                     self._round = msgspec.structs.replace(self._round, riichi_sticks=event.riichi_sticks)
             case MeldCalled():
                 self._meld(event)
+            case NorthDeclared(seat=seat, tile=tile):
+                self._tiles_left -= 1  # its replacement comes from the dead wall, which takes one
+                self._hand_sizes[seat] -= 1
+                self._drawn[seat] = None
+                self._take(seat, (tile,))
             case DoraRevealed(indicator=indicator):
                 self._dora.append(indicator)
             case HandWon() | HandDrawn():
@@ -235,7 +242,7 @@ class MatchTracker:
         )
         self._scores = event.scores
         self._dora = [event.dora_indicator]
-        self._tiles_left = LIVE_WALL_DRAWS
+        self._tiles_left = LIVE_WALL_DRAWS if n == 4 else LIVE_WALL_DRAWS_3
         self._turn = None
         self._hands = [None if h is None else sorted(h, key=tile_sort_key) for h in event.hands]
         self._drawn = [None] * n

@@ -13,7 +13,7 @@ import asyncio
 import random
 
 from client_protocol.client import Client
-from client_protocol.errors import ConnectionLostError, RequestRejectedError
+from client_protocol.errors import ConnectionLostError, ErrorCode, RequestRejectedError
 from client_protocol.messages import Action, Auth, GuestAuth, MatchEnd, Prompt, Seated, TokenAuth
 
 
@@ -46,13 +46,23 @@ async def play(url: str, auth: Auth, preset: str, rng: random.Random | None) -> 
         await client.close()
 
 
-async def reconnect(client: Client) -> None:
-    for delay in (0.5, 1, 2, 4, 8):
+async def reconnect(client: Client, attempts: int = 12) -> None:
+    """Reconnect and resume, backing off from 0.5 s to 8 s between attempts: in a cluster, a match
+    whose server node died runs again on another node some seconds later (the server holds the
+    resume until then, or asks to try again)."""
+    delay = 0.5
+    for _ in range(attempts - 1):
         try:
             await client.reconnect()
             return
-        except ConnectionLostError:
-            await asyncio.sleep(delay)
+        except ConnectionLostError as exc:
+            print(f"reconnecting failed ({exc}); again in {delay:g} s")
+        except RequestRejectedError as exc:
+            if exc.code not in (ErrorCode.BUSY_RETRY, ErrorCode.RATE_LIMITED):
+                raise
+            print(f"reconnecting refused for now ({exc}); again in {delay:g} s")
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 8.0)
     await client.reconnect()
 
 

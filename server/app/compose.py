@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import sys
@@ -45,9 +46,7 @@ from server.store.memory import AccountFile, InMemoryRepository
 from server.store.memory_events import InMemoryEvents
 from server.store.repository import SqlRepository
 from server.web.api import ApiSettings, create_app
-from server.web.api.bridge import player_api
-from server.web.api.pages import games_page_response
-from server.web.static import static_response
+from server.web.api.gameport import attach_hub
 
 log = logging.getLogger(__name__)
 
@@ -193,19 +192,25 @@ def event_service(repo: Store, tables: TableFactory, *, now: Callable[[], float]
     )
 
 
-def build_hub(settings: HubSettings, repo: Store, placement: Placement | None = None) -> Hub:
-    """The hub of ``settings`` on ``repo``, serving the browser client's files, the players' game
-    pages (``/games/``), the players' part of the review API (``/api/me...``) and ranked play;
-    ``placement`` places tables across a cluster's nodes (None: this process alone)."""
-    api = None
-    if isinstance(repo, SqlRepository | InMemoryRepository):
-        api = player_api(create_app(repo, ApiSettings(sealed=sealed_games(event_store(repo)))))
-    return Hub(settings, repo, http_fallback=web_files, http_api=api, ratings=repo, placement=placement)
-
-
-def web_files(path: str) -> tuple[int, list[tuple[str, str]], bytes] | None:
-    """The browser client's files, then the players' game pages."""
-    return static_response(path) or games_page_response(path)
+def build_hub(
+    settings: HubSettings,
+    repo: Store,
+    placement: Placement | None = None,
+    api: ApiSettings | None = None,
+) -> Hub:
+    """The hub of ``settings`` on ``repo`` with the one HTTP application (``server.web.api``): the
+    game port's routes (probes, metrics, private and live tables, the browser client's files, the
+    players' game pages and API) through the hub, the admin port's through :func:`running_server`
+    (``hub.http_app``); ``placement`` places tables across a cluster's nodes (None: this process
+    alone)."""
+    # A tournament round's finished games are sealed while its walls are still played elsewhere.
+    api = dataclasses.replace(api or ApiSettings(), sealed=sealed_games(event_store(repo)))
+    app = create_app(repo, api)
+    hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement)
+    attach_hub(app, hub)
+    # The events API (admin port) runs events on this hub's table factory.
+    app.state.settings = dataclasses.replace(app.state.settings, events=event_service(repo, hub.tables))
+    return hub
 
 
 @contextlib.asynccontextmanager
@@ -225,19 +230,14 @@ async def running_server(
     switch interval (``settings.gil_switch_interval_s``). The
     hub is shut down at the end; the caller closes ``repo``."""
     with gcpolicy.switching(settings.gil_switch_interval_s):
-        hub = build_hub(settings, repo, placement)
+        hub = build_hub(settings, repo, placement, ApiSettings(host=settings.host, cluster=cluster_status))
         await hub.start()
         try:
+            assert hub.http_app is not None
             async with (
                 gcpolicy.applied(settings.gc),
                 review_api(
-                    repo,
-                    settings.host,
-                    review_port,
-                    required=review_required,
-                    cluster=cluster_status,
-                    events=event_service(repo, hub.tables),
-                    sealed=sealed_games(event_store(repo)),
+                    hub.http_app, repo, settings.host, review_port, required=review_required
                 ) as review,
             ):
                 yield hub, review

@@ -1,4 +1,6 @@
-"""The review API beside the hub in ``jantaku serve``: same process, same event loop, same repository.
+"""The admin port beside the hub in ``jantaku serve``: same process, same event loop, same repository,
+and the same HTTP application as the game port (``server.web.api``), which answers there the admin
+port's routes (the review API, ranked play, the admin pages).
 
 ``jantaku serve --http-port N`` (default: the hub's port + 1, any free port when ``--port`` is 0;
 ``-1``: off) runs it while the hub runs (:func:`review_api`). It needs the SQL store: with
@@ -11,16 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from server.domain.ports import Repository
-from server.domain.records import MatchRecord
+from server.hub.asgi import AsgiApp
 from server.hub.settings import SettingsError
-from server.services.tournaments import EventService
 from server.store.repository import SqlRepository
-from server.web.api import ApiSettings, create_app, serve_http
+from server.web.api import serve_http
 
 log = logging.getLogger(__name__)
 
@@ -49,19 +50,16 @@ def review_port(hub_port: int, http_port: int | None) -> int | None:
 
 @contextlib.asynccontextmanager
 async def review_api(
+    app: AsgiApp,
     repo: Repository,
     host: str,
     port: int | None,
     *,
     required: bool = False,
-    cluster: Callable[[], Awaitable[dict[str, Any]]] | None = None,
-    events: EventService | None = None,
-    sealed: Callable[[MatchRecord], Awaitable[bool]] | None = None,
 ) -> AsyncIterator[ReviewServer]:
-    """Serve the review API and admin pages on ``host:port`` while the block runs.
+    """Serve ``app`` (the one HTTP application) on the admin port ``host:port`` while the block runs.
 
-    ``port`` None: not served. ``events``: the event service the events API serves (``/api/events``).
-    ``required``: a port that cannot be bound raises OSError (otherwise
+    ``port`` None: not served. ``required``: a port that cannot be bound raises OSError (otherwise
     the hub goes on without the review API, and the yielded ``note`` says why)."""
     if port is None:
         yield ReviewServer(None)
@@ -76,7 +74,6 @@ async def review_api(
         if not ready.done():
             ready.set_result(url)
 
-    app = create_app(repo, ApiSettings(host=host, port=port, cluster=cluster, events=events, sealed=sealed))
     task = asyncio.create_task(serve_http(app, host, port, stop, on_ready=on_ready), name="review API")
     waiting: list[asyncio.Future[Any]] = [task, ready]
     await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)

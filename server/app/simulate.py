@@ -11,7 +11,7 @@ from pathlib import Path
 
 from server.bots import BOTS
 from server.bots.selfplay import play_events
-from server.engine.rules import PRESETS, Ruleset, preset
+from server.engine.rules import ALL_PRESETS, Ruleset, preset
 from server.records.cli import EXIT_OK, EXIT_USAGE
 from server.records.export import FILE_SUFFIX, ExportFormat, export_match
 from server.records.progress import Progress
@@ -27,19 +27,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "file per match into --out. The built-in bots: tsumogiri always discards the drawn tile "
             "and never wins; random picks a random legal action (calls included); greedy takes every "
             "win, declares riichi when it can and discards toward the lowest shanten, but never calls "
-            "(no chi, pon or kan), so a table of greedy bots plays closed hands only."
+            "(no chi, pon or kan), so a table of greedy bots plays closed hands only; with three "
+            "players it sets a spare north aside."
         ),
     )
     s.add_argument(
         "--players",
-        default="greedy,greedy,greedy,greedy",
+        default=None,
         metavar="BOT,BOT,BOT,BOT",
-        help="the four seats' bots, seat 0 first, each one of "
+        help="the seats' bots, seat 0 first (four, or three for a three-player ruleset), each one of "
         + ", ".join(sorted(BOTS))
-        + " (default: %(default)s)",
+        + " (default: greedy at every seat)",
     )
     s.add_argument(
-        "--ruleset", default="tenhou", choices=sorted(PRESETS), help="the rules preset (default: %(default)s)"
+        "--ruleset",
+        default="tenhou",
+        choices=sorted(ALL_PRESETS),
+        help="the rules preset, tenhou-sanma and mahjongsoul-sanma for three players (default: %(default)s)",
     )
     s.add_argument("--games", type=int, default=1, help="number of matches (default: %(default)s)")
     s.add_argument(
@@ -58,14 +62,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    players = [p.strip() for p in str(args.players).split(",")]
-    if len(players) != 4 or any(p not in BOTS for p in players):
-        print(f"error: --players needs four of {sorted(BOTS)}, got {args.players!r}", file=sys.stderr)
+    ruleset: Ruleset = preset(args.ruleset)
+    n = ruleset.seats
+    raw = args.players if args.players is not None else ",".join(["greedy"] * n)
+    players = [p.strip() for p in str(raw).split(",")]
+    if len(players) != n or any(p not in BOTS for p in players):
+        print(f"error: --players needs {n} of {sorted(BOTS)}, got {raw!r}", file=sys.stderr)
         return EXIT_USAGE
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)
         return EXIT_USAGE
-    ruleset: Ruleset = preset(args.ruleset)
     fmt = ExportFormat(args.format)
     out: Path = args.out
     try:

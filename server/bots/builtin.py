@@ -4,6 +4,9 @@
 * ``random`` picks a uniformly random legal action from a generator seeded by the caller.
 * ``greedy`` takes every win, declares riichi when it can, never calls, and otherwise discards
   the tile that leaves the lowest shanten (ties: honors, then terminals, then the least connected).
+  With three players it sets a north aside (a bonus dora and a free draw) whenever the north is as
+  good a tile to give up as any other, which is nearly always; it never needs to know about chi,
+  which three players are never offered.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import hashlib
 from collections.abc import Callable
 
 from server.engine import hand as analysis
-from server.engine.actions import Action, Discard, Pass, Riichi, Ron, Tsumo
+from server.engine.actions import Action, Discard, Nukidora, Pass, Riichi, Ron, Tsumo
 from server.engine.errors import RulesError
-from server.engine.tiles import NUM_KINDS, kind, sort_key
+from server.engine.tiles import NORTH, NUM_KINDS, kind, sort_key
 from server.engine.views import SeatView
 
 Bot = Callable[[SeatView, frozenset[Action]], Action]
@@ -23,6 +26,7 @@ Bot = Callable[[SeatView, frozenset[Action]], Action]
 _TSUMO = Tsumo()
 _RON = Ron()
 _PASS = Pass()
+_NUKIDORA = Nukidora()
 
 
 def _ordered(legal: frozenset[Action]) -> list[Action]:
@@ -72,6 +76,8 @@ def greedy_bot(view: SeatView, legal: frozenset[Action]) -> Action:
     counts = [0] * NUM_KINDS
     for t in view.hand:
         counts[kind(t)] += 1
+    if _NUKIDORA in legal and _north_is_spare(counts, legal):
+        return _NUKIDORA
     riichis = [a for a in legal if isinstance(a, Riichi)]
     if riichis:
         return min(riichis, key=lambda a: (not a.tsumogiri, sort_key(a.tile)))
@@ -96,6 +102,15 @@ def greedy_bot(view: SeatView, legal: frozenset[Action]) -> Action:
         if best is None or key < best:
             best, choice = key, a
     return choice
+
+
+def _north_is_spare(counts: list[int], legal: frozenset[Action]) -> bool:
+    """Setting the north aside leaves the hand no further from winning than the best discard would
+    (in riichi only the drawn north can be set aside: it is always spare)."""
+    if not any(isinstance(a, Discard) and not a.tsumogiri for a in legal):
+        return True  # riichi: the hand is locked
+    by_kind = analysis.shanten_after_discards(counts)
+    return by_kind.get(NORTH, 99) <= min(by_kind.values())
 
 
 BOTS: dict[str, Bot] = {"tsumogiri": tsumogiri_bot, "random": random_bot, "greedy": greedy_bot}

@@ -8,26 +8,32 @@ from server.bots import BOTS
 from server.bots.selfplay import play_events
 from server.engine.errors import RulesError
 from server.engine.events import HandDrawn, HandWon, MatchEnded
-from server.engine.rules import PRESETS, preset
+from server.engine.rules import ALL_PRESETS, preset
 from server.engine.tiles import format_tiles
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``jantaku play`` (``jantaku bot connect`` is :mod:`server.bots.connect_cli`)."""
     p = sub.add_parser("play", help="play one match of built-in bots in-process and print the results")
-    p.add_argument("--ruleset", default="tenhou", choices=sorted(PRESETS))
-    p.add_argument("--players", default="greedy,greedy,greedy,greedy", help="four of: " + ",".join(BOTS))
+    p.add_argument("--ruleset", default="tenhou", choices=sorted(ALL_PRESETS))
+    p.add_argument(
+        "--players",
+        default=None,
+        help="one per seat (three for a three-player ruleset) of: " + ",".join(BOTS) + " (default: greedy)",
+    )
     p.add_argument("--seed", default="jantaku", help="match seed (text)")
     p.set_defaults(handler=run_play)
 
 
 def run_play(args: argparse.Namespace) -> int:
-    players = [s.strip() for s in str(args.players).split(",")]
-    if len(players) != 4 or any(p not in BOTS for p in players):
-        print(f"error: --players needs four of {sorted(BOTS)}, got {args.players!r}")
+    ruleset = preset(args.ruleset)
+    raw = args.players if args.players is not None else ",".join(["greedy"] * ruleset.seats)
+    players = [s.strip() for s in str(raw).split(",")]
+    if len(players) != ruleset.seats or any(p not in BOTS for p in players):
+        print(f"error: --players needs {ruleset.seats} of {sorted(BOTS)}, got {raw!r}")
         return 2
     try:
-        events = play_events(preset(args.ruleset), str(args.seed).encode(), players)
+        events = play_events(ruleset, str(args.seed).encode(), players)
     except RulesError as exc:
         print(f"error: {exc}")
         return 2

@@ -28,8 +28,8 @@ def play(
 ) -> Iterator[Step | Transition]:
     """Yield the opening transition, then every applied step until the match ends."""
     players = [get_bot(b) if isinstance(b, str) else b for b in bots]
-    if len(players) != 4:
-        raise ValueError(f"a match needs four bots, got {len(players)}")
+    if len(players) != ruleset.seats:
+        raise ValueError(f"a match needs {ruleset.seats} bots, got {len(players)}")
     t = new_match(ruleset, seed)
     yield t
     state: MatchState = t.state

@@ -43,10 +43,11 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from server.cluster import relaylink
+from server.cluster.relay import Relays
 from server.cluster.settings import ClusterSettings
 from server.domain.ports import Repository
 from server.domain.records import MatchStatus
-from server.hub.placement import QUEUE_HEADER, RELAY_HEADER
+from server.hub.placement import QUEUE_HEADER, RELAY_HEADER, HandOff, QueuedPlayer, RelayClient, Upstream
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -195,6 +196,7 @@ class ClusterNode:
         self.host: NodeHost | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
+        self.relays = Relays(self)
         self._renew = self.redis.register_script(_RENEW)
         self._renew_leases = self.redis.register_script(_RENEW_LEASES)
         self._claim = self.redis.register_script(_CLAIM)
@@ -355,6 +357,54 @@ class ClusterNode:
                 if url is not None:
                     return url
         return None
+
+    # -- the relay (server.cluster.relay) ------------------------------------------------------------
+
+    async def relay_player(
+        self, client: RelayClient, account_id: str, *, here: Callable[[], bool]
+    ) -> Upstream | None:
+        return await self.relays.to_player(client, account_id, here)
+
+    async def relay_match(
+        self, client: RelayClient, match_id: str, *, here: Callable[[], bool]
+    ) -> Upstream | None:
+        return await self.relays.to_match(client, match_id, here)
+
+    async def relay_invite(self, client: RelayClient, code: str) -> Upstream | None:
+        return await self.relays.to_invite(client, code.strip().upper())
+
+    def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
+        return self.relays.hand_off(client, base_url, queued)
+
+    async def moving(self, match_id: str) -> bool:
+        """Running (PostgreSQL), and between owners (:meth:`_between_owners`)."""
+        match = await self._repo.get_match(match_id)
+        if match is None or match.status is not MatchStatus.RUNNING:
+            return False
+        return await self._between_owners(match_id)
+
+    async def player_moving(self, account_id: str) -> bool:
+        for match_id in await self._repo.unfinished_matches_of(account_id):
+            if await self._between_owners(match_id):
+                return True
+        return False
+
+    async def _between_owners(self, match_id: str) -> bool:
+        """No live node runs the table of this running match: nobody holds its lease (its owner
+        died and the lease ran out, or it drained, and no node's scan took it yet), or the node
+        holding it left the registry (killed: its lease runs out within seconds), or this node
+        claimed it and is rebuilding it. A node that is live but advertises no URL runs it (it is
+        only unreachable). Redis down: no (nothing can move without it)."""
+        if match_id in self.owned:
+            return True
+        try:
+            owner = await self._call(self.redis.get(self.lease_key(match_id)))
+            if owner is None or owner == self.node_id:
+                return True
+            url = await self._call(self.redis.hget(self.settings.key("node", str(owner)), "url"))
+        except REDIS_ERRORS:
+            return False
+        return url is None
 
     async def locate_queue(self, queue: str, *, keep: bool = False) -> str | None:
         """The matcher of quick-match ``queue`` (where the players not paired on their own node

@@ -29,10 +29,23 @@ class NodeStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchOwner:
+    """One running match and the node that owns it now (its lease), so that an operator finds
+    where a table lives before draining or killing a node."""
+
+    match_id: str
+    owner: str | None  # the node holding its lease; None: between owners (taken over within seconds)
+    source: str = ""  # "queue:tenhou", "private:CODE", ...
+    players: tuple[str, ...] = ()  # the seats' names, seat 0 first
+    started: float = 0.0  # when the match was created (Unix time)
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterStatus:
     nodes: tuple[NodeStatus, ...]
     running_matches: int
     unowned: tuple[str, ...] = field(default=())  # running, no lease: a live node takes them over
+    matches: tuple[MatchOwner, ...] = field(default=())  # every running match, oldest first
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -48,7 +61,8 @@ async def cluster_status(
     for node_id in ids:
         pipe.hgetall(settings.key("node", node_id))
     entries = await pipe.execute() if ids else []
-    running = [m.id for m in await repo.unfinished_matches()]
+    records = await repo.unfinished_matches()
+    running = [m.id for m in records]
     owners = await redis.mget([settings.key("table", m) for m in running]) if running else []
     held = Counter(str(o) for o in owners if o is not None)
     nodes = []
@@ -69,7 +83,17 @@ async def cluster_status(
             )
         )
     unowned = tuple(m for m, o in zip(running, owners, strict=True) if o is None)
-    return ClusterStatus(tuple(nodes), len(running), unowned)
+    matches = tuple(
+        MatchOwner(
+            m.id,
+            None if o is None else str(o),
+            m.source,
+            tuple(s.name for s in sorted(m.seats, key=lambda s: s.seat)),
+            m.created_at,
+        )
+        for m, o in zip(records, owners, strict=True)
+    )
+    return ClusterStatus(tuple(nodes), len(running), unowned, matches)
 
 
 def status_reader(
@@ -98,4 +122,10 @@ def render(status: ClusterStatus) -> str:
         f"running matches: {status.running_matches}; without an owner: {len(status.unowned)}"
         + (" (a live node takes them over within seconds)" if status.unowned else "")
     )
+    if status.matches:
+        lines.append("")
+        lines.append(f"{'match':<20} {'owner':<20} {'source':<20} players")
+        for m in status.matches:
+            owner = m.owner if m.owner is not None else "(none)"
+            lines.append(f"{m.match_id:<20} {owner:<20} {m.source:<20} {', '.join(m.players)}")
     return "\n".join(lines)

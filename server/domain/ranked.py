@@ -8,12 +8,13 @@ per account and game length (:class:`server.ranking.Length`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from server.domain.reads import HandResult
-from server.ranking import Length, Standing
+from server.ranking import Length, Standing, parse_ranked_source
+from server.ranking.ledger import NotRateableError, RatedMatch, check_rateable
 
 
 class Board(StrEnum):
@@ -26,6 +27,41 @@ LADDER_ROOM = "ladder"
 
 def board_of_room(room: str) -> Board:
     return Board.LADDER if room == LADDER_ROOM else Board.RANKED
+
+
+def rated_match(
+    match_id: str,
+    *,
+    source: str,
+    aborted: bool,
+    accounts: Sequence[str | None],
+    placements: Sequence[int],
+    table_version: str,
+) -> RatedMatch | None:
+    """What a stored match contributes to the ratings, or None when it is not a rateable match: the
+    one check both stores make. Not rateable: an aborted match, one not played in a ranked room
+    (``source``), or one that fails :func:`~server.ranking.ledger.check_rateable` (four seats with
+    four different accounts, placements 1..4: a match without its result has none)."""
+    if aborted:
+        return None
+    parsed = parse_ranked_source(source)
+    if parsed is None:
+        return None
+    room, length = parsed
+    m = RatedMatch(
+        match_id=match_id,
+        room=room,
+        board=board_of_room(room).value,
+        length=length,
+        accounts=tuple(accounts),
+        placements=tuple(placements),
+        table_version=table_version,
+    )
+    try:
+        check_rateable(m)
+    except NotRateableError:
+        return None
+    return m
 
 
 @dataclass(frozen=True, slots=True)

@@ -223,23 +223,74 @@ class KyuushuKyuuhai:
         return _EMPTY_HASH
 
 
-Action = Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai
+@dataclass(frozen=True, slots=True)
+class Nukidora:
+    """Set a north tile from the hand aside as a bonus dora and draw a replacement (three seats,
+    ``Ruleset.north_bonus``; docs/rules.md#north-bonus)."""
 
-# Each action's wire name (``TYPE``) is a property rather than a ``ClassVar``: mypyc takes a class
-# variable of a dataclass for a field (tests/engine/test_actions.py keeps these names in step).
-ACTION_TYPES: dict[str, type[Action]] = {
-    "discard": Discard,
-    "riichi": Riichi,
-    "tsumo": Tsumo,
-    "ron": Ron,
-    "pass": Pass,
-    "chi": Chi,
-    "pon": Pon,
-    "daiminkan": Daiminkan,
-    "ankan": Ankan,
-    "kakan": Kakan,
-    "kyuushu_kyuuhai": KyuushuKyuuhai,
+    @property
+    def TYPE(self) -> str:  # noqa: N802 - the action's wire name, read as ``action.TYPE``
+        return "nukidora"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Nukidora:
+            return NotImplemented
+        return True
+
+    def __hash__(self) -> int:
+        return _EMPTY_HASH
+
+
+Action = (
+    Discard | Riichi | Tsumo | Ron | Pass | Chi | Pon | Daiminkan | Ankan | Kakan | KyuushuKyuuhai | Nukidora
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionForm:
+    """What one kind of action carries besides its ``type``: the one description its JSON form
+    (:func:`action_to_dict`, :func:`action_from_dict`: what the event log stores) and its wire form
+    (``server.hub.wire``) are both read from, so a new action is one entry of :data:`ACTION_FORMS`.
+
+    The fields are, in this order (the order of the constructor's arguments and of the JSON keys):
+    ``tile`` (one tile), ``tsumogiri`` (a flag that defaults to False) and ``consumed`` (that many
+    tiles from the hand; 0: no such field)."""
+
+    cls: type[Action]
+    tile: bool = False
+    tsumogiri: bool = False
+    consumed: int = 0
+
+    def make(self, tile: Tile | None, tsumogiri: bool | None, consumed: tuple[Tile, ...] | None) -> Action:
+        """The action of these fields (each given exactly when the form has it)."""
+        args: list[object] = []
+        if self.tile:
+            args.append(tile)
+        if self.tsumogiri:
+            args.append(tsumogiri)
+        if self.consumed:
+            args.append(consumed)
+        return self.cls(*args)  # type: ignore[arg-type]
+
+
+# By wire name (``TYPE``), in the order prompts list them. Each action's ``TYPE`` is a property rather
+# than a ``ClassVar``: mypyc takes a class variable of a dataclass for a field
+# (tests/engine/test_actions.py keeps these names in step).
+ACTION_FORMS: dict[str, ActionForm] = {
+    "discard": ActionForm(Discard, tile=True, tsumogiri=True),
+    "riichi": ActionForm(Riichi, tile=True, tsumogiri=True),
+    "tsumo": ActionForm(Tsumo),
+    "ron": ActionForm(Ron),
+    "pass": ActionForm(Pass),
+    "chi": ActionForm(Chi, consumed=2),
+    "pon": ActionForm(Pon, consumed=2),
+    "daiminkan": ActionForm(Daiminkan, consumed=3),
+    "ankan": ActionForm(Ankan, consumed=4),
+    "kakan": ActionForm(Kakan, tile=True),
+    "kyuushu_kyuuhai": ActionForm(KyuushuKyuuhai),
+    "nukidora": ActionForm(Nukidora),
 }
+ACTION_TYPES: dict[str, type[Action]] = {name: form.cls for name, form in ACTION_FORMS.items()}
 
 
 # Interned instances of the actions a turn offers again and again (the dozen discards of every turn,
@@ -257,21 +308,20 @@ TSUMO = Tsumo()
 RON = Ron()
 PASS = Pass()
 KYUUSHU_KYUUHAI = KyuushuKyuuhai()
+NUKIDORA = Nukidora()
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
     """The JSON form of an action, tiles in mpsz notation."""
-    out: dict[str, Any] = {"type": action.TYPE}
-    match action:
-        case Discard(tile, tsumogiri) | Riichi(tile, tsumogiri):
-            out["tile"] = tile_name(tile)
-            out["tsumogiri"] = tsumogiri
-        case Kakan(tile):
-            out["tile"] = tile_name(tile)
-        case Chi(consumed) | Pon(consumed) | Daiminkan(consumed) | Ankan(consumed):
-            out["consumed"] = format_tiles(consumed)
-        case Tsumo() | Ron() | Pass() | KyuushuKyuuhai():
-            pass
+    name = action.TYPE
+    form = ACTION_FORMS[name]
+    out: dict[str, Any] = {"type": name}
+    if form.tile:
+        out["tile"] = tile_name(getattr(action, "tile"))  # noqa: B009 - the form says it has one
+    if form.tsumogiri:
+        out["tsumogiri"] = getattr(action, "tsumogiri")  # noqa: B009
+    if form.consumed:
+        out["consumed"] = format_tiles(getattr(action, "consumed"))  # noqa: B009
     return out
 
 
@@ -280,38 +330,35 @@ def action_from_dict(data: Any) -> Action:
     if not isinstance(data, dict):
         raise NotationError(f"an action must be an object, got {type(data).__name__}")
     raw_type = data.get("type")
-    cls = ACTION_TYPES.get(raw_type) if isinstance(raw_type, str) else None
-    if cls is None:
-        raise NotationError(f"unknown action type {raw_type!r}; expected one of {sorted(ACTION_TYPES)}")
-    kind_ = str(raw_type)  # a key of ACTION_TYPES
+    form = ACTION_FORMS.get(raw_type) if isinstance(raw_type, str) else None
+    if form is None:
+        raise NotationError(f"unknown action type {raw_type!r}; expected one of {sorted(ACTION_FORMS)}")
+    kind_ = str(raw_type)  # a key of ACTION_FORMS
     allowed = {"type"}
-    result: Action
-    if cls in (Discard, Riichi):
-        allowed |= {"tile", "tsumogiri"}
-        tsumogiri = data.get("tsumogiri", False)
-        if not isinstance(tsumogiri, bool):
-            raise NotationError(f"{kind_}: 'tsumogiri' must be a boolean, got {tsumogiri!r}")
-        tile = _tile_field(data, kind_)
-        result = Discard(tile, tsumogiri) if cls is Discard else Riichi(tile, tsumogiri)
-    elif cls is Kakan:
+    tile: Tile | None = None
+    tsumogiri: bool | None = None
+    consumed: tuple[Tile, ...] | None = None
+    if form.tsumogiri:
+        allowed.add("tsumogiri")
+        flag: Any = data.get("tsumogiri", False)  # untyped until checked (compiled: typed locals are)
+        if not isinstance(flag, bool):
+            raise NotationError(f"{kind_}: 'tsumogiri' must be a boolean, got {flag!r}")
+        tsumogiri = flag
+    if form.tile:
         allowed.add("tile")
-        result = Kakan(_tile_field(data, kind_))
-    elif cls in (Chi, Pon, Daiminkan, Ankan):
+        tile = _tile_field(data, kind_)
+    if form.consumed:
         allowed.add("consumed")
         raw = data.get("consumed")
         if not isinstance(raw, str):
             raise NotationError(f"{kind_}: 'consumed' must be an mpsz string, got {raw!r}")
-        tiles = parse_tiles(raw)
-        need = {Chi: 2, Pon: 2, Daiminkan: 3, Ankan: 4}[cls]
-        if len(tiles) != need:
-            raise NotationError(f"{kind_}: 'consumed' needs {need} tiles, got {raw!r}")
-        result = cls(tuple(tiles))  # type: ignore[arg-type]
-    else:
-        result = cls()  # type: ignore[call-arg]
+        consumed = tuple(parse_tiles(raw))
+        if len(consumed) != form.consumed:
+            raise NotationError(f"{kind_}: 'consumed' needs {form.consumed} tiles, got {raw!r}")
     extra = set(data) - allowed
     if extra:
         raise NotationError(f"{kind_}: unexpected field(s) {sorted(extra)}")
-    return result
+    return form.make(tile, tsumogiri, consumed)
 
 
 def _tile_field(data: dict[str, Any], kind_: str) -> Tile:

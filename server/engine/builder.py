@@ -30,7 +30,7 @@ class HandChanges(TypedDict, total=False):
     wall: tuple[Tile, ...]
     salt: bytes
     commitment: str
-    players: tuple[Player, Player, Player, Player]
+    players: tuple[Player, ...]
     phase: Phase
     turn: int
     live_drawn: int
@@ -41,6 +41,7 @@ class HandChanges(TypedDict, total=False):
     after_call: bool
     no_calls: bool
     window: Window | None
+    norths: tuple[int, ...]
 
 
 class PlayerChanges(TypedDict, total=False):
@@ -60,6 +61,7 @@ class PlayerChanges(TypedDict, total=False):
     sideways_pending: bool
     pao_seat: int | None
     pao_yakuman: Pao | None
+    norths: int
 
 
 _SETATTR = object.__setattr__
@@ -89,6 +91,7 @@ def _clone_hand(h: HandState) -> HandState:
         h.after_call,
         h.no_calls,
         h.window,
+        h.norths,
     )
 
 
@@ -108,6 +111,7 @@ def _clone_player(p: Player) -> Player:
         p.sideways_pending,
         p.pao_seat,
         p.pao_yakuman,
+        p.norths,
     )
 
 
@@ -128,6 +132,7 @@ def _with_hand(p: Player, hand: tuple[Tile, ...], drawn: Tile | None) -> Player:
         sideways_pending=p.sideways_pending,
         pao_seat=p.pao_seat,
         pao_yakuman=p.pao_yakuman,
+        norths=p.norths,
     )
 
 
@@ -153,7 +158,8 @@ class Builder:
         # a dataclasses.replace per field change, which was half of the engine's time.
         self.hand = _clone_hand(state.hand)
         self.players = list(state.hand.players)
-        self.owned = [False, False, False, False]
+        self.seats = len(state.hand.players)  # the placeholder before the first deal has them too
+        self.owned = [False] * self.seats
         self.finished = state.finished
         self.events: list[Event] = []
 
@@ -181,12 +187,12 @@ class Builder:
 
     def new_players(self, players: list[Player]) -> None:
         self.players = players
-        self.owned = [True, True, True, True]
+        self.owned = [True] * len(players)
 
     def frozen_hand(self) -> HandState:
         """The hand as options code reads it (the builder's own copy, with current players)."""
         p = self.players
-        players = (p[0], p[1], p[2], p[3])
+        players = tuple(p)
         if _NATIVE:
             self.hand.players = players  # type: ignore[misc]
         else:
@@ -202,7 +208,7 @@ class Builder:
             ruleset=old.ruleset,
             seed=old.seed,
             injected_walls=old.injected_walls,
-            scores=(s[0], s[1], s[2], s[3]),
+            scores=tuple(s),
             riichi_sticks=self.sticks,
             step=step,
             hand=self.frozen_hand(),
@@ -229,12 +235,13 @@ class Builder:
                 raise WallError(f"hand {hand_index} needs a wall but only {len(injected)} were injected")
             wall = injected[hand_index]
         else:
-            wall = walls.make_wall(self.state.seed, hand_index, r.red_fives)
+            wall = walls.make_wall(self.state.seed, hand_index, r.red_fives, r.seats)
         salt = walls.make_salt(self.state.seed, hand_index)
         commitment = walls.commitment(salt, wall)
         dealer = kyoku
         hands = walls.dealt_hands(wall, dealer)
-        self.new_players([Player(hand=tuple(sorted(hands[s], key=sort_key))) for s in range(4)])
+        n = self.seats
+        self.new_players([Player(hand=tuple(sorted(hands[s], key=sort_key))) for s in range(n)])
         self.hand = HandState(
             hand_index=hand_index,
             round_wind=round_wind,
@@ -243,7 +250,7 @@ class Builder:
             wall=wall,
             salt=salt,
             commitment=commitment,
-            players=(Player(), Player(), Player(), Player()),
+            players=(Player(),) * n,
             phase=Phase.TURN,
             turn=dealer,
         )
@@ -256,20 +263,25 @@ class Builder:
                 riichi_sticks=self.sticks,
                 dealer=dealer,
                 scores=tuple(self.scores),
-                dora_indicator=wall[walls.DORA_START],
+                dora_indicator=wall[walls.layout_of(wall).dora_start],
                 wall_commitment=commitment,
-                hands=tuple(tuple(hands[s]) for s in range(4)),
+                hands=tuple(tuple(hands[s]) for s in range(n)),
             )
         )
         self.draw(dealer, rinshan=False)
 
     def draw(self, seat: int, *, rinshan: bool) -> None:
         h = self.hand
+        wall = h.wall
         if rinshan:
-            tile = h.wall[walls.RINSHAN_START + len(h.kans) - 1]  # the kan is already counted
+            # The kan (or north) is already counted.
+            if len(wall) == walls.WALL_TILES and not h.norths:
+                tile = wall[walls.RINSHAN_START + len(h.kans) - 1]
+            else:
+                tile = wall[walls.replacement_position(walls.layout_of(wall), h.replacements - 1)]
             live_drawn = h.live_drawn
         else:
-            tile = h.wall[walls.LIVE_START + h.live_drawn]
+            tile = wall[walls.HAND_TILES * self.seats + h.live_drawn]
             live_drawn = h.live_drawn + 1
         p = self.players[seat]
         self.put_player(seat, _with_hand(p, insert_sorted(p.hand, tile), tile))
@@ -291,7 +303,8 @@ class Builder:
         for _ in range(count):
             n = self.hand.dora_revealed
             self.set_hand(dora_revealed=n + 1)
-            self.emit(DoraRevealed(indicator=self.hand.wall[walls.DORA_START + n]))
+            wall = self.hand.wall
+            self.emit(DoraRevealed(indicator=wall[len(wall) - walls.DEAD_WALL + walls.RINSHAN_TILES + n]))
 
     def flush_pending_dora(self) -> None:
         if self.hand.pending_dora:
@@ -303,14 +316,14 @@ class Builder:
 
     def end_every_ippatsu(self) -> None:
         """Any call and any completed kan ends every ippatsu (docs/rules.md#ippatsu)."""
-        for s in range(4):
+        for s in range(self.seats):
             if self.players[s].ippatsu:
                 self.set_player(s, ippatsu=False)
 
     def mark_passed_winning_tile(self, tile: Tile, discarder: int) -> None:
         """Seats for which ``tile`` completes the hand and who did not win become furiten
         (docs/rules.md#furiten)."""
-        for s in range(4):
+        for s in range(self.seats):
             if s == discarder:
                 continue
             p = self.players[s]

@@ -25,7 +25,8 @@ def resolve_calls(b: Builder) -> None:
     window = b.hand.window
     assert window is not None
     answers = dict(window.answers)
-    order = [(window.from_seat + off) % 4 for off in (1, 2, 3)]
+    n = b.seats
+    order = [(window.from_seat + off) % n for off in range(1, n)]
     rons = [s for s in order if isinstance(answers.get(s), Ron)]
     if rons:
         ron(b, rons, window, chankan=False)
@@ -60,7 +61,7 @@ def discard_passed(b: Builder, window: Window, calls: tuple[tuple[int, Action], 
             return
     h = b.hand
     if r.abort_suukaikan and len(h.kans) == 4 and len(set(h.kans)) > 1:
-        abort(b, DrawReason.SUUKAIKAN, [None] * 4)
+        abort(b, DrawReason.SUUKAIKAN, [None] * b.seats)
         return
     if (
         r.abort_suufon_renda
@@ -69,7 +70,7 @@ def discard_passed(b: Builder, window: Window, calls: tuple[tuple[int, Action], 
         and len({pl.river[0].tile for pl in b.players}) == 1
         and b.players[0].river[0].tile in WINDS
     ):
-        abort(b, DrawReason.SUUFON_RENDA, [None] * 4)
+        abort(b, DrawReason.SUUFON_RENDA, [None] * b.seats)
         return
     if calls:
         caller, action = calls[0]
@@ -78,7 +79,7 @@ def discard_passed(b: Builder, window: Window, calls: tuple[tuple[int, Action], 
     if h.live_remaining == 0:
         exhaustive_draw(b)
         return
-    b.draw((seat + 1) % 4, rinshan=False)
+    b.draw((seat + 1) % b.seats, rinshan=False)
 
 
 def call(b: Builder, seat: int, action: Action, window: Window) -> None:

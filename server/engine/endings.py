@@ -27,7 +27,7 @@ def ron(b: Builder, rons: list[int], window: Window, *, chankan: bool) -> None:
     """``rons``: the seats that called ron, from the discarder's right (docs/rules.md#multiple-ron)."""
     r = b.ruleset
     if len(rons) == 3 and r.abort_sanchahou:
-        hands: list[tuple[Tile, ...] | None] = [None] * 4
+        hands: list[tuple[Tile, ...] | None] = [None] * b.seats
         for s in rons:
             hands[s] = b.players[s].hand
         abort(b, DrawReason.SANCHAHOU, hands)
@@ -63,7 +63,7 @@ def win(b: Builder, wins: list[tuple[int, int, Tile, bool]]) -> None:
     b.sticks = 0
     n_ind = h.dora_revealed
     for (winner, from_seat, tile, value, pao, tsumo), deltas in zip(details, all_deltas, strict=True):
-        for s in range(4):
+        for s in range(b.seats):
             b.scores[s] += deltas[s]
         p = h.players[winner]
         shown = p.hand if tsumo else insert_sorted(p.hand, tile)
@@ -80,7 +80,7 @@ def win(b: Builder, wins: list[tuple[int, int, Tile, bool]]) -> None:
                 yaku=value.yaku,
                 han=value.han,
                 fu=value.fu,
-                points=hand_points(value, dealer=winner == h.dealer, tsumo=tsumo),
+                points=hand_points(value, dealer=winner == h.dealer, tsumo=tsumo, ruleset=b.ruleset),
                 limit=value.limit,
                 yakuman=value.yakuman,
                 dora_indicators=dora_indicators(h.wall, n_ind),
@@ -113,7 +113,7 @@ def exhaustive_draw(b: Builder) -> None:
         deltas = nagashi_payments(nagashi, dealer=b.hand.dealer, ruleset=r)
     else:
         deltas = noten_payments(tenpai, ruleset=r)
-    for s in range(4):
+    for s in range(b.seats):
         b.scores[s] += deltas[s]
     b.emit(
         HandDrawn(
@@ -133,10 +133,10 @@ def abort(b: Builder, reason: DrawReason, hands: Sequence[tuple[Tile, ...] | Non
     b.emit(
         HandDrawn(
             reason=reason,
-            tenpai=(False,) * 4,
+            tenpai=(False,) * b.seats,
             hands=tuple(hands),
             nagashi=(),
-            deltas=(0, 0, 0, 0),
+            deltas=(0,) * b.seats,
             scores=tuple(b.scores),
         )
     )
@@ -169,17 +169,18 @@ def end_hand(
 
 def end_match(b: Builder) -> None:
     r = b.ruleset
-    order = sorted(range(4), key=lambda s: (-b.scores[s], s))
+    n = b.seats
+    order = sorted(range(n), key=lambda s: (-b.scores[s], s))
     if b.sticks and r.leftover_sticks is LeftoverSticks.TO_TOP:
         b.scores[order[0]] += 1000 * b.sticks
     b.sticks = 0
-    order = sorted(range(4), key=lambda s: (-b.scores[s], s))
-    ranks = [0] * 4
+    order = sorted(range(n), key=lambda s: (-b.scores[s], s))
+    ranks = [0] * n
     for rank, s in enumerate(order):
         ranks[s] = rank + 1
-    oka = (r.return_points - r.start_points) * 4 / 1000 if r.oka else 0.0
+    oka = (r.return_points - r.start_points) * n / 1000 if r.oka else 0.0
     final = []
-    for s in range(4):
+    for s in range(n):
         pts = (b.scores[s] - r.return_points) / 1000 + r.uma[ranks[s] - 1]
         if ranks[s] == 1:
             pts += oka
@@ -202,11 +203,12 @@ def next_hand(
     """(round wind, kyoku) of the next hand, or None when the match is over."""
     if r.tobi and any(s < r.tobi_below for s in scores):
         return None
+    n = r.seats  # kyoku per round wind: each seat deals once
     last_wind = 0 if r.game_length is GameLength.EAST else 1
-    current = h.round_wind * 4 + h.kyoku
-    last = last_wind * 4 + 3
+    current = h.round_wind * n + h.kyoku
+    last = last_wind * n + n - 1
     dealer = h.dealer
-    top = min(range(4), key=lambda s: (-scores[s], s))
+    top = min(range(n), key=lambda s: (-scores[s], s))
     over_target = any(s >= r.return_points for s in scores)
     if current >= last:
         dealer_top = top == dealer and (scores[dealer] >= r.return_points or not r.sudden_death)
@@ -217,11 +219,11 @@ def next_hand(
         else:
             if over_target or not r.sudden_death:
                 return None
-            if current >= last + 4:  # the extension (one more round wind) is over
+            if current >= last + n:  # the extension (one more round wind) is over
                 return None
         if current > last and renchan and over_target and dealer_top:
             return None
     if renchan:
         return (h.round_wind, h.kyoku)
     nxt = current + 1
-    return (nxt // 4, nxt % 4)
+    return (nxt // n, nxt % n)

@@ -129,6 +129,15 @@ class MeldCalled:
 
 
 @dataclass(frozen=True, slots=True)
+class NorthDeclared:
+    """``seat`` set a north tile aside as a bonus dora (three seats); a replacement draw follows
+    unless another seat wins on it (docs/rules.md#north-bonus)."""
+
+    seat: int
+    tile: Tile  # the north tile set aside (always 4z)
+
+
+@dataclass(frozen=True, slots=True)
 class DoraRevealed:
     indicator: Tile
 
@@ -201,6 +210,7 @@ Event = (
     | TileDiscarded
     | RiichiAccepted
     | MeldCalled
+    | NorthDeclared
     | DoraRevealed
     | HandWon
     | HandDrawn

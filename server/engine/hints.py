@@ -35,7 +35,7 @@ from server.engine import hand as analysis
 from server.engine.actions import Action, Discard, Riichi
 from server.engine.options import counts_of, remove_one
 from server.engine.state import MatchState
-from server.engine.tiles import NUM_KINDS, Tile, kind
+from server.engine.tiles import NORTH, NUM_KINDS, Tile, kind
 from server.engine.views import SeatView, seat_view
 
 
@@ -91,6 +91,7 @@ def visible_counts(view: SeatView) -> tuple[int, ...]:
     for public in view.seats:
         seen.extend(t for m in public.melds for t in m.tiles)
         seen.extend(r.tile for r in public.river if not r.called)
+        seen.extend([NORTH] * public.norths)  # norths set aside (three players)
     for t in seen:
         counts[kind(t)] += 1
     return tuple(counts)

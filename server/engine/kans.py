@@ -1,7 +1,9 @@
-"""Kans declared in turn (ankan, kakan), the chankan window on them, and a kan that stands.
+"""Kans declared in turn (ankan, kakan), the chankan window on them, and a kan that stands; and a
+north set aside (three seats), which takes a replacement draw the same way.
 
 A declared kan is not complete until nobody robs it (docs/rules.md#chankan); only then do ippatsu
-end, the kan count and its dora indicator change and the replacement tile is drawn.
+end, the kan count and its dora indicator change and the replacement tile is drawn. A north set
+aside may likewise be won on before its replacement draw (docs/rules.md#north-bonus).
 """
 
 from __future__ import annotations
@@ -12,12 +14,19 @@ from server.engine import hand as analysis
 from server.engine.actions import Ankan, Kakan, Ron
 from server.engine.builder import Builder
 from server.engine.endings import ron
-from server.engine.events import MeldCalled
+from server.engine.events import MeldCalled, NorthDeclared
 from server.engine.melds import Meld, MeldType
-from server.engine.options import chankan_options, counts_of, hand_waits, remove_all
+from server.engine.options import (
+    chankan_options,
+    counts_of,
+    hand_waits,
+    north_options,
+    remove_all,
+    remove_one,
+)
 from server.engine.rules import OpenKanDora
 from server.engine.state import Phase, Window
-from server.engine.tiles import Tile, kind, sort_key
+from server.engine.tiles import NORTH, Tile, kind, sort_key
 
 
 def declare_kan(b: Builder, seat: int, action: Ankan | Kakan) -> None:
@@ -50,8 +59,9 @@ def declare_kan(b: Builder, seat: int, action: Ankan | Kakan) -> None:
     h = b.frozen_hand()
     closed = isinstance(action, Ankan)
     options = []
-    for off in (1, 2, 3):
-        s = (seat + off) % 4
+    n = b.seats
+    for off in range(1, n):
+        s = (seat + off) % n
         opts = chankan_options(h, b.ruleset, s, tile, closed_kan=closed)
         if opts:
             options.append((s, opts))
@@ -68,12 +78,51 @@ def resolve_chankan(b: Builder) -> None:
     window = b.hand.window
     assert window is not None
     answers = dict(window.answers)
-    order = [(window.from_seat + off) % 4 for off in (1, 2, 3)]
+    n = b.seats
+    order = [(window.from_seat + off) % n for off in range(1, n)]
     rons = [s for s in order if isinstance(answers.get(s), Ron)]
     if rons:
-        ron(b, rons, window, chankan=True)
+        # A north set aside has no kan meld: a win on it is not chankan.
+        ron(b, rons, window, chankan=window.kan is not None)
+    elif window.kan is None:
+        north_passed(b, window)
     else:
         kan_passed(b, window)
+
+
+def declare_north(b: Builder, seat: int) -> None:
+    """Set a north aside (``Nukidora``): the other seats may win on it (``Ruleset.north_ron``),
+    else the replacement is drawn (docs/rules.md#north-bonus)."""
+    p = b.players[seat]
+    b.set_player(seat, hand=remove_one(p.hand, NORTH), drawn=None, norths=p.norths + 1)
+    b.emit(NorthDeclared(seat=seat, tile=NORTH))
+    h = b.frozen_hand()
+    options = []
+    n = b.seats
+    for off in range(1, n):
+        s = (seat + off) % n
+        opts = north_options(h, b.ruleset, s)
+        if opts:
+            options.append((s, opts))
+    window = Window(options=tuple(options), tile=NORTH, from_seat=seat)
+    if options:
+        b.open_window(window, Phase.CHANKAN, seat)
+    else:
+        b.set_hand(window=window)
+        north_passed(b, window)
+
+
+def north_passed(b: Builder, window: Window) -> None:
+    """Nobody won on the north: the replacement is drawn. Like a call, the north ends every ippatsu
+    and the first go-around (no double riichi, tenhou or chiihou after it; Tenhou's records,
+    docs/rules.md#north-bonus)."""
+    b.mark_passed_winning_tile(window.tile, window.from_seat)
+    b.end_every_ippatsu()
+    # A pending open-kan indicator is turned once the north stands, as for a following kan
+    # (Tenhou's records; docs/rules.md#kan-dora).
+    b.flush_pending_dora()
+    b.set_hand(norths=(*b.hand.norths, window.from_seat), no_calls=False)
+    b.draw(window.from_seat, rinshan=True)
 
 
 def kan_passed(b: Builder, window: Window) -> None:

@@ -25,7 +25,7 @@ from server.engine.events import MatchStarted
 from server.engine.kans import resolve_chankan
 from server.engine.rules import Ruleset
 from server.engine.state import HandState, MatchState, Phase, Player, Transition, Window
-from server.engine.tiles import Tile, sort_key, tile_name
+from server.engine.tiles import WINDS, Tile, sort_key, tile_name
 from server.engine.turns import turn_action
 
 ENGINE_VERSION = "1"
@@ -43,7 +43,7 @@ class HandStart:
     kyoku: int = 0
     honba: int = 0
     riichi_sticks: int = 0
-    scores: tuple[int, int, int, int] | None = None
+    scores: tuple[int, ...] | None = None
 
 
 def new_match(
@@ -61,15 +61,19 @@ def new_match(
     """
     injected = None
     if walls_ is not None:
-        injected = tuple(walls.validate_wall(w, ruleset.red_fives) for w in walls_)
+        injected = tuple(walls.validate_wall(w, ruleset.red_fives, ruleset.seats) for w in walls_)
     start = start or HandStart()
+    n = ruleset.seats
     if not (
-        0 <= start.round_wind < 4 and 0 <= start.kyoku < 4 and start.honba >= 0 and start.riichi_sticks >= 0
+        0 <= start.round_wind < len(WINDS)
+        and 0 <= start.kyoku < n
+        and start.honba >= 0
+        and start.riichi_sticks >= 0
     ):
         raise RulesError(f"invalid hand start {start!r}")
-    scores = start.scores if start.scores is not None else (ruleset.start_points,) * 4
-    if len(scores) != 4:
-        raise RulesError(f"a hand start needs four scores, got {scores!r}")
+    scores = start.scores if start.scores is not None else (ruleset.start_points,) * n
+    if len(scores) != n:
+        raise RulesError(f"a hand start needs {n} scores, got {scores!r}")
     placeholder = HandState(
         hand_index=-1,
         round_wind=0,
@@ -78,7 +82,7 @@ def new_match(
         wall=(),
         salt=b"",
         commitment="",
-        players=(Player(), Player(), Player(), Player()),
+        players=(Player(),) * n,
         phase=Phase.TURN,
         turn=0,
     )
@@ -86,7 +90,7 @@ def new_match(
         ruleset=ruleset,
         seed=seed,
         injected_walls=injected,
-        scores=(scores[0], scores[1], scores[2], scores[3]),
+        scores=tuple(scores),
         riichi_sticks=start.riichi_sticks,
         step=0,
         hand=placeholder,
@@ -142,7 +146,7 @@ def default_action(state: MatchState, seat: int) -> Action:
 
 def apply(state: MatchState, seat: int, action: Action) -> Transition:
     """Apply one seat's action; raises :class:`IllegalActionError` (state untouched) if not legal."""
-    if not 0 <= seat < 4:
+    if not 0 <= seat < state.ruleset.seats:
         raise NotYourTurnError(f"no seat {seat!r}")
     opts = legal_actions(state, seat)
     if not opts:

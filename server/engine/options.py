@@ -13,6 +13,7 @@ from server.engine import hand as analysis
 from server.engine.actions import (
     DISCARDS,
     KYUUSHU_KYUUHAI,
+    NUKIDORA,
     PASS,
     RIICHIS,
     RON,
@@ -28,7 +29,7 @@ from server.engine.melds import MeldType
 from server.engine.rules import KanDuringRiichi, Karaten, Kuikae, Ruleset
 from server.engine.scoring import HandValue, WinContext, evaluate_win
 from server.engine.state import HandState, Player
-from server.engine.tiles import NUM_FACES, NUM_KINDS, WINDS, Tile, kind, sort_key, suit_of
+from server.engine.tiles import NORTH, NUM_FACES, NUM_KINDS, WINDS, Tile, kind, sort_key, suit_of
 from server.engine.wall import dora_indicators, ura_indicators
 
 MAX_KANS = 4  # a fifth kan is impossible
@@ -143,8 +144,8 @@ def is_furiten(player: Player) -> bool:
     return bool(hand_waits(player.hand) & player.discarded_kinds)
 
 
-def seat_wind(seat: int, dealer: int) -> int:
-    return WINDS[(seat - dealer) % 4]
+def seat_wind(seat: int, dealer: int, seats: int = 4) -> int:
+    return WINDS[(seat - dealer) % seats]
 
 
 def win_context(
@@ -162,7 +163,7 @@ def win_context(
         melds=p.melds,
         win_tile=tile,
         is_tsumo=tsumo,
-        seat_wind=seat_wind(seat, h.dealer),
+        seat_wind=seat_wind(seat, h.dealer, len(h.players)),
         round_wind=WINDS[h.round_wind],
         is_dealer=seat == h.dealer,
         riichi=p.riichi,
@@ -177,6 +178,7 @@ def win_context(
         renhou=not tsumo and first_turn and seat != h.dealer,
         dora_indicators=dora_indicators(h.wall, n_ind),
         ura_indicators=ura_indicators(h.wall, n_ind if kan_ura else 1) if p.riichi else (),
+        norths=p.norths,
     )
 
 
@@ -251,6 +253,17 @@ def turn_options(h: HandState, ruleset: Ruleset, seat: int, score: int) -> froze
                 for t in p.hand:
                     if kind(t) == m.kind:
                         opts.add(Kakan(t))
+    # North as a bonus tile (three seats): set aside for a replacement draw, which must exist; in
+    # riichi only the north just drawn, which leaves the locked hand as it was
+    # (docs/rules.md#north-bonus).
+    if (
+        drawn is not None
+        and counts[NORTH]
+        and remaining > 0
+        and (not p.riichi or drawn == NORTH)
+        and ruleset.north_bonus
+    ):
+        opts.add(NUKIDORA)
     # Kyuushu kyuuhai: own first draw, no call yet this hand, nine kinds of terminals/honors.
     if (
         ruleset.abort_kyuushu_kyuuhai
@@ -318,7 +331,7 @@ def call_options(h: HandState, ruleset: Ruleset, seat: int, tile: Tile, discarde
         if counts[k] == 3 and len(h.kans) < MAX_KANS:
             faces = sorted((t for t in p.hand if kind(t) == k), key=sort_key)
             opts.add(Daiminkan((faces[0], faces[1], faces[2])))
-        if seat == (discarder + 1) % 4 and k < 27:
+        if seat == (discarder + 1) % len(h.players) and k < 27 and ruleset.chi:
             n = k % 9
             for da, db in ((-2, -1), (-1, 1), (1, 2)):
                 if not (0 <= n + da <= 8 and 0 <= n + db <= 8):
@@ -347,5 +360,18 @@ def chankan_options(
     if closed_kan and not (ruleset.chankan_ankan_kokushi and analysis.is_kokushi_tenpai_on(counts, k)):
         return frozenset()
     if evaluate(h, ruleset, seat, tile, tsumo=False, chankan=True) is None:
+        return frozenset()
+    return frozenset({RON, PASS})
+
+
+def north_options(h: HandState, ruleset: Ruleset, seat: int) -> frozenset[Action]:
+    """May ``seat`` win on the north just set aside (``Ruleset.north_ron``)? Like a robbed kan, but
+    worth no chankan (docs/rules.md#north-bonus)."""
+    if not ruleset.north_ron:
+        return frozenset()
+    p = h.players[seat]
+    if NORTH not in hand_waits(p.hand) or is_furiten(p):
+        return frozenset()
+    if evaluate(h, ruleset, seat, NORTH, tsumo=False) is None:
         return frozenset()
     return frozenset({RON, PASS})

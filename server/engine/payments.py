@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from server.engine.errors import RulesError
-from server.engine.rules import Pao, PaoScope, Ruleset
+from server.engine.rules import Pao, PaoScope, Ruleset, SanmaTsumo
 from server.engine.scoring import LIMIT_BASE, HandValue
 
 __all__ = [
@@ -26,7 +26,8 @@ __all__ = [
     "tsumo_points",
 ]
 
-Deltas = tuple[int, int, int, int]
+Deltas = tuple[int, ...]
+"""One score change per seat."""
 
 
 def _ceil100(points: int) -> int:
@@ -42,25 +43,36 @@ def ron_points(base: int, dealer: bool) -> int:
     return _ceil100(base * (6 if dealer else 4))
 
 
-def tsumo_points(base: int, dealer: bool) -> tuple[int, int]:
+def tsumo_points(base: int, dealer: bool, ruleset: Ruleset | None = None) -> tuple[int, int]:
     """``(from the dealer, from each non-dealer)`` for a tsumo; a dealer's win has no dealer payer.
+
+    Three seats (docs/rules.md#sanma-tsumo): under ``SanmaTsumo.TSUMO_LOSS`` the two payers pay
+    what they would with four seats; under ``NORTH_BISECTION`` the missing north seat's share is
+    split evenly between them before rounding (a non-dealer's win: 2.5x and 1.5x basic points; a
+    dealer's: 3x from each).
 
     >>> tsumo_points(240, dealer=False)
     (500, 300)
     >>> tsumo_points(2000, dealer=True)
     (0, 4000)
     """
+    if ruleset is not None and ruleset.seats == 3 and ruleset.sanma_tsumo is SanmaTsumo.NORTH_BISECTION:
+        if dealer:
+            return 0, _ceil100(3 * base)
+        return _ceil100(5 * base // 2), _ceil100(3 * base // 2)
     if dealer:
         return 0, _ceil100(2 * base)
     return _ceil100(2 * base), _ceil100(base)
 
 
-def hand_points(value: HandValue, *, dealer: bool, tsumo: bool) -> int:
-    """What the winner receives for the hand itself, before honba and sticks (``HandWon.points``)."""
+def hand_points(value: HandValue, *, dealer: bool, tsumo: bool, ruleset: Ruleset) -> int:
+    """What the winner receives for the hand itself, before honba and sticks (``HandWon.points``):
+    with three seats a tsumo has two payers."""
     if not tsumo:
         return ron_points(value.base_points, dealer)
-    from_dealer, from_other = tsumo_points(value.base_points, dealer)
-    return 3 * from_other if dealer else from_dealer + 2 * from_other
+    from_dealer, from_other = tsumo_points(value.base_points, dealer, ruleset)
+    others = ruleset.seats - 1
+    return others * from_other if dealer else from_dealer + (others - 1) * from_other
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,15 +113,16 @@ def settle_wins(
     """
     if not wins:
         raise RulesError("settle_wins needs at least one win")
+    n = ruleset.seats
     seats = [w.winner for w in wins]
-    if len(set(seats)) != len(seats) or any(not 0 <= s < 4 for s in (*seats, dealer)):
+    if len(set(seats)) != len(seats) or any(not 0 <= s < n for s in (*seats, dealer)):
         raise RulesError(f"bad winner seats {seats} (dealer {dealer})")
     if any(w.is_tsumo for w in wins) and len(wins) > 1:
         raise RulesError("a tsumo has exactly one winner")
     losers = {w.loser for w in wins}
     if len(losers) != 1:
         raise RulesError(f"a multiple ron has one discarder, got {[w.loser for w in wins]}")
-    if any(w.loser is not None and (w.loser == w.winner or not 0 <= w.loser < 4) for w in wins):
+    if any(w.loser is not None and (w.loser == w.winner or not 0 <= w.loser < n) for w in wins):
         raise RulesError(f"bad discarder in {[(w.winner, w.loser) for w in wins]}")
     if honba < 0 or riichi_sticks < 0:
         raise RulesError(f"honba and riichi sticks must not be negative: {honba}, {riichi_sticks}")
@@ -129,7 +142,7 @@ def _liable_base(win: WinSettlement, ruleset: Ruleset) -> int:
     """Basic points the liable player answers for (0: no pao applies)."""
     if win.pao_seat is None:
         return 0
-    if win.pao_seat == win.winner or not 0 <= win.pao_seat < 4:
+    if win.pao_seat == win.winner or not 0 <= win.pao_seat < ruleset.seats:
         raise RulesError(f"pao seat {win.pao_seat} cannot be liable for seat {win.winner}'s win")
     multiple = sum(
         m
@@ -146,7 +159,8 @@ def _liable_base(win: WinSettlement, ruleset: Ruleset) -> int:
 def _settle_one(
     win: WinSettlement, *, dealer: int, honba_points: int, sticks: int, ruleset: Ruleset
 ) -> Deltas:
-    deltas = [0, 0, 0, 0]
+    n = ruleset.seats
+    deltas = [0] * n
 
     def pay(payer: int, amount: int) -> None:
         deltas[payer] -= amount
@@ -156,17 +170,17 @@ def _settle_one(
     liable = _liable_base(win, ruleset)
     rest = win.value.base_points - liable
     if win.loser is None:
-        others = [s for s in range(4) if s != win.winner]
+        others = [s for s in range(n) if s != win.winner]
         if liable:
             assert win.pao_seat is not None
             pay(win.pao_seat, ron_points(liable, dealer_win) + honba_points)
         if rest:
-            from_dealer, from_other = tsumo_points(rest, dealer_win)
+            from_dealer, from_other = tsumo_points(rest, dealer_win, ruleset)
             for s in others:
                 pay(s, from_dealer if s == dealer else from_other)
         if not liable:
             for s in others:
-                pay(s, honba_points // 3)
+                pay(s, honba_points // len(others))
     elif liable:
         assert win.pao_seat is not None
         shared = ron_points(liable, dealer_win)
@@ -175,7 +189,7 @@ def _settle_one(
     else:
         pay(win.loser, ron_points(rest, dealer_win) + honba_points)
     deltas[win.winner] += sticks
-    return (deltas[0], deltas[1], deltas[2], deltas[3])
+    return tuple(deltas)
 
 
 def noten_payments(tenpai: Sequence[bool], ruleset: Ruleset) -> Deltas:
@@ -186,17 +200,17 @@ def noten_payments(tenpai: Sequence[bool], ruleset: Ruleset) -> Deltas:
     >>> noten_payments([True, False, False, False], Ruleset())
     (3000, -1000, -1000, -1000)
     """
-    if len(tenpai) != 4:
-        raise RulesError(f"need four tenpai flags, got {len(tenpai)}")
+    n = ruleset.seats
+    if len(tenpai) != n:
+        raise RulesError(f"need {n} tenpai flags, got {len(tenpai)}")
     ready = sum(1 for t in tenpai if t)
-    if ready in (0, 4):
-        return (0, 0, 0, 0)
+    if ready in (0, n):
+        return (0,) * n
     total = ruleset.noten_payment_total
-    if total % ready or total % (4 - ready):
+    if total % ready or total % (n - ready):
         raise RulesError(f"noten payment total {total} does not split among {ready} tenpai seats")
-    gain, loss = total // ready, total // (4 - ready)
-    d = [gain if t else -loss for t in tenpai]
-    return (d[0], d[1], d[2], d[3])
+    gain, loss = total // ready, total // (n - ready)
+    return tuple(gain if t else -loss for t in tenpai)
 
 
 def nagashi_payments(seats: Iterable[int], dealer: int, ruleset: Ruleset) -> Deltas:
@@ -204,14 +218,15 @@ def nagashi_payments(seats: Iterable[int], dealer: int, ruleset: Ruleset) -> Del
     without honba or sticks."""
     if not ruleset.nagashi_mangan:
         raise RulesError(f"ruleset {ruleset.name!r} has no nagashi mangan")
-    deltas = [0, 0, 0, 0]
+    n = ruleset.seats
+    deltas = [0] * n
     for seat in seats:
-        if not 0 <= seat < 4:
+        if not 0 <= seat < n:
             raise RulesError(f"bad nagashi seat {seat}")
-        from_dealer, from_other = tsumo_points(LIMIT_BASE["mangan"], seat == dealer)
-        for s in range(4):
+        from_dealer, from_other = tsumo_points(LIMIT_BASE["mangan"], seat == dealer, ruleset)
+        for s in range(n):
             if s != seat:
                 amount = from_dealer if s == dealer else from_other
                 deltas[s] -= amount
                 deltas[seat] += amount
-    return (deltas[0], deltas[1], deltas[2], deltas[3])
+    return tuple(deltas)

@@ -90,6 +90,13 @@ class Karaten(StrEnum):
     CONCEALED_AND_MELDS = "concealed_and_melds"  # ... or in its melds too (EMA: "already has 4")
 
 
+class SanmaTsumo(StrEnum):
+    """What a three-player tsumo is paid (docs/rules.md#sanma-tsumo); no meaning with four seats."""
+
+    TSUMO_LOSS = "tsumo_loss"  # the two others pay as in a four-player game; the north share is lost
+    NORTH_BISECTION = "north_bisection"  # the missing north seat's share is split between the two
+
+
 class Pao(StrEnum):
     DAISANGEN = "daisangen"
     DAISUUSHII = "daisuushii"
@@ -104,8 +111,8 @@ class Ruleset:
     game_length: GameLength = GameLength.EAST_SOUTH
     start_points: int = 25000
     return_points: int = 30000
-    uma: tuple[int, int, int, int] = (20, 10, -10, -20)  # in thousands, 1st..4th
-    oka: bool = True  # (return_points - start_points) * 4 goes to the first place
+    uma: tuple[int, ...] = (20, 10, -10, -20)  # in thousands, 1st..last (one per seat)
+    oka: bool = True  # (return_points - start_points) * seats goes to the first place
     red_fives: tuple[int, int, int] = (1, 1, 1)  # per suit m, p, s
     open_tanyao: bool = True
     multiple_ron: MultipleRon = MultipleRon.DOUBLE
@@ -140,6 +147,14 @@ class Ruleset:
     double_wind_pair_fu: int = 4
     pinfu_tsumo_fu: bool = False  # True: pinfu-shaped tsumo gets 2 fu and loses pinfu (30 fu, no pinfu)
     karaten: Karaten = Karaten.CONCEALED
+    # Three-player mahjong (docs/rules.md#three-player-mahjong). Each holds its four-player value by
+    # default and is then left out of the canonical JSON (ADDED_OPTIONS), so no four-player ruleset's
+    # JSON or hash changed when they were added.
+    seats: int = 4
+    chi: bool = True  # sequences may be called from the seat on the left (three seats: never)
+    north_bonus: bool = False  # north is a bonus tile: declared aside (nukidora) for a replacement draw
+    north_ron: bool = True  # a declared north may be won on (like a robbed kan, without chankan)
+    sanma_tsumo: SanmaTsumo = SanmaTsumo.TSUMO_LOSS
     _hash: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -205,10 +220,19 @@ class Ruleset:
         return cls.from_dict(data)
 
     def with_options(self, **changes: Any) -> Ruleset:
-        """A copy with some options changed (validated, values coerced like JSON input)."""
+        """A copy with some options changed (validated, values coerced like JSON input).
+
+        The seat count is not an option to change: a three-player game starts from a three-player
+        preset (a table is built for the seats of its preset; :data:`SANMA_PRESETS`)."""
         data = self.to_dict()
         data.update(changes)
-        return Ruleset.from_dict(data)
+        changed = Ruleset.from_dict(data)
+        if changed.seats != self.seats:
+            raise RulesetError(
+                f"seats cannot be changed from {self.seats} to {changed.seats}: start from a "
+                f"{changed.seats}-player preset"
+            )
+        return changed
 
 
 def _coerce(key: str, raw: Any, default: Any) -> Any:
@@ -247,22 +271,29 @@ def _validate(r: Ruleset) -> None:
     def bad(msg: str) -> RulesetError:
         return RulesetError(f"invalid ruleset {r.name!r}: {msg}")
 
-    if len(r.uma) != 4:
-        raise bad(f"uma must have four entries, got {r.uma!r}")
+    if r.seats not in (3, 4):
+        raise bad(f"seats must be 3 or 4, got {r.seats!r}")
+    if len(r.uma) != r.seats:
+        raise bad(f"uma must have one entry per seat ({r.seats}), got {r.uma!r}")
     if sum(r.uma) != 0:
         raise bad(f"uma must sum to zero, got {r.uma!r}")
     if len(r.red_fives) != 3 or any(not 0 <= n <= 4 for n in r.red_fives):
         raise bad(f"red_fives must be three counts 0..4, got {r.red_fives!r}")
+    if r.seats == 3 and r.red_fives[0]:
+        raise bad("a three-player set has no 5m (2m..8m are removed): red_fives[0] must be 0")
+    if r.north_bonus and r.seats != 3:
+        raise bad("north_bonus is a three-player rule")
     if r.start_points <= 0 or r.start_points % 100:
         raise bad(f"start_points must be a positive multiple of 100, got {r.start_points}")
     if r.return_points < r.start_points or r.return_points % 100:
         raise bad(f"return_points must be >= start_points and a multiple of 100, got {r.return_points}")
     if r.riichi_min_points < 0 or r.riichi_min_live_tiles < 0:
         raise bad("riichi minimums must not be negative")
-    if r.noten_payment_total < 0 or (r.noten_payment_total % 3 and r.noten_payment_total % 2):
+    splits = range(1, r.seats)  # tenpai (and noten) seats at a draw with payments: 1..seats-1
+    if r.noten_payment_total < 0 or any(r.noten_payment_total % n for n in splits):
         raise bad(f"noten_payment_total must split evenly (3000-style), got {r.noten_payment_total}")
-    if r.honba_value < 0 or r.honba_value % 3:
-        raise bad(f"honba_value must be a non-negative multiple of 3, got {r.honba_value}")
+    if r.honba_value < 0 or r.honba_value % (r.seats - 1):
+        raise bad(f"honba_value must be a non-negative multiple of {r.seats - 1}, got {r.honba_value}")
     if r.double_wind_pair_fu not in (2, 4):
         raise bad(f"double_wind_pair_fu must be 2 or 4, got {r.double_wind_pair_fu}")
     for name in ("double_yakuman", "pao"):
@@ -272,7 +303,14 @@ def _validate(r: Ruleset) -> None:
 
 _SET_TYPES: dict[str, type[StrEnum]] = {"double_yakuman": DoubleYakuman, "pao": Pao}
 
-ADDED_OPTIONS: dict[str, Any] = {"karaten": Karaten.CONCEALED_AND_MELDS}
+ADDED_OPTIONS: dict[str, Any] = {
+    "karaten": Karaten.CONCEALED_AND_MELDS,
+    "seats": 4,
+    "chi": True,
+    "north_bonus": False,
+    "north_ron": True,
+    "sanma_tsumo": SanmaTsumo.TSUMO_LOSS,
+}
 """Options added after matches were first stored, each with the value that means the rules from
 before it existed. A ruleset holding that value leaves the option out of its canonical JSON (so
 its JSON and hash are what they were), and a complete document without it reads that value."""
@@ -330,12 +368,62 @@ EMA = Ruleset(
     karaten=Karaten.CONCEALED_AND_MELDS,  # "waiting only for a tile of which he already has 4"
 )
 
+# Three-player presets (docs/rules.md#three-player-mahjong has each figure's source).
+TENHOU_SANMA = Ruleset(
+    name="tenhou-sanma",
+    seats=3,
+    chi=False,
+    start_points=35000,
+    return_points=40000,
+    uma=(20, 0, -20),  # its records: first +35 with the oka, second 0, third -20
+    red_fives=(0, 1, 1),
+    north_bonus=True,
+    sanma_tsumo=SanmaTsumo.TSUMO_LOSS,
+    noten_payment_total=2000,
+    tenpai_yame=True,  # its records: an all-last dealer in first place stops after a tenpai draw
+    honba_value=200,  # Tenhou's three-player records: 200 per honba on a ron, 100 from each on a tsumo
+    abort_suufon_renda=False,  # needs four discarders
+    abort_suucha_riichi=False,  # needs four riichi
+    multiple_ron=MultipleRon.DOUBLE,
+    abort_sanchahou=False,  # three rons need three other seats
+)
+
+MAHJONGSOUL_SANMA = Ruleset(
+    name="mahjongsoul-sanma",
+    seats=3,
+    chi=False,
+    start_points=35000,
+    return_points=40000,
+    uma=(15, 0, -15),  # our choice: its ranked rooms settle rank points instead
+    red_fives=(0, 1, 1),
+    north_bonus=True,
+    sanma_tsumo=SanmaTsumo.TSUMO_LOSS,  # its records: a non-dealer's baiman tsumo pays 8000 + 4000
+    noten_payment_total=2000,
+    honba_value=200,  # its records: 100 from each payer per honba on a tsumo
+    double_yakuman=frozenset(DoubleYakuman),
+    multiple_ron=MultipleRon.DOUBLE,
+    abort_sanchahou=False,
+    abort_suufon_renda=False,
+    abort_suucha_riichi=False,
+    chankan_ankan_kokushi=True,
+    pao=frozenset({Pao.DAISANGEN, Pao.DAISUUSHII}),
+    pao_scope=PaoScope.PORTION,
+)
+
 PRESETS: dict[str, Ruleset] = {"tenhou": TENHOU, "mahjongsoul": MAHJONGSOUL, "ema": EMA}
+"""The four-player presets: what the hub's queues and private tables offer (its tables seat four)."""
+
+SANMA_PRESETS: dict[str, Ruleset] = {"tenhou-sanma": TENHOU_SANMA, "mahjongsoul-sanma": MAHJONGSOUL_SANMA}
+"""The three-player presets: the engine, the records, the bots and the command line (``jantaku
+simulate``, ``play``, ``verify``) play them; the hub does not seat three yet."""
+
+ALL_PRESETS: dict[str, Ruleset] = {**PRESETS, **SANMA_PRESETS}
 
 
 def preset(name: str) -> Ruleset:
-    """A named preset: ``tenhou`` (default), ``mahjongsoul`` or ``ema``."""
+    """A named preset: ``tenhou`` (default), ``mahjongsoul``, ``ema``, ``tenhou-sanma`` or
+    ``mahjongsoul-sanma``."""
     try:
-        return PRESETS[name]
+        return ALL_PRESETS[name]
     except KeyError:
-        raise RulesetError(f"unknown ruleset preset {name!r}; choose from {sorted(PRESETS)}") from None
+        raise RulesetError(f"unknown ruleset preset {name!r}; choose from {sorted(ALL_PRESETS)}") from None

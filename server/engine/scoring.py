@@ -43,7 +43,18 @@ from server.engine.errors import RulesError
 from server.engine.events import YakuScore
 from server.engine.melds import Meld, MeldType
 from server.engine.rules import KazoeLimit, Pao, RenhouValue, Ruleset
-from server.engine.tiles import EAST, FIVE_KINDS, NUM_FACES, WINDS, Tile, format_tiles, is_red, kind
+from server.engine.tiles import (
+    EAST,
+    FIVE_KINDS,
+    NORTH,
+    NUM_FACES,
+    WINDS,
+    Tile,
+    dora_of_indicator,
+    format_tiles,
+    is_red,
+    kind,
+)
 
 __all__ = [
     "LIMIT_BASE",
@@ -94,6 +105,7 @@ class WinContext:
     renhou: bool = False
     dora_indicators: tuple[Tile, ...] = ()
     ura_indicators: tuple[Tile, ...] = ()
+    norths: int = 0  # north tiles the winner set aside (three seats: bonus dora, "nukidora")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +162,38 @@ def points_limit(han: int, fu: int, ruleset: Ruleset) -> tuple[str, int]:
     if base >= 2000 or (ruleset.kiriage_mangan and (han, fu) in ((4, 30), (3, 60))):
         return "mangan", 2000
     return "", base
+
+
+def _indicator_id(tile: Tile, sanma: bool) -> int:
+    """The package's 136-id for a dora indicator. Three seats have no 2m..8m, so a 1m indicator
+    points at 9m (docs/rules.md#three-player-mahjong): the package is shown an 8m instead."""
+    k = kind(tile)
+    if sanma and k == 0:
+        k = 7
+    return k * 4
+
+
+def _north_hits(indicators: Sequence[Tile]) -> int:
+    return sum(1 for t in indicators if dora_of_indicator(kind(t)) == NORTH)
+
+
+def _with_norths(
+    ordinary: list[tuple[int, YakuScore]], ctx: WinContext, ura: Sequence[Tile]
+) -> list[tuple[int, YakuScore]]:
+    """Each north set aside is one han ("nukidora"), and a dora (or, for riichi, ura dora) like
+    any north tile for each indicator that points at north (docs/rules.md#north-bonus)."""
+    extra = {"dora": ctx.norths * _north_hits(ctx.dora_indicators)}
+    if ctx.riichi or ctx.double_riichi:
+        extra["ura_dora"] = ctx.norths * _north_hits(ura)
+    out: list[tuple[int, YakuScore]] = []
+    for order, score in ordinary:
+        more = extra.pop(score.name, 0)
+        out.append((order, YakuScore(score.name, score.han + more) if more else score))
+    for name, han in extra.items():
+        if han:
+            out.append((_DORA_ORDER[name], YakuScore(name, han)))
+    out.append((_AKA_ORDER + 1, YakuScore("nukidora", ctx.norths)))
+    return out
 
 
 def _kazoe_multiple(limit: str, base: int) -> int:
@@ -225,6 +269,9 @@ _ORDER: Mapping[int, int] = MappingProxyType(
 )
 _AKA_IDS = frozenset({16, 52, 88})  # the package's red fives: copy 0 of 5m, 5p, 5s
 _AKA_ORDER = YAKU_ID_TO_TENHOU_ID[_yl.AkaDora.yaku_id]
+_DORA_ORDER: Mapping[str, int] = MappingProxyType(
+    {"dora": YAKU_ID_TO_TENHOU_ID[_yl.Dora.yaku_id], "ura_dora": YAKU_ID_TO_TENHOU_ID[_yl.UraDora.yaku_id]}
+)
 
 _KAZOE: Mapping[KazoeLimit, int] = MappingProxyType(
     {
@@ -352,13 +399,14 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
     # Ura dora under every revealed indicator, or only the first without kan ura
     # (docs/rules.md#option-kan_ura).
     ura = ctx.ura_indicators if ruleset.kan_ura else ctx.ura_indicators[:1]
+    sanma = ruleset.seats == 3
     response: Any = HandCalculator.estimate_hand_value(
         [*concealed_ids, *(i for mids in meld_ids for i in mids)],
         win_id,
         melds=pkg_melds,
-        dora_indicators=[kind(t) * 4 for t in ctx.dora_indicators],
+        dora_indicators=[_indicator_id(t, sanma) for t in ctx.dora_indicators],
         config=config,
-        ura_dora_indicators=[kind(t) * 4 for t in ura],
+        ura_dora_indicators=[_indicator_id(t, sanma) for t in ura],
     )
     if response.error == HandCalculator.ERR_NO_YAKU:
         return None
@@ -396,6 +444,8 @@ def _evaluate(ctx: WinContext, ruleset: Ruleset) -> HandValue | None:
 
     if red_count:
         ordinary.append((_AKA_ORDER, YakuScore("aka_dora", red_count)))
+    if ctx.norths:
+        ordinary = _with_norths(ordinary, ctx, ura)
     yaku = tuple(score for _, score in sorted(ordinary, key=lambda item: item[0]))
     han = sum(score.han for score in yaku)
     fu: int = response.fu

@@ -14,7 +14,7 @@ from server.engine.events import Event
 from server.engine.melds import Meld
 from server.engine.rules import Pao, Ruleset
 from server.engine.tiles import Tile
-from server.engine.wall import LIVE_TILES
+from server.engine.wall import DEAD_WALL, HAND_TILES
 
 # Hot values spell out their ``__init__`` (same parameters and defaults as the fields; a test keeps
 # them in step): the one ``dataclass`` generates is interpreted Python even in the compiled build.
@@ -80,6 +80,7 @@ class Player:
     sideways_pending: bool = False  # riichi tile was called: the next discard is laid sideways
     pao_seat: int | None = None  # seat liable (pao) for this player's yakuman
     pao_yakuman: Pao | None = None  # the yakuman whose last set ``pao_seat`` fed
+    norths: int = 0  # north tiles declared aside as bonus dora (three seats, Ruleset.north_bonus)
 
     def __init__(  # noqa: PLR0917 - the dataclass's own (positional) signature
         self,
@@ -97,6 +98,7 @@ class Player:
         sideways_pending: bool = False,
         pao_seat: int | None = None,
         pao_yakuman: Pao | None = None,
+        norths: int = 0,
     ) -> None:
         if _NATIVE:
             self.hand = hand  # type: ignore[misc]
@@ -113,6 +115,7 @@ class Player:
             self.sideways_pending = sideways_pending  # type: ignore[misc]
             self.pao_seat = pao_seat  # type: ignore[misc]
             self.pao_yakuman = pao_yakuman  # type: ignore[misc]
+            self.norths = norths  # type: ignore[misc]
         else:
             _SET(self, "hand", hand)
             _SET(self, "drawn", drawn)
@@ -128,6 +131,7 @@ class Player:
             _SET(self, "sideways_pending", sideways_pending)
             _SET(self, "pao_seat", pao_seat)
             _SET(self, "pao_yakuman", pao_yakuman)
+            _SET(self, "norths", norths)
 
     @property
     def closed(self) -> bool:
@@ -185,7 +189,7 @@ class HandState:
     wall: tuple[Tile, ...]
     salt: bytes
     commitment: str
-    players: tuple[Player, Player, Player, Player]
+    players: tuple[Player, ...]
     phase: Phase
     turn: int
     live_drawn: int = 0  # live-wall draws made (the first LIVE_START tiles are dealt, not drawn)
@@ -196,6 +200,7 @@ class HandState:
     after_call: bool = False  # TURN after chi/pon: discard only
     no_calls: bool = True  # no call and no kan yet this hand (first go-around rules)
     window: Window | None = None
+    norths: tuple[int, ...] = ()  # seat of every north declared aside, in order (replacement draws)
 
     def __init__(  # noqa: PLR0917 - the dataclass's own (positional) signature
         self,
@@ -206,7 +211,7 @@ class HandState:
         wall: tuple[Tile, ...],
         salt: bytes,
         commitment: str,
-        players: tuple[Player, Player, Player, Player],
+        players: tuple[Player, ...],
         phase: Phase,
         turn: int,
         live_drawn: int = 0,
@@ -217,6 +222,7 @@ class HandState:
         after_call: bool = False,
         no_calls: bool = True,
         window: Window | None = None,
+        norths: tuple[int, ...] = (),
     ) -> None:
         if _NATIVE:
             self.hand_index = hand_index  # type: ignore[misc]
@@ -237,6 +243,7 @@ class HandState:
             self.after_call = after_call  # type: ignore[misc]
             self.no_calls = no_calls  # type: ignore[misc]
             self.window = window  # type: ignore[misc]
+            self.norths = norths  # type: ignore[misc]
         else:
             _SET(self, "hand_index", hand_index)
             _SET(self, "round_wind", round_wind)
@@ -256,15 +263,29 @@ class HandState:
             _SET(self, "after_call", after_call)
             _SET(self, "no_calls", no_calls)
             _SET(self, "window", window)
+            _SET(self, "norths", norths)
 
     @property
     def dealer(self) -> int:
         return self.kyoku
 
     @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    @property
+    def replacements(self) -> int:
+        """Replacement draws made: one per kan and one per north declared aside."""
+        return len(self.kans) + len(self.norths)
+
+    @property
     def live_remaining(self) -> int:
-        """Tiles still drawable from the live wall: LIVE_TILES (70) less draws less rinshan draws."""
-        return LIVE_TILES - self.live_drawn - len(self.kans)
+        """Tiles still drawable from the live wall: its size (70; 55 for three seats) less draws
+        less replacement draws."""
+        # The wall less the dead wall and the deal (70 = 136 - 14 - 52; 55 = 108 - 14 - 39), without
+        # a layout lookup: every option check of every step asks this.
+        dealt = HAND_TILES * len(self.players)
+        return len(self.wall) - DEAD_WALL - dealt - self.live_drawn - len(self.kans) - len(self.norths)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +293,7 @@ class MatchState:
     ruleset: Ruleset
     seed: bytes
     injected_walls: tuple[tuple[Tile, ...], ...] | None
-    scores: tuple[int, int, int, int]
+    scores: tuple[int, ...]
     riichi_sticks: int
     step: int
     hand: HandState
@@ -283,7 +304,7 @@ class MatchState:
         ruleset: Ruleset,
         seed: bytes,
         injected_walls: tuple[tuple[Tile, ...], ...] | None,
-        scores: tuple[int, int, int, int],
+        scores: tuple[int, ...],
         riichi_sticks: int,
         step: int,
         hand: HandState,

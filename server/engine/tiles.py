@@ -165,12 +165,28 @@ def counts34(tiles: Iterable[Tile]) -> list[int]:
     return counts
 
 
-def full_set(red_fives: Sequence[int] = (1, 1, 1)) -> tuple[Tile, ...]:
-    """The 136 physical tiles as faces, in canonical order, with ``red_fives[s]`` red fives in suit s."""
+SANMA_REMOVED: frozenset[int] = frozenset(range(1, 8))
+"""The kinds a three-player set leaves out: 2m..8m (docs/rules.md#three-player-mahjong)."""
+
+
+def kinds_in_play(seats: int = 4) -> tuple[int, ...]:
+    """The 34 kinds, or the 27 of a three-player set (no 2m..8m)."""
+    if seats == 4:
+        return tuple(range(NUM_KINDS))
+    return tuple(k for k in range(NUM_KINDS) if k not in SANMA_REMOVED)
+
+
+def full_set(red_fives: Sequence[int] = (1, 1, 1), seats: int = 4) -> tuple[Tile, ...]:
+    """The physical tiles as faces, in canonical order, with ``red_fives[s]`` red fives in suit s:
+    136 for four seats, 108 for three (2m..8m removed, so no red five of characters)."""
     if len(red_fives) != 3 or any(not 0 <= n <= 4 for n in red_fives):
         raise NotationError(f"red_fives must be three counts 0..4, got {tuple(red_fives)!r}")
+    if seats not in (3, 4):
+        raise NotationError(f"a set is for 3 or 4 seats, got {seats!r}")
+    if seats == 3 and red_fives[0]:
+        raise NotationError(f"a three-player set has no 5m, so no red 5m: red_fives {tuple(red_fives)!r}")
     out: list[Tile] = []
-    for k in range(NUM_KINDS):
+    for k in kinds_in_play(seats):
         if k in FIVE_KINDS:
             reds = red_fives[FIVE_KINDS.index(k)]
             out.extend([RED_FIVES[FIVE_KINDS.index(k)]] * reds + [k] * (4 - reds))

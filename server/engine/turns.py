@@ -12,6 +12,7 @@ from server.engine.actions import (
     Discard,
     Kakan,
     KyuushuKyuuhai,
+    Nukidora,
     Riichi,
     Tsumo,
 )
@@ -20,7 +21,7 @@ from server.engine.calls import discard_passed
 from server.engine.endings import abort, win
 from server.engine.errors import IllegalActionError
 from server.engine.events import DrawReason, TileDiscarded
-from server.engine.kans import declare_kan
+from server.engine.kans import declare_kan, declare_north
 from server.engine.options import call_options, remove_one
 from server.engine.state import Phase, Player, RiverTile, Window
 from server.engine.tiles import Tile, kind
@@ -38,9 +39,11 @@ def turn_action(b: Builder, seat: int, action: Action) -> None:
             win(b, [(seat, seat, drawn, False)])
         case Ankan() | Kakan():
             declare_kan(b, seat, action)
+        case Nukidora():
+            declare_north(b, seat)
         case KyuushuKyuuhai():
             p = b.players[seat]
-            hands: list[tuple[Tile, ...] | None] = [None] * 4
+            hands: list[tuple[Tile, ...] | None] = [None] * b.seats
             hands[seat] = p.hand
             abort(b, DrawReason.KYUUSHU_KYUUHAI, hands)
         case _:  # pragma: no cover - turn options contain nothing else
@@ -70,6 +73,7 @@ def discard(b: Builder, seat: int, tile: Tile, tsumogiri: bool, *, riichi: bool)
             sideways_pending=p.sideways_pending and not sideways,
             pao_seat=p.pao_seat,
             pao_yakuman=p.pao_yakuman,
+            norths=p.norths,
         ),
     )
     b.emit(TileDiscarded(seat=seat, tile=tile, tsumogiri=tsumogiri, riichi=riichi))
@@ -78,8 +82,9 @@ def discard(b: Builder, seat: int, tile: Tile, tsumogiri: bool, *, riichi: bool)
     b.flush_pending_dora()
     h = b.frozen_hand()
     options = []
-    for off in (1, 2, 3):
-        s = (seat + off) % 4
+    n = b.seats
+    for off in range(1, n):
+        s = (seat + off) % n
         opts = call_options(h, b.ruleset, s, tile, seat)
         if opts:
             options.append((s, opts))

@@ -60,6 +60,7 @@ class PublicSeat:
     river: tuple[RiverTile, ...]
     riichi: bool
     hand_size: int
+    norths: int = 0  # north tiles set aside (three players)
 
     def __init__(
         self,
@@ -67,17 +68,20 @@ class PublicSeat:
         river: tuple[RiverTile, ...],
         riichi: bool,
         hand_size: int,
+        norths: int = 0,
     ) -> None:
         if _NATIVE:
             self.melds = melds  # type: ignore[misc]
             self.river = river  # type: ignore[misc]
             self.riichi = riichi  # type: ignore[misc]
             self.hand_size = hand_size  # type: ignore[misc]
+            self.norths = norths  # type: ignore[misc]
         else:
             _SET(self, "melds", melds)
             _SET(self, "river", river)
             _SET(self, "riichi", riichi)
             _SET(self, "hand_size", hand_size)
+            _SET(self, "norths", norths)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -149,7 +153,7 @@ def seat_view(state: MatchState, seat: int) -> SeatView:
         hand=p.hand,
         drawn=p.drawn,
         seats=tuple(
-            PublicSeat(melds=o.melds, river=o.river, riichi=o.riichi, hand_size=len(o.hand))
+            PublicSeat(melds=o.melds, river=o.river, riichi=o.riichi, hand_size=len(o.hand), norths=o.norths)
             for o in h.players
         ),
         scores=state.scores,

@@ -38,6 +38,12 @@ The round state machine reads the wall only through this layout::
     index         131   the first ura dora indicator
     index    132..135   kan ura indicators (ura i lies under dora indicator i)
 
+Three seats (108 tiles: ``full_set(red_fives, 3)`` has no 2m..8m) use the same algorithm and the
+same shape (:class:`Layout`, told by the wall's length): 39 dealt, 55 live draws from index 39, the
+first four replacement draws at 94..97, dora indicators from 98, ura indicators from 103. A fifth
+to eighth replacement draw (kans and norths set aside together) is taken from the far end of the
+live wall, backwards (:func:`replacement_position`).
+
 The dead wall is ``wall[122:136]`` and always counts 14 tiles: each rinshan draw shortens the live
 wall by one instead, so ``LIVE_TILES - kans`` live draws are available and the haitei tile is the
 last of them. (The physical game moves the last live tile to the dead wall; the count is the same.)
@@ -75,6 +81,74 @@ RINSHAN_TILES = 4  # at most four kans per hand take a replacement draw (suukaik
 DORA_START = RINSHAN_START + RINSHAN_TILES  # 126
 URA_START = DORA_START + 1 + RINSHAN_TILES  # 131
 INDICATORS = 1 + RINSHAN_TILES  # the first indicator plus one per kan
+MAX_REPLACEMENTS = 8  # three seats: four kans and four norths each take a replacement draw
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where each part of a wall lies, for a wall of ``tiles`` faces dealt to ``seats`` seats.
+
+    Four seats: the constants above. Three seats: 108 faces, 39 dealt, 55 live, the same 14-tile
+    dead wall (4 rinshan, 5 dora and 5 ura indicators). A replacement draw beyond the fourth (three
+    seats only: kans and norths together) is taken from the far end of the live wall, which that
+    draw shortens like any other replacement (see :func:`replacement_position`).
+    """
+
+    seats: int
+    tiles: int
+    dealt: int
+    live_tiles: int
+    rinshan_start: int
+    dora_start: int
+    ura_start: int
+
+    @property
+    def live_start(self) -> int:
+        return self.dealt
+
+
+def _layout(seats: int, tiles: int) -> Layout:
+    dealt = seats * HAND_TILES
+    rinshan = tiles - DEAD_WALL
+    return Layout(
+        seats,
+        tiles,
+        dealt,
+        tiles - dealt - DEAD_WALL,
+        rinshan,
+        rinshan + RINSHAN_TILES,
+        rinshan + RINSHAN_TILES + INDICATORS,
+    )
+
+
+LAYOUTS: dict[int, Layout] = {136: _layout(4, 136), 108: _layout(3, 108)}
+"""The layout of a wall by its length."""
+_SEAT_LAYOUTS: dict[int, Layout] = {lay.seats: lay for lay in LAYOUTS.values()}
+
+
+def layout_for(seats: int) -> Layout:
+    """The layout of a ``seats``-seat wall (3 or 4)."""
+    try:
+        return _SEAT_LAYOUTS[seats]
+    except KeyError:
+        raise WallError(f"a wall is for 3 or 4 seats, got {seats!r}") from None
+
+
+def layout_of(wall: Sequence[Tile]) -> Layout:
+    """The layout of a wall, from its length (136: four seats, 108: three)."""
+    try:
+        return LAYOUTS[len(wall)]
+    except KeyError:
+        raise WallError(f"a wall has 136 or 108 tiles, got {len(wall)}") from None
+
+
+def replacement_position(lay: Layout, i: int) -> int:
+    """The wall position of the ``i``-th replacement draw of a hand (0-based): the rinshan tiles
+    first, then (three seats) the far end of the live wall, backwards."""
+    if i < RINSHAN_TILES:
+        return lay.rinshan_start + i
+    return lay.live_start + lay.live_tiles - 1 - (i - RINSHAN_TILES)
+
 
 Wall = tuple[Tile, ...]
 """136 faces laid out as described in the module docstring."""
@@ -129,20 +203,20 @@ def _uniform_below(n: int, stream: Iterator[int]) -> int:
             return x % n
 
 
-def _full_set(red_fives: Sequence[int]) -> Wall:
+def _full_set(red_fives: Sequence[int], seats: int = 4) -> Wall:
     try:
-        return full_set(red_fives)
+        return full_set(red_fives, seats)
     except NotationError as exc:
         raise WallError(str(exc)) from None
 
 
-def make_wall(seed: object, hand_index: object, red_fives: tuple[int, int, int]) -> Wall:
+def make_wall(seed: object, hand_index: object, red_fives: tuple[int, int, int], seats: int = 4) -> Wall:
     """The wall of hand ``hand_index`` of a match seeded with ``seed`` (see the module docstring).
 
     ``seed`` must be bytes and ``hand_index`` an int (else :class:`WallError`); they are typed
     ``object`` so that the compiled engine checks them itself rather than raising ``TypeError``.
     """
-    tiles = list(_full_set(red_fives))
+    tiles = list(_full_set(red_fives, seats))
     stream = _shake_stream(_message(WALL_TAG, seed, hand_index))
     for i in range(len(tiles) - 1, 0, -1):
         j = _uniform_below(i + 1, stream)
@@ -185,27 +259,31 @@ def seed_commitment(seed: bytes) -> str:
 
 
 def seal(
-    seed: bytes, hand_index: int, red_fives: tuple[int, int, int], wall: Wall | None = None
+    seed: bytes, hand_index: int, red_fives: tuple[int, int, int], wall: Wall | None = None, seats: int = 4
 ) -> SealedWall:
     """The hand's wall (``wall`` if injected, validated; else :func:`make_wall`), salt and commitment."""
-    tiles = make_wall(seed, hand_index, red_fives) if wall is None else validate_wall(wall, red_fives)
+    tiles = (
+        make_wall(seed, hand_index, red_fives, seats)
+        if wall is None
+        else validate_wall(wall, red_fives, seats)
+    )
     salt = make_salt(seed, hand_index)
     return SealedWall(tiles, salt, commitment(salt, tiles))
 
 
-def validate_wall(wall: Sequence[object], red_fives: Sequence[int]) -> Wall:
-    """Return ``wall`` as a tuple if it is exactly a permutation of ``full_set(red_fives)``.
+def validate_wall(wall: Sequence[object], red_fives: Sequence[int], seats: int = 4) -> Wall:
+    """Return ``wall`` as a tuple if it is exactly a permutation of ``full_set(red_fives, seats)``.
 
     Raises :class:`WallError` naming the first problem: the length, a value that is not a face, or
     the tiles there are too many and too few of.
     """
-    expected = _full_set(red_fives)
+    expected = _full_set(red_fives, seats)
     try:
         length = len(wall)
     except TypeError:
         raise WallError(f"a wall must be a sequence of tiles, got {type(wall).__name__}") from None
-    if length != WALL_TILES:
-        raise WallError(f"a wall has {WALL_TILES} tiles, got {length}")
+    if length != len(expected):
+        raise WallError(f"a wall has {len(expected)} tiles, got {length}")
     faces: list[Tile] = []
     for pos, tile in enumerate(wall):  # each an object: a bool must not pass for an int
         if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < NUM_FACES:
@@ -240,52 +318,61 @@ def _at(wall: Sequence[Tile], start: int, count: int, i: int, what: str) -> Tile
 
 
 def dealt_hands(wall: Sequence[Tile], dealer: int) -> tuple[tuple[Tile, ...], ...]:
-    """The four 13-tile starting hands, indexed by seat: seat (dealer + i) % 4 gets block i."""
-    if not 0 <= dealer < 4:
-        raise IndexError(f"dealer must be a seat 0..3, got {dealer}")
-    hands: list[tuple[Tile, ...]] = [()] * 4
-    for i in range(4):
-        hands[(dealer + i) % 4] = tuple(wall[HAND_TILES * i : HAND_TILES * (i + 1)])
+    """The 13-tile starting hands (four, or three for a 108-tile wall), indexed by seat: seat
+    (dealer + i) % seats gets block i."""
+    n = layout_of(wall).seats
+    if not 0 <= dealer < n:
+        raise IndexError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
+    hands: list[tuple[Tile, ...]] = [()] * n
+    for i in range(n):
+        hands[(dealer + i) % n] = tuple(wall[HAND_TILES * i : HAND_TILES * (i + 1)])
     return tuple(hands)
 
 
 def live_tile(wall: Sequence[Tile], i: int) -> Tile:
-    """The ``i``-th live draw (0-based). Only ``LIVE_TILES - kans`` of them are ever drawn."""
-    return _at(wall, LIVE_START, LIVE_TILES, i, "live draw")
+    """The ``i``-th live draw (0-based). Only ``live_tiles - replacements`` of them are ever drawn."""
+    lay = layout_of(wall)
+    return _at(wall, lay.live_start, lay.live_tiles, i, "live draw")
 
 
 def rinshan_tile(wall: Sequence[Tile], i: int) -> Tile:
-    """The replacement draw after the ``i``-th kan of the hand (0-based)."""
-    return _at(wall, RINSHAN_START, RINSHAN_TILES, i, "rinshan draw")
+    """The replacement draw after the ``i``-th kan (or north, three seats) of the hand (0-based)."""
+    lay = layout_of(wall)
+    most = RINSHAN_TILES if lay.seats == 4 else MAX_REPLACEMENTS
+    if not 0 <= i < most:
+        raise IndexError(f"rinshan draw index must be 0..{most - 1}, got {i}")
+    return wall[replacement_position(lay, i)]
 
 
 def dora_indicator(wall: Sequence[Tile], i: int) -> Tile:
     """Dora indicator ``i``: 0 is flipped at the start, 1..4 after each kan."""
-    return _at(wall, DORA_START, INDICATORS, i, "dora indicator")
+    return _at(wall, layout_of(wall).dora_start, INDICATORS, i, "dora indicator")
 
 
 def ura_indicator(wall: Sequence[Tile], i: int) -> Tile:
     """The ura dora indicator under dora indicator ``i``."""
-    return _at(wall, URA_START, INDICATORS, i, "ura indicator")
+    return _at(wall, layout_of(wall).ura_start, INDICATORS, i, "ura indicator")
 
 
 def dora_indicators(wall: Sequence[Tile], count: int) -> tuple[Tile, ...]:
     """The first ``count`` dora indicators: the one turned at the start, then one per kan."""
-    return tuple(wall[DORA_START : DORA_START + count])
+    start = len(wall) - DEAD_WALL + RINSHAN_TILES
+    return tuple(wall[start : start + count])
 
 
 def ura_indicators(wall: Sequence[Tile], count: int) -> tuple[Tile, ...]:
     """The ura indicators under the first ``count`` dora indicators."""
-    return tuple(wall[URA_START : URA_START + count])
+    start = len(wall) - INDICATORS
+    return tuple(wall[start : start + count])
 
 
-def live_tiles_left(live_draws: int, kans: int) -> int:
-    """Live-wall tiles still to draw after ``live_draws`` live draws and ``kans`` rinshan draws.
+def live_tiles_left(live_draws: int, kans: int, seats: int = 4) -> int:
+    """Live-wall tiles still to draw after ``live_draws`` live draws and ``kans`` replacement draws.
 
     0 means the last draw was the haitei tile. Riichi needs at least 4
     (docs/rules.md#option-riichi_min_live_tiles, ``Ruleset.riichi_min_live_tiles``).
     """
-    return LIVE_TILES - live_draws - kans
+    return layout_for(seats).live_tiles - live_draws - kans
 
 
 # -- building a wall from a record --------------------------------------------------------------
@@ -308,41 +395,43 @@ def build_wall(
     remaining tiles of ``full_set(red_fives)`` in canonical order. Raises :class:`WallError` when the
     given tiles are not a sub-multiset of the full set or do not fit the layout.
     """
-    if not 0 <= dealer < 4:
-        raise WallError(f"dealer must be a seat 0..3, got {dealer!r}")
-    if len(hands_by_seat) != 4:
-        raise WallError(f"hands_by_seat needs four hands, got {len(hands_by_seat)}")
+    n = len(hands_by_seat)
+    if n not in (3, 4):
+        raise WallError(f"hands_by_seat needs four (or three) hands, got {n}")
+    if not 0 <= dealer < n:
+        raise WallError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+    lay = layout_for(n)
     for seat, hand in enumerate(hands_by_seat):
         if len(hand) != HAND_TILES:
             raise WallError(f"seat {seat} was dealt {len(hand)} tiles, expected {HAND_TILES}")
-    if len(rinshan_draws) > RINSHAN_TILES:
-        raise WallError(f"at most {RINSHAN_TILES} rinshan draws, got {len(rinshan_draws)}")
-    if len(live_draws) > LIVE_TILES - len(rinshan_draws):
+    most = RINSHAN_TILES if n == 4 else MAX_REPLACEMENTS
+    if len(rinshan_draws) > most:
+        raise WallError(f"at most {most} rinshan draws, got {len(rinshan_draws)}")
+    if len(live_draws) > lay.live_tiles - len(rinshan_draws):
         raise WallError(
             f"{len(live_draws)} live draws and {len(rinshan_draws)} rinshan draws exceed the "
-            f"{LIVE_TILES} draws of a hand"
+            f"{lay.live_tiles} draws of a hand"
         )
     for name, indicators in (("dora", dora_indicators), ("ura", ura_indicators)):
         if len(indicators) > INDICATORS:
             raise WallError(f"at most {INDICATORS} {name} indicators, got {len(indicators)}")
 
     placed: dict[int, Tile] = {}
-    for i in range(4):
-        for k, tile in enumerate(hands_by_seat[(dealer + i) % 4]):
+    for i in range(n):
+        for k, tile in enumerate(hands_by_seat[(dealer + i) % n]):
             placed[HAND_TILES * i + k] = tile
-    for start, tiles in (
-        (LIVE_START, live_draws),
-        (RINSHAN_START, rinshan_draws),
-        (DORA_START, dora_indicators),
-        (URA_START, ura_indicators),
-    ):
+    for k, tile in enumerate(live_draws):
+        placed[lay.live_start + k] = tile
+    for k, tile in enumerate(rinshan_draws):
+        placed[replacement_position(lay, k)] = tile
+    for start, tiles in ((lay.dora_start, dora_indicators), (lay.ura_start, ura_indicators)):
         for k, tile in enumerate(tiles):
             placed[start + k] = tile
     for pos, tile in placed.items():
         if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < NUM_FACES:
             raise WallError(f"tile {tile!r} for wall position {pos} is not a tile face 0..36")
 
-    full = _full_set(red_fives)
+    full = _full_set(red_fives, n)
     given = Counter(placed.values())
     _check_multiset(given, Counter(full), red_fives, exact=False)
     remaining = Counter(full) - given
@@ -352,7 +441,7 @@ def build_wall(
             remaining[tile] -= 1
             rest.append(tile)
     fill = iter(rest)
-    return tuple(placed[pos] if pos in placed else next(fill) for pos in range(WALL_TILES))
+    return tuple(placed[pos] if pos in placed else next(fill) for pos in range(lay.tiles))
 
 
 def format_wall(wall: Sequence[Tile]) -> str:

@@ -37,7 +37,7 @@ from server.domain.records import JSON, StepRecord
 from server.engine import events as ev
 from server.engine.actions import Action, action_from_dict, action_to_dict
 from server.engine.errors import NotationError
-from server.eventlog.convert import event_from_wire, event_to_wire
+from server.eventlog.convert import EVENT_CODECS, event_from_wire, event_to_wire
 
 FORMAT_VERSION = 1
 """The format this server writes."""
@@ -59,6 +59,7 @@ class EventKind(StrEnum):
     TILE_DISCARDED = "tile_discarded"
     RIICHI_ACCEPTED = "riichi_accepted"
     MELD_CALLED = "meld_called"
+    NORTH_DECLARED = "north_declared"
     DORA_REVEALED = "dora_revealed"
     HAND_WON = "hand_won"
     HAND_DRAWN = "hand_drawn"
@@ -67,25 +68,12 @@ class EventKind(StrEnum):
     MATCH_ENDED = "match_ended"
 
 
-_KIND_OF_TYPE: dict[type[ev.Event], EventKind] = {
-    ev.MatchStarted: EventKind.MATCH_STARTED,
-    ev.RoundStarted: EventKind.ROUND_STARTED,
-    ev.TileDrawn: EventKind.TILE_DRAWN,
-    ev.TileDiscarded: EventKind.TILE_DISCARDED,
-    ev.RiichiAccepted: EventKind.RIICHI_ACCEPTED,
-    ev.MeldCalled: EventKind.MELD_CALLED,
-    ev.DoraRevealed: EventKind.DORA_REVEALED,
-    ev.HandWon: EventKind.HAND_WON,
-    ev.HandDrawn: EventKind.HAND_DRAWN,
-    ev.WallRevealed: EventKind.WALL_REVEALED,
-    ev.RoundEnded: EventKind.ROUND_ENDED,
-    ev.MatchEnded: EventKind.MATCH_ENDED,
-}
+_KIND_OF_TYPE: dict[type[ev.Event], EventKind] = {c.engine: EventKind(c.tag) for c in EVENT_CODECS}
 _KIND_OF_TAG: dict[str, EventKind] = {k.value: k for k in EventKind}
 # Converting to the one struct the tag names: msgspec builds its converter for a union on every
 # call, which made decoding an event cost tens of microseconds.
-_WIRE_OF_TAG: dict[str, type[wire.Event]] = {str(t.__struct_config__.tag): t for t in wire.EVENT_TYPES}
-assert set(_WIRE_OF_TAG) == set(_KIND_OF_TAG)
+_WIRE_OF_TAG: dict[str, type[wire.Event]] = {c.tag: c.wire for c in EVENT_CODECS}
+assert set(_WIRE_OF_TAG) == set(_KIND_OF_TAG), "every event has its kind"
 
 
 def kind_of(event: ev.Event) -> EventKind:
@@ -108,7 +96,19 @@ def encode_event(event: ev.Event) -> JSON:
 
 
 def encode_events(events: Iterable[ev.Event]) -> tuple[JSON, ...]:
-    return tuple(msgspec.to_builtins(event_to_wire(e)) for e in events)
+    return stored_events(render_events(events))
+
+
+def render_events(events: Iterable[ev.Event]) -> tuple[wire.Event, ...]:
+    """Omniscient engine events in their wire form, rendered once for a step: the log stores their
+    JSON (:func:`stored_events`) and a seat whose redaction leaves an event as it is receives the
+    same struct (``server.hub.outputs.SharedFrames``)."""
+    return tuple(map(event_to_wire, events))
+
+
+def stored_events(rendered: Iterable[wire.Event]) -> tuple[JSON, ...]:
+    """The stored JSON (format :data:`FORMAT_VERSION`) of events rendered by :func:`render_events`."""
+    return tuple(map(msgspec.to_builtins, rendered))
 
 
 def encode_action(action: Action) -> JSON:

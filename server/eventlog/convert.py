@@ -16,8 +16,12 @@ TileDiscarded(seat=1, tile=35, tsumogiri=False, riichi=True)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import assert_never
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, get_args
+
+import msgspec
 
 from client_protocol import events as wire
 from server.engine import events as ev
@@ -88,173 +92,184 @@ def meld_from_wire(meld: wire.Meld) -> Meld:
     )
 
 
+# -- events: one table, both directions ---------------------------------------------------------------
+#
+# An event converts field by field: the wire struct's fields, in its order, each from the engine
+# event's field of the same name (unless an entry renames it) and through a pair of functions (to the
+# wire, from the wire) when the two vocabularies spell the value differently. A field no entry names
+# is the same value on both sides (a sequence comes back from the wire as a tuple, as the engine
+# keeps it). A new event is one line of EVENT_CODECS.
+
+
+@dataclass(frozen=True, slots=True)
+class Spelling:
+    """How a value is spelled on the wire and back (None: as it is)."""
+
+    to_wire: Callable[[Any], Any] | None
+    from_wire: Callable[[Any], Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    """A wire field whose engine field has another name (and maybe another spelling)."""
+
+    engine: str
+    spelling: Spelling
+
+
+def _meld_type_to_wire(t: MeldType) -> wire.MeldType:
+    return wire.MeldType(t.value)
+
+
+def _meld_type_from_wire(t: wire.MeldType) -> MeldType:
+    return MeldType(t.value)
+
+
+def _draw_reason_to_wire(r: ev.DrawReason) -> wire.DrawReason:
+    return wire.DrawReason(r.value)
+
+
+def _draw_reason_from_wire(r: wire.DrawReason) -> ev.DrawReason:
+    return ev.DrawReason(r.value)
+
+
+def _melds_to_wire(melds: Iterable[Meld]) -> tuple[wire.Meld, ...]:
+    return tuple(meld_to_wire(m) for m in melds)
+
+
+def _melds_from_wire(melds: Iterable[wire.Meld]) -> tuple[Meld, ...]:
+    return tuple(meld_from_wire(m) for m in melds)
+
+
+def _yaku_to_wire(yaku: Iterable[ev.YakuScore]) -> tuple[wire.Yaku, ...]:
+    return tuple(wire.Yaku(name=y.name, han=y.han) for y in yaku)
+
+
+def _yaku_from_wire(yaku: Iterable[wire.Yaku]) -> tuple[ev.YakuScore, ...]:
+    return tuple(ev.YakuScore(name=y.name, han=y.han) for y in yaku)
+
+
+TILE = Spelling(TILE_NAMES.__getitem__, tile_from_wire)
+OPTIONAL_TILE = Spelling(_optional_tile, _optional_face)
+TILES = Spelling(tiles_to_wire, tiles_from_wire)
+HIDDEN_HANDS = Spelling(_hidden_hands, _hands_from_wire)
+MELD = Spelling(meld_to_wire, meld_from_wire)
+MELDS = Spelling(_melds_to_wire, _melds_from_wire)
+YAKU = Spelling(_yaku_to_wire, _yaku_from_wire)
+MELD_TYPE = Spelling(_meld_type_to_wire, _meld_type_from_wire)
+DRAW_REASON = Spelling(_draw_reason_to_wire, _draw_reason_from_wire)
+_SAME = Spelling(None, None)
+_SEQUENCE = Spelling(None, tuple)  # a sequence the engine keeps as a tuple
+
+
+class EventCodec:
+    """One kind of event: its engine class, its wire struct, and each field's name and spelling
+    (keyword arguments: wire field name = :class:`Spelling` or :class:`Renamed`).
+
+    :meth:`to_wire` and :meth:`from_wire` are compiled from the table once, at import, into the
+    plain constructor call a hand-written converter would be (``Wire(seat=e.seat, tile=f(e.tile),
+    ...)``): every step the hub stores converts each of its events, and a loop over the fields per
+    event cost three times as much."""
+
+    __slots__ = ("engine", "from_wire", "tag", "to_wire", "wire")
+
+    def __init__(
+        self, engine: type[ev.Event], wire_struct: type[wire.Event], **fields: Spelling | Renamed
+    ) -> None:
+        self.engine = engine
+        self.wire = wire_struct
+        self.tag = str(wire_struct.__struct_config__.tag)
+        pairs: list[tuple[str, str, Spelling]] = []  # (wire field, engine field, spelling)
+        for info in msgspec.inspect.type_info(wire_struct).fields:  # type: ignore[attr-defined]
+            entry = fields.pop(info.name, None)
+            name, spelling = info.name, None
+            if isinstance(entry, Renamed):
+                name, spelling = entry.engine, entry.spelling
+            elif entry is not None:
+                spelling = entry
+            if spelling is None:
+                spelling = _SEQUENCE if _is_sequence(info.type) else _SAME
+            pairs.append((info.name, name, spelling))
+        assert not fields, f"{engine.__name__}: no wire field {sorted(fields)}"
+        mismatch = {f.name for f in dataclasses.fields(engine)} ^ {e for _, e, _ in pairs}
+        assert not mismatch, f"{engine.__name__}: fields {sorted(mismatch)} do not match the wire's"
+        self.to_wire: Callable[[ev.Event], wire.Event] = _converter(
+            wire_struct, [(w, e, s.to_wire) for w, e, s in pairs]
+        )
+        self.from_wire: Callable[[wire.Event], ev.Event] = _converter(
+            engine, [(e, w, s.from_wire) for w, e, s in pairs]
+        )
+
+
+def _converter(
+    target: Callable[..., Any], fields: Sequence[tuple[str, str, Callable[[Any], Any] | None]]
+) -> Callable[[Any], Any]:
+    """``lambda e: target(out=f(e.in), ...)`` for ``fields`` = ``(out, in, f or None)``, as code."""
+    namespace: dict[str, Any] = {"target": target}
+    args = []
+    for i, (out, name, f) in enumerate(fields):
+        if f is None:
+            args.append(f"{out}=e.{name}")
+        else:
+            namespace[f"f{i}"] = f
+            args.append(f"{out}=f{i}(e.{name})")
+    exec(f"def convert(e):\n    return target({', '.join(args)})\n", namespace)
+    convert: Callable[[Any], Any] = namespace["convert"]
+    return convert
+
+
+def _is_sequence(t: Any) -> bool:
+    while isinstance(t, msgspec.inspect.Metadata):
+        t = t.type
+    return isinstance(t, msgspec.inspect.VarTupleType | msgspec.inspect.TupleType | msgspec.inspect.ListType)
+
+
+EVENT_CODECS: tuple[EventCodec, ...] = (
+    EventCodec(ev.MatchStarted, wire.MatchStarted),
+    EventCodec(ev.RoundStarted, wire.RoundStarted, dora_indicator=TILE, hands=HIDDEN_HANDS),
+    EventCodec(ev.TileDrawn, wire.TileDrawn, tile=OPTIONAL_TILE),
+    EventCodec(ev.TileDiscarded, wire.TileDiscarded, tile=TILE),
+    EventCodec(ev.RiichiAccepted, wire.RiichiAccepted),
+    EventCodec(
+        ev.MeldCalled,
+        wire.MeldCalled,
+        meld_type=Renamed("type", MELD_TYPE),
+        meld=MELD,
+        tile=OPTIONAL_TILE,
+        consumed=TILES,
+    ),
+    EventCodec(ev.NorthDeclared, wire.NorthDeclared, tile=TILE),
+    EventCodec(ev.DoraRevealed, wire.DoraRevealed, indicator=TILE),
+    EventCodec(
+        ev.HandWon,
+        wire.HandWon,
+        win_tile=TILE,
+        hand=TILES,
+        melds=MELDS,
+        yaku=YAKU,
+        dora_indicators=TILES,
+        ura_indicators=TILES,
+    ),
+    EventCodec(ev.HandDrawn, wire.HandDrawn, reason=DRAW_REASON, hands=HIDDEN_HANDS),
+    EventCodec(ev.WallRevealed, wire.WallRevealed, wall=TILES),
+    EventCodec(ev.RoundEnded, wire.RoundEnded),
+    EventCodec(ev.MatchEnded, wire.MatchEnded),
+)
+"""Every event, in the order of the vocabularies (``tests/eventlog`` checks both are covered)."""
+
+_TO_WIRE: dict[type[ev.Event], Callable[[ev.Event], wire.Event]] = {c.engine: c.to_wire for c in EVENT_CODECS}
+_FROM_WIRE: dict[type[wire.Event], Callable[[wire.Event], ev.Event]] = {
+    c.wire: c.from_wire for c in EVENT_CODECS
+}
+assert set(_FROM_WIRE) == set(wire.EVENT_TYPES), "every wire event has its codec"
+assert set(_TO_WIRE) == set(get_args(ev.Event)), "every engine event has its codec"
+
+
 def event_to_wire(event: ev.Event) -> wire.Event:
     """The wire form of one (already redacted) engine event."""
-    match event:
-        case ev.MatchStarted():
-            return wire.MatchStarted(
-                ruleset_json=event.ruleset_json,
-                ruleset_hash=event.ruleset_hash,
-                seed_commitment=event.seed_commitment,
-                engine_version=event.engine_version,
-                wall_algorithm=event.wall_algorithm,
-                scores=event.scores,
-            )
-        case ev.RoundStarted():
-            return wire.RoundStarted(
-                hand_index=event.hand_index,
-                round_wind=event.round_wind,
-                kyoku=event.kyoku,
-                honba=event.honba,
-                riichi_sticks=event.riichi_sticks,
-                dealer=event.dealer,
-                scores=event.scores,
-                dora_indicator=TILE_NAMES[event.dora_indicator],
-                wall_commitment=event.wall_commitment,
-                hands=_hidden_hands(event.hands),
-            )
-        case ev.TileDrawn():
-            return wire.TileDrawn(seat=event.seat, tile=_optional_tile(event.tile), rinshan=event.rinshan)
-        case ev.TileDiscarded():
-            return wire.TileDiscarded(
-                seat=event.seat, tile=TILE_NAMES[event.tile], tsumogiri=event.tsumogiri, riichi=event.riichi
-            )
-        case ev.RiichiAccepted():
-            return wire.RiichiAccepted(
-                seat=event.seat, scores=event.scores, riichi_sticks=event.riichi_sticks
-            )
-        case ev.MeldCalled():
-            return wire.MeldCalled(
-                seat=event.seat,
-                meld_type=wire.MeldType(event.type.value),
-                meld=meld_to_wire(event.meld),
-                tile=_optional_tile(event.tile),
-                consumed=tiles_to_wire(event.consumed),
-            )
-        case ev.DoraRevealed():
-            return wire.DoraRevealed(indicator=TILE_NAMES[event.indicator])
-        case ev.HandWon():
-            return wire.HandWon(
-                seat=event.seat,
-                from_seat=event.from_seat,
-                win_tile=TILE_NAMES[event.win_tile],
-                hand=tiles_to_wire(event.hand),
-                melds=tuple(meld_to_wire(m) for m in event.melds),
-                yaku=tuple(wire.Yaku(name=y.name, han=y.han) for y in event.yaku),
-                han=event.han,
-                fu=event.fu,
-                points=event.points,
-                limit=event.limit,
-                yakuman=event.yakuman,
-                dora_indicators=tiles_to_wire(event.dora_indicators),
-                ura_indicators=tiles_to_wire(event.ura_indicators),
-                pao_seat=event.pao_seat,
-                deltas=event.deltas,
-                scores=event.scores,
-            )
-        case ev.HandDrawn():
-            return wire.HandDrawn(
-                reason=wire.DrawReason(event.reason.value),
-                tenpai=event.tenpai,
-                hands=_hidden_hands(event.hands),
-                nagashi=event.nagashi,
-                deltas=event.deltas,
-                scores=event.scores,
-            )
-        case ev.WallRevealed():
-            return wire.WallRevealed(
-                salt=event.salt, wall=tiles_to_wire(event.wall), wall_commitment=event.wall_commitment
-            )
-        case ev.RoundEnded():
-            return wire.RoundEnded(scores=event.scores, riichi_sticks=event.riichi_sticks)
-        case ev.MatchEnded():
-            return wire.MatchEnded(
-                scores=event.scores, ranks=event.ranks, final_points=event.final_points, seed=event.seed
-            )
-        case _:
-            assert_never(event)
+    return _TO_WIRE[type(event)](event)
 
 
 def event_from_wire(e: wire.Event) -> ev.Event:
     """The engine event of one wire event (raises :class:`NotationError` for a tile that is not one)."""
-    match e:
-        case wire.MatchStarted():
-            return ev.MatchStarted(
-                ruleset_json=e.ruleset_json,
-                ruleset_hash=e.ruleset_hash,
-                seed_commitment=e.seed_commitment,
-                engine_version=e.engine_version,
-                wall_algorithm=e.wall_algorithm,
-                scores=tuple(e.scores),
-            )
-        case wire.RoundStarted():
-            return ev.RoundStarted(
-                hand_index=e.hand_index,
-                round_wind=e.round_wind,
-                kyoku=e.kyoku,
-                honba=e.honba,
-                riichi_sticks=e.riichi_sticks,
-                dealer=e.dealer,
-                scores=tuple(e.scores),
-                dora_indicator=tile_from_wire(e.dora_indicator),
-                wall_commitment=e.wall_commitment,
-                hands=_hands_from_wire(e.hands),
-            )
-        case wire.TileDrawn():
-            return ev.TileDrawn(seat=e.seat, tile=_optional_face(e.tile), rinshan=e.rinshan)
-        case wire.TileDiscarded():
-            return ev.TileDiscarded(
-                seat=e.seat, tile=tile_from_wire(e.tile), tsumogiri=e.tsumogiri, riichi=e.riichi
-            )
-        case wire.RiichiAccepted():
-            return ev.RiichiAccepted(seat=e.seat, scores=tuple(e.scores), riichi_sticks=e.riichi_sticks)
-        case wire.MeldCalled():
-            return ev.MeldCalled(
-                seat=e.seat,
-                type=MeldType(e.meld_type.value),
-                meld=meld_from_wire(e.meld),
-                tile=_optional_face(e.tile),
-                consumed=tiles_from_wire(e.consumed),
-            )
-        case wire.DoraRevealed():
-            return ev.DoraRevealed(indicator=tile_from_wire(e.indicator))
-        case wire.HandWon():
-            return ev.HandWon(
-                seat=e.seat,
-                from_seat=e.from_seat,
-                win_tile=tile_from_wire(e.win_tile),
-                hand=tiles_from_wire(e.hand),
-                melds=tuple(meld_from_wire(m) for m in e.melds),
-                yaku=tuple(ev.YakuScore(name=y.name, han=y.han) for y in e.yaku),
-                han=e.han,
-                fu=e.fu,
-                points=e.points,
-                limit=e.limit,
-                yakuman=e.yakuman,
-                dora_indicators=tiles_from_wire(e.dora_indicators),
-                ura_indicators=tiles_from_wire(e.ura_indicators),
-                pao_seat=e.pao_seat,
-                deltas=tuple(e.deltas),
-                scores=tuple(e.scores),
-            )
-        case wire.HandDrawn():
-            return ev.HandDrawn(
-                reason=ev.DrawReason(e.reason.value),
-                tenpai=tuple(e.tenpai),
-                hands=_hands_from_wire(e.hands),
-                nagashi=tuple(e.nagashi),
-                deltas=tuple(e.deltas),
-                scores=tuple(e.scores),
-            )
-        case wire.WallRevealed():
-            return ev.WallRevealed(
-                salt=e.salt, wall=tiles_from_wire(e.wall), wall_commitment=e.wall_commitment
-            )
-        case wire.RoundEnded():
-            return ev.RoundEnded(scores=tuple(e.scores), riichi_sticks=e.riichi_sticks)
-        case wire.MatchEnded():
-            return ev.MatchEnded(
-                scores=tuple(e.scores), ranks=tuple(e.ranks), final_points=tuple(e.final_points), seed=e.seed
-            )
-        case _:
-            assert_never(e)
+    return _FROM_WIRE[type(e)](e)

@@ -18,74 +18,52 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import msgspec
-
-from client_protocol import events as wire
 from server.domain.records import JSON
 from server.engine import events as ev
-from server.engine.errors import NotationError
 from server.engine.tiles import Tile
-from server.eventlog.codec import StoredEventError
-from server.eventlog.convert import TILE_NAMES, tile_from_wire, tiles_from_wire
+from server.eventlog.codec import FORMAT_VERSION, EventKind, StoredEventError, decode_event, encode_event
+from server.eventlog.convert import TILE_NAMES, tiles_from_wire
 
-
-class _WinSummary(msgspec.Struct, frozen=True, kw_only=True):
-    seat: wire.Seat
-    from_seat: wire.Seat
-    win_tile: wire.Tile
-    yaku: tuple[wire.Yaku, ...]
-    han: int
-    fu: int
-    points: int
-    limit: str
-    yakuman: int
-    pao_seat: wire.Seat | None
-    deltas: tuple[int, ...]
+WIN_SUMMARY_FIELDS = (
+    "seat",
+    "from_seat",
+    "win_tile",
+    "yaku",
+    "han",
+    "fu",
+    "points",
+    "limit",
+    "yakuman",
+    "pao_seat",
+    "deltas",
+)
+"""What the projection keeps of a ``hand_won`` event, in this order: its stored JSON without the hand,
+the melds, the indicators and the scores (which the hand's row keeps once for all its wins)."""
+_LEFT_OUT: dict[str, JSON] = {
+    "hand": [],
+    "melds": [],
+    "dora_indicators": [],
+    "ura_indicators": [],
+    "scores": [],
+}
 
 
 def win_summary(win: ev.HandWon) -> dict[str, JSON]:
-    """One win as the projection keeps it: who, from whom, the tile, yaku, value and score changes."""
-    return {
-        "seat": win.seat,
-        "from_seat": win.from_seat,
-        "win_tile": TILE_NAMES[win.win_tile],
-        "yaku": [{"name": y.name, "han": y.han} for y in win.yaku],
-        "han": win.han,
-        "fu": win.fu,
-        "points": win.points,
-        "limit": win.limit,
-        "yakuman": win.yakuman,
-        "pao_seat": win.pao_seat,
-        "deltas": list(win.deltas),
-    }
+    """One win as the projection keeps it: who, from whom, the tile, yaku, value and score changes
+    (the event's own stored JSON, :func:`~server.eventlog.codec.encode_event`, cut to
+    :data:`WIN_SUMMARY_FIELDS`: the one mapping of a win)."""
+    stored = encode_event(win)
+    return {k: stored[k] for k in WIN_SUMMARY_FIELDS}
 
 
 def win_from_summary(data: Any) -> ev.HandWon:
     """A win summary as a :class:`~server.engine.events.HandWon` whose hand, melds, indicators and
     scores are empty (the summary does not keep them); :class:`StoredEventError` if it is not one."""
-    try:
-        s = msgspec.convert(data, _WinSummary)
-        win_tile = tile_from_wire(s.win_tile)
-    except (msgspec.ValidationError, NotationError) as exc:
-        raise StoredEventError(f"not a win summary: {exc}") from None
-    return ev.HandWon(
-        seat=s.seat,
-        from_seat=s.from_seat,
-        win_tile=win_tile,
-        hand=(),
-        melds=(),
-        yaku=tuple(ev.YakuScore(name=y.name, han=y.han) for y in s.yaku),
-        han=s.han,
-        fu=s.fu,
-        points=s.points,
-        limit=s.limit,
-        yakuman=s.yakuman,
-        dora_indicators=(),
-        ura_indicators=(),
-        pao_seat=s.pao_seat,
-        deltas=s.deltas,
-        scores=(),
-    )
+    if not isinstance(data, dict):
+        raise StoredEventError(f"not a win summary: {type(data).__name__}")
+    won = decode_event({**_LEFT_OUT, **data, "type": EventKind.HAND_WON.value}, FORMAT_VERSION)
+    assert isinstance(won, ev.HandWon)
+    return won
 
 
 def tiles_json(tiles: Iterable[Tile]) -> list[str]:

@@ -140,6 +140,7 @@ class SeatConnection(abc.ABC):
     """One connection's protocol state (see the module docstring); subclasses speak a protocol."""
 
     ID_PREFIX = "c"
+    PATH = "/ws"  # the websocket path the protocol is served at (a relay to another node opens it)
 
     def __init__(
         self,
@@ -191,6 +192,19 @@ class SeatConnection(abc.ABC):
     def welcome(self, session_token: str | None) -> LobbyRequest | None:
         """Authenticated (after :meth:`authenticated`): greet the client; returns what the lobby must
         do for it at once, if anything."""
+
+    @abc.abstractmethod
+    def relay_hello(self, session_token: str | None, *, queue: str | None = None) -> str | None:
+        """Cluster mode: the hello another node is told on this client's behalf when its
+        connection is relayed there: every field of the client's own hello, with credentials that
+        node accepts (``session_token``, from the shared database, or the client's own API token);
+        ``queue``: a quick-match hand-over, the hello (or what follows it, :meth:`relay_join`)
+        queues there. None: this connection cannot be relayed."""
+
+    def relay_join(self, queue: str, request_id: int | None) -> str | None:
+        """Cluster mode: the frame that queues a handed-over client at the matcher node after
+        :meth:`relay_hello` (None: that hello queued it already)."""
+        return None
 
     @abc.abstractmethod
     def receive(self, frame: str | bytes) -> LobbyRequest | None:

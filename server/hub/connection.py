@@ -25,20 +25,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol, cast
 
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.protocol import State
 
-from client_protocol import PROTOCOL_VERSION
-from client_protocol.codec import encode
 from client_protocol.errors import ErrorCode
-from client_protocol.messages import GuestAuth, Hello, Join, QueueTarget, SessionAuth
+from client_protocol.messages import GuestAuth
 from server.domain.records import Account
 from server.hub.adapter import (
     Authenticate,
@@ -53,6 +51,8 @@ from server.hub.adapter import (
 )
 from server.hub.clock import Clock, with_deadline
 from server.hub.lobby import Lobby
+from server.hub.outputs import ErrorOut
+from server.hub.placement import HandOff, Placement, QueuedPlayer, StillMovingError, Upstream
 from server.hub.settings import ConnectionLimits
 from server.services.auth import Authenticator, AuthError
 
@@ -85,18 +85,9 @@ class SessionHost(Protocol):
 
     def unregister(self, connection: WebSocketConnection) -> None: ...
 
-    async def route_player(self, account_id: str) -> str | None:
-        """Cluster mode: the websocket URL of the node running this player's live match when that
-        is another node (None: here, or none)."""
-        ...
-
-    async def route_match(self, match_id: str) -> str | None:
-        """Cluster mode: the websocket URL of the node running ``match_id`` when that is another
-        node (None: here, or nowhere known)."""
-        ...
-
-    async def route_invite(self, code: str) -> str | None:
-        """Cluster mode: the websocket URL of the node where private table ``code`` waits."""
+    @property
+    def placement(self) -> Placement:
+        """Where tables run and how a client reaches them (cluster mode: the relay)."""
         ...
 
     def queued_for(self, ws: ServerConnection) -> float | None:
@@ -111,13 +102,6 @@ class SessionHost(Protocol):
     def client_address(self, ws: ServerConnection) -> str | None:
         """The address of the client behind ``ws`` (cluster mode: the one a relaying node
         vouches for, else the peer's)."""
-        ...
-
-    def relay_headers(
-        self, client_address: str | None, *, waited_s: float | None = None
-    ) -> list[tuple[str, str]]:
-        """Cluster mode: the headers to relay a client from ``client_address`` with (and, for a
-        queued player handed over, how long it has waited)."""
         ...
 
 
@@ -302,12 +286,12 @@ class WebSocketConnection:
         self._outbox = Outbox(ws, self._limits.outbound_queue, name=self.session_id)
         self.core = core(self._outbox, host.lobby, host.clock, self._limits, session_id=self.session_id)
         self._replaced = False
-        self._relay_to: tuple[str, str] | None = None  # cluster mode: (owner node's URL, session token)
+        self._relay_to: Upstream | None = None  # cluster mode: to the node its match runs on
+        self._unsettled = False  # cluster mode: its match was still between nodes at its hello
         self._session_token: str | None = None
-        # cluster mode: handed over to its queue's matcher node (server.hub.crossnode): the relay
-        # once it is open (None: it could not be), and the task that opens it and pipes its frames
-        self._handoff: asyncio.Future[ClientConnection | None] | None = None
-        self._handoff_task: asyncio.Task[None] | None = None
+        self._account_id: str | None = None  # once its credentials are checked
+        # cluster mode: handed over to its queue's matcher node (server.hub.crossnode)
+        self._handoff: HandOff | None = None
         self._waited = host.queued_for(ws)  # handed over to this node after waiting that long
 
     @property
@@ -339,20 +323,19 @@ class WebSocketConnection:
                     if not self._outbox.open or self._replaced:
                         break
                     if self._handoff is not None:  # handed over: the frames go to the matcher
-                        upstream = await self._handoff
+                        upstream = await self._handoff.ready
                         if upstream is not None:
                             await upstream.send(frame)
                             continue
                     request = core.receive(frame)
-                    if request is not None:
-                        if await self._relayed(request, frame):
-                            break
-                        try:
-                            await self._perform(request)
-                        except Exception:
-                            core.request_failed(request)
+                    if request is not None and await self._serve(request, frame):
+                        break
             elif self._relay_to is not None:
-                await self._relay(*self._relay_to, first=None, skip_welcome=False)
+                await self._relay_to.pipe(self, first=None, skip_welcome=False)
+            elif self._unsettled:  # its match moves between nodes: the client comes back in a moment
+                self._outbox.close(
+                    CloseCode.TRY_AGAIN_LATER, "your match is moving to another server node; reconnect"
+                )
         except ConnectionClosed:
             pass
         except Exception:
@@ -361,10 +344,8 @@ class WebSocketConnection:
             )
             self._outbox.close(CloseCode.INTERNAL_ERROR, "internal error")
         finally:
-            if self._handoff_task is not None:
-                self._handoff_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._handoff_task
+            if self._handoff is not None:
+                await self._handoff.stop()
             authenticated = core.is_authenticated
             core.connection_lost()
             if authenticated:
@@ -391,17 +372,40 @@ class WebSocketConnection:
             except AuthError as exc:
                 core.refuse(exc.code, exc.message)
                 return False
-            self._session_token = token
-            owner = await self._host.route_player(account.id) if token is not None else None
-            if owner is not None and token is not None:
-                self._relay_to = (owner, token)  # its table runs on another node: relay it all
+            self._session_token, self._account_id = token, account.id
+            try:
+                self._relay_to = await self._host.placement.relay_player(
+                    self, account.id, here=partial(self._seated_here, account.id)
+                )
+            except StillMovingError:
+                self._unsettled = True
                 return False
+            if self._relay_to is not None:
+                return False  # its table runs on another node: relay it all
             core.authenticated(account)
             self._host.register(self)
             follow_up = core.welcome(token)
-            if follow_up is not None:
-                await self._perform(follow_up)
+            # what the hello itself asks (mjai: a private table, which may wait on another node)
+            return follow_up is None or not await self._serve(follow_up, None)
+
+    async def _serve(self, request: LobbyRequest, frame: str | bytes | None) -> bool:
+        """Do what the client asked of the lobby, here or, relayed, on the node concerned; True
+        once a relay ended (the connection is over)."""
+        try:
+            upstream = await self._relayed(request)
+        except StillMovingError as exc:
+            self.core.deliver(ErrorOut(ErrorCode.BUSY_RETRY, str(exc), request.request_id))
+            return False
+        if upstream is not None:
+            if isinstance(request, Resume):
+                self.core.stop_following()  # its frames go to the other node from now on
+            await upstream.pipe(self, first=frame, skip_welcome=True)
             return True
+        try:
+            await self._perform(request)
+        except Exception:
+            self.core.request_failed(request)
+        return False
 
     async def _authenticate(self, request: HelloRequest) -> tuple[Account, str | None]:
         auth = self._host.auth
@@ -429,128 +433,63 @@ class WebSocketConnection:
             case Resume(match_id=match_id, since_version=since, request_id=rid):
                 await lobby.resume(core, match_id, since, rid)
 
-    async def _relayed(self, request: LobbyRequest, frame: str | bytes) -> bool:
+    async def _relayed(self, request: LobbyRequest) -> Upstream | None:
         """Cluster mode: a resume or spectate of a match another node runs, or a join of a private
-        table waiting on another node (docs/scaling.md), is relayed there (with everything after
-        it); True once the relay is over. A quick-match join queues here first: the lobby hands
-        the player over later if it is not paired here (:meth:`hand_off`)."""
-        token, lobby = self._session_token, self._host.lobby
-        if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code) and token is not None:
-            owner = await self._host.route_invite(request.code)
-        elif (
-            isinstance(request, Resume | Spectate) and not lobby.table(request.match_id) and token is not None
-        ):
-            owner = await self._host.route_match(request.match_id)
-        else:
-            return False
-        if owner is None or token is None:
-            return False
-        if isinstance(request, Resume):
-            self.core.stop_following()  # its frames go to the other node from now on
-        # a guest's session must be in the shared database for the owner node to accept it
-        await self._host.auth.store_guest(self.core.account.id)
-        return await self._relay(owner, token, first=frame, skip_welcome=True)
+        table waiting on another node (docs/scaling.md), is relayed there: the connection to that
+        node (None: served here). A quick-match join queues here first: the lobby hands the
+        player over later if it is not paired here (:meth:`hand_off`)."""
+        lobby, placement = self._host.lobby, self._host.placement
+        if isinstance(request, JoinPrivate) and not lobby.has_invite(request.code):
+            return await placement.relay_invite(self, request.code)
+        if isinstance(request, Resume | Spectate) and not lobby.table(request.match_id):
+            match_id = request.match_id
+            return await placement.relay_match(self, match_id, here=lambda: lobby.table(match_id) is not None)
+        return None
 
-    async def _relay(self, url: str, token: str, *, first: str | bytes | None, skip_welcome: bool) -> bool:
-        """Relay this client's frames to the node at ``url`` and back, as that node's client: it
-        says hello with the player's session token (the sessions are in the shared database), then
-        everything is passed on untouched, so resume, acks, errors and redaction all happen on the
-        node that runs the table. When that node closes (it drains, or died), the client is told
-        to reconnect (1012). False when it cannot be reached (nothing was relayed)."""
-        try:
-            upstream = await connect(
-                url,
-                open_timeout=self._limits.open_timeout_s,
-                compression=None,
-                max_size=None,
-                additional_headers=self._host.relay_headers(self.address),
-            )
-        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-            log.warning("%s: cannot reach the node at %s: %s", self.session_id, url, exc)
-            return False
-        try:
-            await upstream.send(encode(Hello(protocol=PROTOCOL_VERSION, auth=SessionAuth(token))).decode())
-            if skip_welcome:
-                await upstream.recv()  # the client has its welcome already
-            if first is not None:
-                await upstream.send(first)
-            down = asyncio.create_task(self._downstream(upstream), name=f"relay-{self.session_id}")
-            try:
-                async for frame in self._ws:
-                    if down.done():
-                        break
-                    await upstream.send(frame)
-            finally:
-                down.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await down
-        except ConnectionClosed:
-            pass
-        finally:
-            await upstream.close()
-        self._outbox.close(CloseCode.SERVICE_RESTART, "the table's server node went away; reconnect")
-        return True
-
-    def hand_off(self, url: str, queue: str, request_id: int | None, since: float) -> bool:
+    def hand_off(self, base_url: str, queue: str, request_id: int | None, since: float) -> bool:
         """Cluster mode: the lobby took this player, queued here since ``since``, out of ``queue``
-        to hand it over to the queue's matcher node at ``url``: relay the connection there from
-        now on, starting with a ``join`` of the queue (and how long it has waited). False when it
-        cannot be relayed (no session token: an API-token connection; over; relayed already)."""
-        token = self._session_token
-        if token is None or self._handoff is not None or not self._outbox.open or self._replaced:
+        to hand it over to the queue's matcher node at ``base_url``: relay the connection there
+        from now on (the placement opens it with the client's hello and a join of the queue).
+        False when it cannot be relayed (over, or relayed already)."""
+        if self._handoff is not None or not self._outbox.open or self._replaced:
             return False
-        self._handoff = asyncio.get_running_loop().create_future()
-        join = encode(Join(target=QueueTarget(preset=queue), request_id=request_id)).decode()
-        self._handoff_task = asyncio.create_task(
-            self._run_handoff(url, token, join, (queue, request_id, since)), name=f"handoff-{self.session_id}"
-        )
-        return True
+        queued = QueuedPlayer(queue, request_id, since, self._host.clock.now() - since)
+        self._handoff = self._host.placement.hand_off(self, base_url, queued)
+        return self._handoff is not None
 
-    async def _run_handoff(
-        self, url: str, token: str, join: str, queued: tuple[str, int | None, float]
-    ) -> None:
-        ready = self._handoff
-        assert ready is not None
-        queue, request_id, since = queued
-        waited = self._host.clock.now() - since
-        upstream: ClientConnection | None = None
-        try:
-            upstream = await connect(
-                url,
-                open_timeout=self._limits.open_timeout_s,
-                compression=None,
-                max_size=None,
-                additional_headers=self._host.relay_headers(self.address, waited_s=waited),
-            )
-            await upstream.send(encode(Hello(protocol=PROTOCOL_VERSION, auth=SessionAuth(token))).decode())
-            await upstream.recv()  # its welcome: the client has its own
-            await upstream.send(join)
-        except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed) as exc:
-            log.warning("%s: cannot hand over to the node at %s: %s", self.session_id, url, exc)
-            if upstream is not None:
-                await upstream.close()
-            self._handoff = None
-            ready.set_result(None)
-            if self._outbox.open and not self._replaced:  # it waits here again, in its place
-                self._host.lobby.requeue(self.core, queue, request_id, since)
-            return
-        except asyncio.CancelledError:
-            if upstream is not None:
-                await upstream.close()
-            ready.set_result(None)
-            raise
-        ready.set_result(upstream)
-        try:
-            await self._downstream(upstream)
-        finally:
-            await upstream.close()
+    def _seated_here(self, account_id: str) -> bool:
+        return bool(self._host.lobby.live_seats(account_id))
 
-    async def _downstream(self, upstream: ClientConnection) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            async for frame in upstream:
-                if not self._outbox.put(frame.encode() if isinstance(frame, str) else frame):
-                    return
-        self._outbox.close(CloseCode.SERVICE_RESTART, "the table's server node closed; reconnect")
+    # -- RelayClient (server.hub.placement): this connection as a relay to another node sees it -----
+
+    @property
+    def path(self) -> str:
+        return self.core.PATH
+
+    @property
+    def open_timeout_s(self) -> float:
+        return self._limits.open_timeout_s
+
+    def relay_hello(self, *, queue: str | None = None) -> str | None:
+        return self.core.relay_hello(self._session_token, queue=queue)
+
+    def relay_join(self, queue: str, request_id: int | None) -> str | None:
+        return self.core.relay_join(queue, request_id)
+
+    async def store_session(self) -> None:
+        if self._account_id is not None:
+            await self._host.auth.store_guest(self._account_id)
+
+    def incoming(self) -> AsyncIterator[str | bytes]:
+        return aiter(self._ws)
+
+    def put(self, frame: bytes) -> bool:
+        return self._outbox.put(frame)
+
+    def handed_back(self, queued: QueuedPlayer) -> None:
+        self._handoff = None
+        if self._outbox.open and not self._replaced:  # it waits here again, in its place
+            self._host.lobby.requeue(self.core, queued.queue, queued.request_id, queued.since)
 
     def close(self, code: int, reason: str) -> None:
         """Close after what is already queued (shutdown: 1012)."""

@@ -41,7 +41,7 @@ from server.engine.rules import PRESETS, Ruleset
 from server.hub.clock import Cancellable, Clock
 from server.hub.crossnode import RECHECK_S, QueueHandoff, Stragglers
 from server.hub.inbox import Attach
-from server.hub.lobbytypes import LobbyError, PrivateTable, RecoveryReport, _Waiting, new_invite_code, require
+from server.hub.lobbytypes import PrivateTable, RecoveryReport, _Waiting, new_invite_code, require
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
 from server.hub.placement import LocalPlacement, Placement
@@ -50,6 +50,7 @@ from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, Tabl
 from server.hub.table import TableActor
 from server.hub.tables import LocalTables, Reservation
 from server.services import ranked
+from server.services.errors import LobbyError
 from server.services.tables import SeatRequest, TableBusyError, TableSpec
 
 log = logging.getLogger(__name__)

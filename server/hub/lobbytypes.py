@@ -11,15 +11,9 @@ from server.domain.records import Account, Scope
 from server.engine.rules import Ruleset
 from server.hub.outputs import Participant
 from server.hub.settings import SpectatePolicy, TableTimers
+from server.services.errors import LobbyError
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
-
-
-class LobbyError(Exception):
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(eq=False, slots=True)
@@ -66,6 +60,9 @@ def new_invite_code() -> str:
     return f"{raw[:4]}-{raw[4:]}"
 
 
+_MAY_NOT = {Scope.CREATE_PRIVATE: "create private tables", Scope.ADMIN: "use the admin routes"}
+
+
 def require(account: Account, scope: Scope) -> None:
     if scope not in account.scopes:
-        raise LobbyError(ErrorCode.FORBIDDEN, f"this account may not {scope.value.replace('_', ' ')}")
+        raise LobbyError(ErrorCode.FORBIDDEN, f"this account may not {_MAY_NOT.get(scope, scope.value)}")

@@ -6,10 +6,12 @@ Secrets never reach the output: the websockets library's frame dumps (which woul
 messages and their tokens) are kept out even at DEBUG, and every message is scrubbed of token
 values (``"token": "..."``, ``Bearer ...``, ``jt_...`` style strings) as a second line of defence.
 
-The websockets library writes two INFO lines for every plain HTTP request, with the connection
-object's repr as a field: for the probes (``/healthz``, ``/readyz``, ``/metrics``, ``/stats``),
-polled every few seconds, they are dropped (:class:`ProbeFilter`); for other requests the repr
-becomes the request's path and peer.
+Every library's lines go through the one handler in the one format: uvicorn's (the admin port)
+too, whatever logging setup ran before (:func:`configure` takes its handlers away). The websockets
+library writes two INFO lines for every request it answers ("HTTP response sent", "connection
+closed"), as if each were a websocket connection: for plain HTTP requests (the probes, the browser
+client's files; everything but a websocket upgrade) they are dropped (:class:`PlainHttpFilter`);
+for websocket connections the connection object's repr becomes the request's path and peer.
 
 >>> scrub('hello {"type": "token", "token": "s3cret"} Authorization: Bearer abc.def')
 'hello {"type": "token", "token": "***"} Authorization: Bearer ***'
@@ -70,12 +72,10 @@ class TextFormatter(logging.Formatter):
         return scrub(line)
 
 
-PROBE_PATHS = frozenset({"/healthz", "/readyz", "/metrics", "/stats"})
-
-
-class ProbeFilter(logging.Filter):
-    """On the ``websockets.server`` logger: drop its INFO lines about probe requests
-    (:data:`PROBE_PATHS`); give the others the request's path and peer instead of an object repr."""
+class PlainHttpFilter(logging.Filter):
+    """On the ``websockets.server`` logger: drop its INFO lines about plain HTTP requests (not a
+    websocket upgrade: those are HTTP exchanges, not connections); give the others the request's
+    path and peer instead of an object repr."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         connection = record.__dict__.get("websocket")
@@ -84,16 +84,18 @@ class ProbeFilter(logging.Filter):
         try:  # a weak proxy: the connection may be gone already
             request = connection.request
             path = str(request.path if request is not None else "").split("?", 1)[0]
+            upgrade = request is not None and "websocket" in request.headers.get("Upgrade", "").lower()
             peer = connection.remote_address
         except Exception:
-            path, peer = "", None
-        if record.levelno <= logging.INFO and path in PROBE_PATHS:
+            path, peer, upgrade = "", None, True
+        if record.levelno <= logging.INFO and not upgrade:
             return False
         record.websocket = f"{path or '?'} from {peer[0] if peer else '?'}"
         return True
 
 
-_PROBE_FILTER = ProbeFilter()
+_PLAIN_HTTP_FILTER = PlainHttpFilter()
+UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
 
 
 def default_format(stream: TextIO) -> str:
@@ -112,4 +114,9 @@ def configure(level: str, fmt: str | None = None, stream: TextIO | None = None) 
     root.setLevel(level)
     # websockets logs every frame at DEBUG (hello messages carry tokens): never below INFO.
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLevelName(level)))
-    logging.getLogger("websockets.server").addFilter(_PROBE_FILTER)  # once: the same filter object
+    logging.getLogger("websockets.server").addFilter(_PLAIN_HTTP_FILTER)  # once: the same filter object
+    for name in UVICORN_LOGGERS:  # no handler of their own (uvicorn's dictConfig may have run)
+        logger = logging.getLogger(name)
+        for old in list(logger.handlers):
+            logger.removeHandler(old)
+        logger.propagate = name != "uvicorn.access"  # no access log (serve_http turns it off)

@@ -130,6 +130,7 @@ class MjaiSession(SeatConnection):
     """One websocket connection speaking mjai (a :class:`~server.hub.outputs.Participant`)."""
 
     ID_PREFIX = "j"
+    PATH = MJAI_PATH
 
     def _setup(self) -> None:
         self._hello_message: dict[str, Any] = {}  # the bot's hello (its queue or private table)
@@ -512,6 +513,17 @@ class MjaiSession(SeatConnection):
             return None
         self._hello_message = hello
         return AuthenticateBearer(token)
+
+    def relay_hello(self, session_token: str | None, *, queue: str | None = None) -> str | None:
+        """The bot's own hello, every field as it sent it: its token (an API token or a session
+        token) is good on every node; a hand-over to ``queue``'s matcher names that queue."""
+        hello = dict(self._hello_message)
+        if not hello:
+            return None
+        if queue is not None:
+            hello.pop("private", None)
+            hello["queue"] = queue
+        return _encode(hello).decode()
 
     def hello_timeout(self) -> None:
         self.refuse(ErrorCode.UNAUTHENTICATED, "no hello in time")

@@ -16,15 +16,18 @@ keeps its state from these calls, never from what it is given to send.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from client_protocol.errors import ErrorCode
+from client_protocol.events import Event as WireEvent
 from client_protocol.messages import MatchEndReason
 from server.domain.records import Account, AccountKind
 from server.engine.actions import Action
 from server.engine.events import Event
 from server.engine.hints import Hints
+from server.eventlog.convert import event_to_wire
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +52,8 @@ class SeatedOut:
 
 
 class SharedFrames:
-    """The encoded frames of ONE published batch that every seat receives byte for byte alike.
+    """The encoded frames of ONE published batch that every seat receives byte for byte alike, and
+    the batch's events as the step log rendered them.
 
     A table publishes a batch to each seat redacted for that seat; an event that no seat's
     redaction changes (``public[i]``: the redacted event is the very same object for all four
@@ -58,13 +62,34 @@ class SharedFrames:
     deal, a drawn tile) is never public: each seat encodes its own. Only adapters whose frames
     depend on nothing but the event and its version may use this (ours: :mod:`server.hub.session`);
     the others ignore it. ``tests/hub/test_shared_frames.py`` checks both rules.
+
+    ``rendered[i]``, when the table has it, is the wire form of ``origin[i]`` (the omniscient event)
+    made once for the step log (:func:`server.eventlog.codec.render_events`): a seat whose event
+    is that very object (every public event; a seat's own draw) sends it instead of rendering it
+    again (:meth:`wire_of`; ``tests/hub/test_render_once.py``).
     """
 
-    __slots__ = ("frames", "public")
+    __slots__ = ("frames", "origin", "public", "rendered")
 
-    def __init__(self, public: tuple[bool, ...]) -> None:
+    def __init__(
+        self,
+        public: tuple[bool, ...],
+        origin: tuple[Event, ...] = (),
+        rendered: Sequence[WireEvent | None] | None = None,
+    ) -> None:
         self.public = public
         self.frames: dict[tuple[str, int], bytes] = {}  # (adapter, index) -> the frame
+        self.origin = origin
+        self.rendered = rendered
+
+    def wire_of(self, i: int, event: Event) -> WireEvent:
+        """The wire form of ``event``, the ``i``-th of the batch as a seat received it."""
+        rendered = self.rendered
+        if rendered is not None and event is self.origin[i]:
+            wire = rendered[i]
+            if wire is not None:
+                return wire
+        return event_to_wire(event)
 
 
 @dataclass(frozen=True, slots=True)

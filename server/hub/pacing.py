@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from client_protocol.events import Event as WireEvent
 from server.engine import Phase, Transition
 from server.engine.events import Event, MeldCalled, RoundEnded, RoundStarted, TileDiscarded
 from server.engine.melds import MeldType
@@ -72,12 +73,20 @@ class Pacing:
         self._min_call_s = timers.min_call_ms / 1000
         self._hand_pause_s = timers.hand_pause_ms / 1000 if paced else 0.0
 
-    def committed(self, t: Transition, now: float, *, replaying: bool = False) -> int:
-        """Append ``t``'s events; returns how far the seats may see now (a version; nothing new
-        while a hold is on), starting a hold when the step calls for one."""
+    def committed(
+        self,
+        t: Transition,
+        now: float,
+        *,
+        replaying: bool = False,
+        rendered: Sequence[WireEvent] | None = None,
+    ) -> int:
+        """Append ``t``'s events (``rendered``: as the step log rendered them); returns how far the
+        seats may see now (a version; nothing new while a hold is on), starting a hold when the
+        step calls for one."""
         stream = self.stream
         base = len(stream)
-        stream.append(t.events, now)
+        stream.append(t.events, now, rendered)
         if self.hold_until is not None:
             return stream.published
         cut = callable_cut(t.events) if self._min_call_s > 0 and not replaying else None

@@ -28,6 +28,9 @@ False
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from client_protocol.events import Event as WireEvent
 from server.engine import redact_all
 from server.engine.actions import Action
 from server.engine.events import Event
@@ -130,14 +133,21 @@ class Seating:
         self._played[seat].clear()
         return moves
 
-    def publish(self, match_id: str, first: int, batch: tuple[Event, ...]) -> None:
+    def publish(
+        self,
+        match_id: str,
+        first: int,
+        batch: tuple[Event, ...],
+        rendered: Sequence[WireEvent | None] | None = None,
+    ) -> None:
         """Events ``first``, ``first + 1``, ... to every connected seat, each redacted for its seat;
-        the frames of the events no seat sees differently are encoded once (:class:`SharedFrames`)."""
-        if self.hold:
-            batch = hold_reveals(batch)
-        views = [redact_all(batch, seat) for seat in range(4)]
-        public = tuple(all(view[i] is event for view in views) for i, event in enumerate(batch))
-        shared = SharedFrames(public) if any(public) else None
+        the frames of the events no seat sees differently are encoded once, from the step log's
+        rendering of the batch when given (``rendered``, :class:`SharedFrames`)."""
+        # A held reveal is a new event, not the step log's: its rendering (with the wall) is not used.
+        held = hold_reveals(batch) if self.hold else batch
+        views = [redact_all(held, seat) for seat in range(4)]
+        public = tuple(all(view[i] is event for view in views) for i, event in enumerate(held))
+        shared = SharedFrames(public, batch, rendered) if rendered is not None or any(public) else None
         for seat, conn in enumerate(self._conn):
             if conn is not None:
                 conn.deliver(EventsOut(match_id, first, views[seat], shared))

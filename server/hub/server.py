@@ -4,16 +4,10 @@ URLs (all on one port)::
 
     ws://HOST:PORT/ws            the Jantaku protocol (docs/protocol.md)
     ws://HOST:PORT/mjai          mjai bots (docs/mjai.md)
-    GET /healthz                 200 "ok" (the process is up)
-    GET /readyz                  200 "ready" once started (store open, listening); 503 while
-                                 starting, draining (after SIGTERM) or shutting down
-    GET /metrics                 Prometheus text format (server/hub/metrics.py, docs/operations.md)
-    GET /private/new?...         open a private table (Authorization: Bearer TOKEN), JSON answer
-    GET /tables/live             the tables a spectator may watch, JSON (server/hub/livetables.py)
-    GET /api/me...               a player's own finished games (``http_api``: the review API's
-                                 players' part, docs/admin.md)
-    GET anything else            ``http_fallback`` (the browser client's files), else 404;
-                                 without a fallback, ``/`` is a short text page with these URLs
+    anything else                the one HTTP application (``http_app``, server/web/api/app.py):
+                                 health, readiness, metrics, private and live tables, the
+                                 players' API, the browser client's files (server/hub/asgi.py);
+                                 without one, 404
 
 Browsers must come from an allowed ``Origin``: this server's own (the scheme is ``http`` or
 ``https``, host and port those of the ``Host`` header) or one of ``allowed_origins`` (scheme, host
@@ -33,25 +27,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http
 import json
 import logging
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from typing import Any, cast
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.datastructures import Headers
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
-from client_protocol.codec import decode_json
-from client_protocol.errors import ProtocolError
 from server.domain.ports import Ratings, Repository
 from server.engine.rules import Ruleset
+from server.hub import asgi
 from server.hub.adapter import SeatConnection
 from server.hub.admission import AddressLimiter
 from server.hub.clock import Clock, SystemClock
@@ -59,7 +50,7 @@ from server.hub.connection import WebSocketConnection
 from server.hub.gcpolicy import GcPauses
 from server.hub.livetables import LiveTables
 from server.hub.lobby import Lobby
-from server.hub.lobbytypes import LobbyError, RecoveryReport
+from server.hub.lobbytypes import RecoveryReport
 from server.hub.looplag import LoopLag
 from server.hub.metrics import HubMetrics
 from server.hub.mjai import MJAI_PATH, MjaiSession
@@ -69,27 +60,12 @@ from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
-from server.services.auth import Authenticator, AuthError
+from server.services.auth import Authenticator
 from server.services.tables import TableFactory
 
 log = logging.getLogger(__name__)
 
 WS_PATH = "/ws"
-HttpResponse = tuple[int, list[tuple[str, str]], bytes]
-HttpFallback = Callable[[str], HttpResponse | None]
-HttpApi = Callable[[str, Sequence[tuple[str, str]]], Awaitable[HttpResponse | None]]
-"""Answers a GET of the players' API (``/api/me...``: path and query, request headers), or None
-when the path is not its. ``jantaku serve`` plugs in ``server.web.api.bridge.player_api``."""
-"""Answers the GETs the hub does not answer itself (the browser client's static files):
-``(status, headers, body)`` or None for 404. ``jantaku serve`` plugs in ``server.web.static``."""
-_TIMER_PARAMS = (
-    "action_ms",
-    "bank_ms",
-    "min_call_ms",
-    "disconnect_grace_ms",
-    "bot_delay_ms",
-    "hand_pause_ms",
-)
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -177,15 +153,14 @@ class Hub:
         seed_source: Callable[[], bytes] | None = None,
         rng: random.Random | None = None,
         wall: Callable[[], float] = time.time,
-        http_fallback: HttpFallback | None = None,
-        http_api: HttpApi | None = None,
+        http_app: asgi.AsgiApp | None = None,
         ratings: Ratings | None = None,
         placement: Placement | None = None,
     ) -> None:
         self.settings = settings
         self.ratings = ratings  # ranked rooms (server.services.ranked); None: no ranked play
-        self._http_fallback = http_fallback
-        self._http_api = http_api
+        # Every plain HTTP request on this port goes to it (server/hub/asgi.py); None: 404.
+        self.http_app = http_app
         self._placement: Placement = placement or LocalPlacement()
         self.repo = repo
         self._clock = clock or SystemClock()
@@ -211,7 +186,7 @@ class Hub:
             placement=placement,
             store_guest=self._auth.store_guest,
             ratings=ratings,
-            hand_off=None if isinstance(self._placement, LocalPlacement) else self._hand_off,
+            hand_off=self._hand_off,
         )
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
@@ -320,11 +295,6 @@ class Hub:
             )
         return real if real is not None else peer
 
-    def relay_headers(
-        self, client_address: str | None, *, waited_s: float | None = None
-    ) -> list[tuple[str, str]]:
-        return self._placement.relay_headers(client_address, waited_s=waited_s)
-
     def unregister(self, session: WebSocketConnection) -> None:
         if self._by_account.get(session.account.id) is session:
             del self._by_account[session.account.id]
@@ -332,29 +302,17 @@ class Hub:
     def connection_of(self, account_id: str) -> WebSocketConnection | None:
         return self._by_account.get(account_id)
 
-    async def route_player(self, account_id: str) -> str | None:
-        if isinstance(self._placement, LocalPlacement):
-            return None
-        # Cluster mode: the player's next connection (or an HTTP request) may reach another node,
-        # which knows only what is in the shared database: a guest is stored at its hello.
-        await self._auth.store_guest(account_id)
-        if self._lobby.live_seats(account_id):
-            return None
-        return await self._route(self._placement.locate_player(account_id))
-
-    async def route_match(self, match_id: str) -> str | None:
-        return await self._route(self._placement.locate(match_id))
-
-    async def route_invite(self, code: str) -> str | None:
-        return await self._route(self._placement.locate_invite(code.strip().upper()))
+    @property
+    def placement(self) -> Placement:
+        return self._placement
 
     def _hand_off(self, p: Participant, url: str, queue: str, request_id: int | None, since: float) -> bool:
         """Cluster mode: relay the connection of ``p``, queued here since ``since``, to the node at
-        ``url``, its queue's matcher (``server.hub.crossnode``)."""
+        ``url``, its queue's matcher (``server.hub.crossnode``; one process never names one)."""
         conn = self._by_account.get(p.account.id)
         if conn is None or conn.core is not p:
             return False
-        return conn.hand_off(url.rstrip("/") + WS_PATH, queue, request_id, since)
+        return conn.hand_off(url, queue, request_id, since)
 
     def queued_for(self, ws: ServerConnection) -> float | None:
         """How long the player relayed on ``ws`` waited in its queue on the node that handed it
@@ -362,15 +320,6 @@ class Hub:
         request = ws.request
         value = request.headers.get(QUEUE_HEADER) if request is not None else None
         return None if value is None else self._placement.relayed_wait(value)
-
-    async def _route(self, lookup: Awaitable[str | None]) -> str | None:
-        """A node's URL to relay to (cluster mode); a failing lookup relays nothing."""
-        try:
-            url = await lookup
-        except Exception:
-            log.exception("cluster lookup failed")
-            return None
-        return None if url is None else url.rstrip("/") + WS_PATH
 
     # -- serving -------------------------------------------------------------------------------------
 
@@ -385,7 +334,29 @@ class Hub:
 
     @property
     def serves_browser_client(self) -> bool:
-        return self._http_fallback is not None
+        return self.http_app is not None
+
+    def stats_document(self, *, heap: bool = False, reset: bool = False) -> dict[str, Any] | None:
+        """What ``GET /stats`` answers (None when the hub keeps no stats): latency percentiles, the
+        GC's pauses (``heap``: also the frozen heap's size, a walk of the whole heap: a long stall)
+        and the loop's lag; ``reset`` opens a new window after reading."""
+        if self.stats is None:
+            return None
+        summary = {**self.stats.summary(), "gc": self.gc_pauses.summary(heap=heap)}
+        if self.loop_lag is not None:
+            summary["loop"] = self.loop_lag.summary()
+        if reset:
+            self.stats.reset()
+            self.gc_pauses.reset()
+            if self.loop_lag is not None:
+                self.loop_lag.reset()
+        return summary
+
+    def not_ready_reason(self) -> str | None:
+        """Why ``GET /readyz`` answers 503 (None: ready)."""
+        if self.ready:
+            return None
+        return "draining" if self.draining and not self.closing else "not ready"
 
     def urls(self) -> dict[str, str]:
         base = f"{self._display_host()}:{self.port}"
@@ -431,6 +402,7 @@ class Hub:
             ping_timeout=limits.ping_timeout_s,
             close_timeout=limits.close_timeout_s,
             process_request=self._process_request,
+            process_response=self._process_response,
             server_header="jantaku",
         )
         self._port = int(next(iter(self._server.sockets)).getsockname()[1])
@@ -463,117 +435,34 @@ class Hub:
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
-        if path == "/healthz":
-            return connection.respond(http.HTTPStatus.OK, "ok\n")
-        if path == "/readyz":
-            if self.ready:
-                return connection.respond(http.HTTPStatus.OK, "ready\n")
-            why = "draining\n" if self.draining and not self.closing else "not ready\n"
-            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, why)
-        if path == "/metrics":
-            body, content_type = self.metrics.expose()
-            return Response(
-                http.HTTPStatus.OK,
-                "OK",
-                Headers([("Content-Type", content_type), ("Content-Length", str(len(body)))]),
-                body,
-            )
-        if path == "/stats" and self.stats is not None:
-            # ?heap=1 adds the frozen heap's size: a walk of the whole heap (a long stall), on request
-            heap = "heap=1" in (urlsplit(request.path).query or "")
-            summary = {**self.stats.summary(), "gc": self.gc_pauses.summary(heap=heap)}
-            if self.loop_lag is not None:
-                summary["loop"] = self.loop_lag.summary()
-            if "reset=1" in (urlsplit(request.path).query or ""):
-                self.stats.reset()
-                self.gc_pauses.reset()
-                if self.loop_lag is not None:
-                    self.loop_lag.reset()
-            return _json(connection, http.HTTPStatus.OK, summary)
-        if path in self.adapters:
+        if path in self.adapters:  # a websocket path: admission, then websockets' handshake
             if not self._connects.take(self.client_address(connection, request)):
-                return connection.respond(
-                    http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections; wait a little\n"
-                )
+                return asgi.error_response(429, "rate_limited", "too many connections; wait a little")
             origin = request.headers.get("Origin")
             if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
                 log.info("refused a websocket from origin %r", origin)
-                return connection.respond(http.HTTPStatus.FORBIDDEN, "origin not allowed\n")
+                return asgi.error_response(403, "forbidden", "origin not allowed")
             if self.closing:
-                return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "shutting down\n")
+                return asgi.error_response(503, "unavailable", "shutting down")
             return None
-        if path == "/private/new":
-            return await self._create_private(connection, request)
-        if path == "/tables/live":
-            return _json(connection, http.HTTPStatus.OK, self.live_tables.listing())
-        if self._http_api is not None and path.startswith("/api/"):
-            answered = await self._http_api(request.path, list(request.headers.raw_items()))
-            if answered is not None:
-                status, headers, body = answered
-                return Response(status, http.HTTPStatus(status).phrase, Headers(headers), body)
-        if self._http_fallback is not None:
-            found = self._http_fallback(path)
-            if found is not None:
-                status, headers, body = found
-                return Response(status, http.HTTPStatus(status).phrase, Headers(headers), body)
-        if path == "/":
-            lines = [f"Jantaku hub. {name}: {url}" for name, url in self.urls().items() if name != "browser"]
-            return connection.respond(http.HTTPStatus.OK, "\n".join(lines) + "\n")
-        return connection.respond(http.HTTPStatus.NOT_FOUND, "not found\n")
-
-    async def _create_private(self, connection: ServerConnection, request: Request) -> Response:
-        header = request.headers.get("Authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            return _json(
-                connection, http.HTTPStatus.UNAUTHORIZED, {"error": "Authorization: Bearer TOKEN needed"}
-            )
-        try:
-            account = await self._auth.account_for_bearer(token.strip())
-        except AuthError as exc:
-            return _json(connection, http.HTTPStatus.UNAUTHORIZED, {"error": exc.message})
-        query = parse_qs(urlsplit(request.path).query)
-
-        def one(name: str, default: str | None = None) -> str | None:
-            values = query.get(name)
-            return values[-1] if values else default
-
-        try:
-            rules_text = one("rules")
-            rules: Any = decode_json(rules_text) if rules_text else None
-            if rules is not None and not isinstance(rules, dict):
-                raise ValueError("rules must be a JSON object")
-            timers = {k: int(v) for k in _TIMER_PARAMS if (v := one(k)) is not None}
-            invite = await self._lobby.create_private(
-                account,
-                preset=one("preset", "tenhou") or "tenhou",
-                rules=rules,
-                bots=int(one("bots", "0") or "0"),
-                bot=one("bot"),
-                timers=timers,
-                spectators=(one("spectators", "true") or "true").lower() not in ("0", "false", "no"),
-            )
-        except LobbyError as exc:
-            status = (
-                http.HTTPStatus.FORBIDDEN if exc.code.value == "forbidden" else http.HTTPStatus.BAD_REQUEST
-            )
-            return _json(connection, status, {"error": exc.message, "code": exc.code.value})
-        except ProtocolError as exc:
-            return _json(connection, http.HTTPStatus.BAD_REQUEST, {"error": f"rules: {exc.message}"})
-        except ValueError as exc:
-            return _json(connection, http.HTTPStatus.BAD_REQUEST, {"error": str(exc)})
-        return _json(
-            connection,
-            http.HTTPStatus.OK,
-            {
-                "code": invite.code,
-                "preset": invite.preset,
-                "bots": invite.bots,
-                "players_needed": invite.humans,
-                "expires_in_s": round(invite.expires_at - self._clock.now()),
-                "join": {"type": "join", "target": {"type": "private", "code": invite.code}},
-            },
+        if self.http_app is None:
+            return asgi.error_response(404, "not_found", f"no route {path}")
+        local = connection.local_address
+        return await asgi.answer(
+            self.http_app,
+            request,
+            client=self.client_address(connection, request),
+            server=(str(local[0]), int(local[1])) if local else None,
         )
+
+    def _process_response(
+        self, connection: ServerConnection, request: Request, response: Response
+    ) -> Response | None:
+        """websockets' own refusal of a bad upgrade (missing headers: 400, 426) in the one error
+        shape; the 101 of an accepted upgrade goes out untouched."""
+        if response.status_code == 101 or urlsplit(request.path).path not in self.adapters:
+            return None
+        return asgi.as_error(response)
 
     # -- shutdown ------------------------------------------------------------------------------------
 
@@ -622,13 +511,6 @@ class Hub:
         if self._lag_task is not None:
             self._lag_task.cancel()
         log.info("stopped")
-
-
-def _json(connection: ServerConnection, status: http.HTTPStatus, body: dict[str, Any]) -> Response:
-    response = connection.respond(status, json.dumps(body) + "\n")
-    del response.headers["Content-Type"]
-    response.headers["Content-Type"] = "application/json"
-    return response
 
 
 @contextlib.asynccontextmanager

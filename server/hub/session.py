@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
+import msgspec
 from websockets.frames import CloseCode
 
 from client_protocol import PROTOCOL_VERSION
@@ -50,6 +51,7 @@ from client_protocol.messages import (
     Seated,
     SeatInfo,
     ServerMessage,
+    SessionAuth,
     SpectateTarget,
     TablePlayer,
     Welcome,
@@ -103,6 +105,7 @@ class ProtocolSession(SeatConnection):
         # A resume of a match it holds a seat in, sent and not yet taken by the table: its acts go
         # to that table, behind the resume in the table's inbox (docs/protocol.md#versions-and-resume).
         self._resuming: str | None = None
+        self._hello: Hello | None = None  # its hello, as sent (a relay to another node repeats it)
 
     # -- frames out --------------------------------------------------------------------------------
 
@@ -116,14 +119,15 @@ class ProtocolSession(SeatConnection):
 
     def _deliver_events(self, item: EventsOut, shared: SharedFrames) -> None:
         """A published batch: the frame of an event every seat sees alike is encoded by the first
-        seat and reused by the others (``SharedFrames``); the others are this seat's own."""
+        seat and reused by the others (``SharedFrames``); the others are this seat's own. An event
+        the step log rendered already is not rendered again (``SharedFrames.wire_of``)."""
         frames, public = shared.frames, shared.public
         for i, event in enumerate(item.events):
             key = (_SHARED_KEY, i)
             frame = frames.get(key) if public[i] else None
             if frame is None:
                 message = EventMessage(
-                    match_id=item.match_id, version=item.first_version + i, event=event_to_wire(event)
+                    match_id=item.match_id, version=item.first_version + i, event=shared.wire_of(i, event)
                 )
                 frame = encode(message)
                 if public[i]:
@@ -224,7 +228,19 @@ class ProtocolSession(SeatConnection):
             return None
         self._client = message.client
         self._wants_hints = message.hints
+        self._hello = message
         return Authenticate(message.auth)
+
+    def relay_hello(self, session_token: str | None, *, queue: str | None = None) -> str | None:
+        """The client's own hello (``hints``, ``client`` and every other field) with the session
+        token this node issued, which every node accepts."""
+        hello = self._hello
+        if session_token is None or hello is None:
+            return None
+        return encode(msgspec.structs.replace(hello, auth=SessionAuth(session_token=session_token))).decode()
+
+    def relay_join(self, queue: str, request_id: int | None) -> str | None:
+        return encode(Join(target=QueueTarget(preset=queue), request_id=request_id)).decode()
 
     def hello_timeout(self) -> None:
         self._error(ErrorCode.UNAUTHENTICATED, "no hello in time")

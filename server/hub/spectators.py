@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from client_protocol.events import Event as WireEvent
 from server.engine import redact_all
 from server.engine.events import Event, RoundStarted
 from server.engine.views import hold_reveals
-from server.hub.outputs import EventsOut, Outbound, Participant
+from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
 from server.hub.settings import SpectatePolicy
 
 
@@ -30,7 +31,16 @@ class EventStream:
     tail from :attr:`base` on is kept in memory (:meth:`forget`); versions ``1..base`` are read back
     from the store's step log when someone needs them (:mod:`server.hub.history`)."""
 
-    __slots__ = ("base", "events", "forgotten_round", "hand_starts", "hands", "published", "times")
+    __slots__ = (
+        "base",
+        "events",
+        "forgotten_round",
+        "hand_starts",
+        "hands",
+        "published",
+        "rendered",
+        "times",
+    )
 
     def __init__(self) -> None:
         self.base = 0  # events forgotten: the kept ones are versions base + 1 .. len(self)
@@ -42,6 +52,9 @@ class EventStream:
         # The newest RoundStarted forgotten (:meth:`forget`): between two hands the one just played
         # may be forgotten already while the next one is still held back.
         self.forgotten_round: RoundStarted | None = None
+        # the step log's rendering of events not yet published (by absolute index): they go to
+        # the seats as they are (publish hands them over with the batch, then forgets them)
+        self.rendered: dict[int, WireEvent] = {}
 
     def __len__(self) -> int:
         return self.base + len(self.events)
@@ -50,8 +63,13 @@ class EventStream:
     def all_published(self) -> bool:
         return self.published == len(self)
 
-    def append(self, events: Sequence[Event], now: float) -> None:
+    def append(
+        self, events: Sequence[Event], now: float, rendered: Sequence[WireEvent] | None = None
+    ) -> None:
+        """Add a step's events (``rendered``: as its log rendered them, for :meth:`publish_rendered`)."""
         first = len(self)
+        if rendered is not None:
+            self.rendered.update(enumerate(rendered, start=first))
         for i, event in enumerate(events):
             if isinstance(event, RoundStarted):
                 self.hands += 1
@@ -76,14 +94,25 @@ class EventStream:
 
     def publish(self, upto: int, now: float) -> tuple[Event, ...]:
         """Mark events ``published + 1 .. upto`` as seen by the seats now; returns them."""
+        return self.publish_rendered(upto, now)[0]
+
+    def publish_rendered(
+        self, upto: int, now: float
+    ) -> tuple[tuple[Event, ...], tuple[WireEvent | None, ...] | None]:
+        """:meth:`publish`, with the step log's rendering of each of them (None: not rendered; no
+        tuple when none was)."""
         first = self.published
         if upto <= first:
-            return ()
+            return (), None
+        rendered = None
+        if self.rendered:
+            pop = self.rendered.pop
+            rendered = tuple(pop(i, None) for i in range(first, upto))
         base, times = self.base, self.times
         for i in range(first - base, upto - base):
             times[i] = now
         self.published = upto
-        return self.window(first, upto)
+        return self.window(first, upto), rendered
 
     def forget(self, needed: int) -> None:
         """Nothing before absolute index ``needed`` is needed in memory any more: forget the hands
@@ -178,9 +207,10 @@ class SpectatorFeed:
                 upto += 1
         if upto <= self.released:
             return False
-        if self.members:
+        if self.members:  # every spectator receives the same frames: encoded once (SharedFrames)
             window = stream.window(self.released, upto)
             batch = redact_all(hold_reveals(window) if self.hold else window, None)
-            self.broadcast(EventsOut(self.match_id, self.released + 1, batch))
+            shared = SharedFrames((True,) * len(batch))
+            self.broadcast(EventsOut(self.match_id, self.released + 1, batch, shared))
         self.released = upto
         return True

@@ -5,14 +5,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from client_protocol import events as wire
 from server.domain.records import JSON, MatchRecord, MatchStatus, SeatRecord, StepRecord
 from server.engine import ENGINE_VERSION, Transition
 from server.engine.actions import Action
 from server.engine.rules import Ruleset
 from server.engine.wall import WALL_ALGORITHM, seed_commitment
-from server.eventlog.codec import FORMAT_VERSION, encode_action, encode_events
+from server.eventlog.codec import FORMAT_VERSION, encode_action, render_events, stored_events
 from server.hub.inbox import SeatSpec
 from server.hub.settings import SpectatePolicy, TableTimers
+
+__all__ = ["Rendered", "match_record", "render_events", "step_record", "table_settings_json"]
+
+Rendered = tuple[wire.Event, ...]
+"""A step's events as :func:`render_events` made them (for the log and for the seats)."""
 
 
 def match_record(
@@ -52,16 +58,18 @@ def step_record(
     applied_at: float,
     source: str | None = None,
     banks: tuple[int, ...] | None = None,
+    rendered: Rendered | None = None,
 ) -> StepRecord:
     """Log step ``t.step``: the deal (no seat, no action) or ``seat``'s ``action`` and its events,
     encoded by the event log's codec (its current format), with each seat's time bank left after it
-    (``banks``, ms: what crash recovery restarts the clocks with)."""
+    (``banks``, ms: what crash recovery restarts the clocks with). ``rendered``: ``t.events``
+    already rendered (:func:`~server.eventlog.codec.render_events`), which the table sends on."""
     return StepRecord(
         match_id=match_id,
         step=t.step,
         seat=seat,
         action=None if action is None else encode_action(action),
-        events=encode_events(t.events),
+        events=stored_events(render_events(t.events) if rendered is None else rendered),
         request_id=request_id,
         applied_at=applied_at,
         source=source,

@@ -9,8 +9,7 @@ What one applied action goes through (``_apply``)::
       -> publish the events, redacted per receiver by server.engine.views.redact (the only redaction)
       -> prompt the seats that must decide; arm their deadlines
 
-The actor keeps the inbox and the order of things; its collaborators, each in its own module,
-own the rest:
+The actor keeps the inbox and the order of things; its collaborators own the rest:
 
 * :class:`~server.hub.decisions.Decisions`: who must decide, since which step, with what time; the
   answers already applied; the one check of whether an act may be applied; the prompts;
@@ -22,12 +21,12 @@ own the rest:
   player's time ran out;
 * :class:`~server.hub.seating.Seating`: which connection holds each seat, and the spectators;
 * :class:`~server.hub.catchups.Catchups`: catch-ups that need versions the table forgot;
-* :class:`~server.hub.wakeup.Wakeup`: the next deadline on the table's one timer (a
-  :class:`Tick` in the inbox when it comes due), retiring, and pausing (the clocks stop).
+* :class:`~server.hub.wakeup.Wakeup`: the next deadline on the one timer (a :class:`Tick` in the
+  inbox when due), retiring, and pausing (the clocks stop).
 
-It is made of a :class:`~server.hub.tablesetup.TableSetup` (what it plays) and
-:class:`~server.hub.tablesetup.TableDeps` (what it runs on), by the table factory
-(:mod:`server.hub.tables`). Every deadline is on an injectable :class:`~server.hub.clock.Clock`.
+Made of a :class:`~server.hub.tablesetup.TableSetup` (what it plays) and a
+:class:`~server.hub.tablesetup.TableDeps` (what it runs on) by the table factory
+(:mod:`server.hub.tables`); every deadline is on an injectable :class:`~server.hub.clock.Clock`.
 Nothing a participant sends can change the state unless the engine accepts it.
 """
 
@@ -52,17 +51,7 @@ from server.hub.botturns import BotTurns
 from server.hub.catchups import Catchups
 from server.hub.commits import Commits
 from server.hub.decisions import Decisions
-from server.hub.inbox import (
-    ActRequest,
-    Attach,
-    Barrier,
-    CommitError,
-    Detach,
-    InboxItem,
-    Pause,
-    Stop,
-    Tick,
-)
+from server.hub.inbox import ActRequest, Attach, Barrier, CommitError, Detach, InboxItem, Pause, Stop, Tick
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -78,7 +67,14 @@ from server.hub.outputs import (
 )
 from server.hub.pacing import Pacing
 from server.hub.seating import Seating
-from server.hub.steplog import deal_record, match_record, step_record, table_settings_json
+from server.hub.steplog import (
+    Rendered,
+    deal_record,
+    match_record,
+    render_events,
+    step_record,
+    table_settings_json,
+)
 from server.hub.tablesetup import TableDeps, TableSetup
 from server.hub.wakeup import Wakeup
 
@@ -434,9 +430,10 @@ class TableActor:
             applied_at=self._deps.wall_clock(),
             source=source,
             banks=banks,
+            rendered=(out := render_events(t.events)),  # once: the log's and the seats' who see them whole
         )
         await self._commits.append(record, action)
-        await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to, acted_at=now)
+        await self._adopt(t, actor=seat, request_id=request_id, reply_to=reply_to, acted_at=now, rendered=out)
         if self._metrics is not None:
             self._metrics.count_action(source)
 
@@ -461,6 +458,7 @@ class TableActor:
         reply_to: Participant | None = None,
         replaying: bool = False,
         acted_at: float | None = None,
+        rendered: Rendered | None = None,
     ) -> None:
         """``t`` is stored: make it the state, ack the request (to ``reply_to``), publish what
         pacing allows, prompt the seats that must decide. The actor's time is charged up to
@@ -472,7 +470,7 @@ class TableActor:
             t, actor=actor, request_id=request_id, now=charged_at, version=version
         )
         self.state = t.state
-        upto = self._pacing.committed(t, now, replaying=replaying)
+        upto = self._pacing.committed(t, now, replaying=replaying, rendered=rendered)
         if reply_to is not None and request_id is not None and answered is not None:
             reply_to.deliver(AckOut(request_id, answered, False))
         self._publish(upto, now)
@@ -492,9 +490,9 @@ class TableActor:
         assert self.state is not None
         stream = self._pacing.stream
         first = stream.published + 1
-        batch = stream.publish(upto, now)
+        batch, rendered = stream.publish_rendered(upto, now)
         if batch:
-            self._seating.publish(self.match_id, first, batch)
+            self._seating.publish(self.match_id, first, batch, rendered)
             self._pacing.published(now)
 
     def _issue_prompts(self) -> None:

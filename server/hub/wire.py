@@ -17,30 +17,23 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from operator import itemgetter
-from typing import Any, assert_never
 
 from client_protocol.errors import ErrorCode, ProtocolError
 from client_protocol.messages import Action as WireAction
 from client_protocol.messages import ActionType, DiscardHint, PromptHints, WaitHint
-from server.engine.actions import (
-    Action,
-    Ankan,
-    Chi,
-    Daiminkan,
-    Discard,
-    Kakan,
-    KyuushuKyuuhai,
-    Pass,
-    Pon,
-    Riichi,
-    Ron,
-    Tsumo,
-    action_from_dict,
-)
+from server.engine.actions import ACTION_FORMS, Action
 from server.engine.errors import NotationError
 from server.engine.hints import Hints, Wait
 from server.engine.tiles import Tile, sort_key, tile_name
-from server.eventlog.convert import event_to_wire, meld_to_wire, tile_to_wire, tiles_to_wire
+from server.eventlog.convert import (
+    TILE_NAMES,
+    event_to_wire,
+    meld_to_wire,
+    tile_from_wire,
+    tile_to_wire,
+    tiles_from_wire,
+    tiles_to_wire,
+)
 
 __all__ = [
     "action_from_wire",
@@ -55,6 +48,7 @@ __all__ = [
 
 _ACTION_TYPE = {action_type.value: action_type for action_type in ActionType}
 _ACTION_ORDER = {action_type.value: i for i, action_type in enumerate(ActionType)}
+assert _ACTION_TYPE.keys() == ACTION_FORMS.keys(), "the wire's action types are the engine's"
 _CACHED_ACTIONS = 4096  # distinct actions are few (a tile or a meld each): their wire forms are kept
 
 
@@ -71,18 +65,14 @@ def _wire_entry(action: Action) -> tuple[tuple[int, tuple[tuple[int, int], ...],
 
 
 def _to_wire(action: Action) -> WireAction:
-    action_type = _ACTION_TYPE[action.TYPE]
-    match action:
-        case Discard(tile, tsumogiri) | Riichi(tile, tsumogiri):
-            return WireAction(type=action_type, tile=tile_name(tile), tsumogiri=tsumogiri)
-        case Kakan(tile):
-            return WireAction(type=action_type, tile=tile_name(tile))
-        case Chi(consumed) | Pon(consumed) | Daiminkan(consumed) | Ankan(consumed):
-            return WireAction(type=action_type, consumed=tiles_to_wire(consumed))
-        case Tsumo() | Ron() | Pass() | KyuushuKyuuhai():
-            return WireAction(type=action_type)
-        case _:
-            assert_never(action)
+    name = action.TYPE
+    form = ACTION_FORMS[name]
+    return WireAction(
+        type=_ACTION_TYPE[name],
+        tile=TILE_NAMES[getattr(action, "tile")] if form.tile else None,  # noqa: B009 - the form has it
+        tsumogiri=getattr(action, "tsumogiri") if form.tsumogiri else None,  # noqa: B009
+        consumed=tiles_to_wire(getattr(action, "consumed")) if form.consumed else None,  # noqa: B009
+    )
 
 
 def legal_actions_to_wire(actions: Iterable[Action]) -> tuple[WireAction, ...]:
@@ -91,39 +81,59 @@ def legal_actions_to_wire(actions: Iterable[Action]) -> tuple[WireAction, ...]:
 
 
 def _action_sort_key(action: Action) -> tuple[int, tuple[tuple[int, int], ...], bool]:
-    tiles: tuple[Tile, ...]
-    tsumogiri = False
-    match action:
-        case Discard(tile, tsumogiri) | Riichi(tile, tsumogiri):
-            tiles = (tile,)
-        case Kakan(tile):
-            tiles = (tile,)
-        case Chi(consumed) | Pon(consumed) | Daiminkan(consumed) | Ankan(consumed):
-            tiles = consumed
-        case _:
-            tiles = ()
-    return (_ACTION_ORDER[action.TYPE], tuple(sort_key(t) for t in tiles), tsumogiri)
+    name = action.TYPE
+    form = ACTION_FORMS[name]
+    tiles: tuple[Tile, ...] = ()
+    if form.tile:
+        tiles = (getattr(action, "tile"),)  # noqa: B009 - the form has it
+    elif form.consumed:
+        tiles = getattr(action, "consumed")  # noqa: B009
+    tsumogiri: bool = getattr(action, "tsumogiri") if form.tsumogiri else False  # noqa: B009
+    return (_ACTION_ORDER[name], tuple(sort_key(t) for t in tiles), tsumogiri)
 
 
 def action_from_wire(action: WireAction) -> Action:
     """Parse a client's action into the engine's; a field that does not fit its type raises
-    :class:`ProtocolError` with code ``malformed`` (legality is the engine's question, not this one's)."""
-    data: dict[str, Any] = {"type": action.type.value}
-    if action.type in (ActionType.DISCARD, ActionType.RIICHI) and action.tsumogiri is None:
-        # Fields are echoed from legal_actions: a discard without its tsumogiri flag is not a guess.
-        raise ProtocolError(
-            ErrorCode.MALFORMED, f"bad action: {action.type.value} needs 'tsumogiri' (echo a legal action)"
-        )
-    if action.tile is not None:
-        data["tile"] = action.tile
-    if action.tsumogiri is not None:
-        data["tsumogiri"] = action.tsumogiri
-    if action.consumed is not None:
-        data["consumed"] = "".join(action.consumed)
+    :class:`ProtocolError` with code ``malformed`` (legality is the engine's question, not this one's).
+
+    Typed to typed, by the action's :class:`~server.engine.actions.ActionForm`: the same fields and
+    the same reasons as the stored JSON form (:func:`~server.engine.actions.action_from_dict`)."""
+    name = action.type.value
+    form = ACTION_FORMS[name]
+    tile = consumed = None
     try:
-        return action_from_dict(data)
+        if form.tsumogiri and action.tsumogiri is None:
+            # Fields are echoed from legal_actions: a discard without its tsumogiri flag is not a guess.
+            raise _malformed(f"{name} needs 'tsumogiri' (echo a legal action)")
+        if form.tile:
+            if action.tile is None:
+                raise _malformed(f"{name}: 'tile' must be an mpsz tile like '5m', got None")
+            tile = tile_from_wire(action.tile)
+        if form.consumed:
+            if action.consumed is None:
+                raise _malformed(f"{name}: 'consumed' must be an mpsz string, got None")
+            consumed = tiles_from_wire(action.consumed)
+            if len(consumed) != form.consumed:
+                got = "".join(action.consumed)
+                raise _malformed(f"{name}: 'consumed' needs {form.consumed} tiles, got {got!r}")
     except NotationError as exc:
-        raise ProtocolError(ErrorCode.MALFORMED, f"bad action: {exc}") from None
+        raise _malformed(str(exc)) from None
+    extra = [
+        field
+        for field, given, expected in (
+            ("consumed", action.consumed is not None, form.consumed > 0),
+            ("tile", action.tile is not None, form.tile),
+            ("tsumogiri", action.tsumogiri is not None, form.tsumogiri),
+        )
+        if given and not expected
+    ]
+    if extra:
+        raise _malformed(f"{name}: unexpected field(s) {extra}")
+    return form.make(tile, action.tsumogiri, consumed)
+
+
+def _malformed(reason: str) -> ProtocolError:
+    return ProtocolError(ErrorCode.MALFORMED, f"bad action: {reason}")
 
 
 def hints_to_wire(hints: Hints) -> PromptHints:

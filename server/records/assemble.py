@@ -8,7 +8,7 @@ from typing import Any
 
 from server.engine.errors import RulesetError
 from server.engine.melds import MeldType
-from server.engine.rules import PRESETS, Ruleset
+from server.engine.rules import ALL_PRESETS, Ruleset
 from server.engine.tiles import Tile
 from server.engine.tiles import sorted_tiles as _sorted
 from server.records.check import HandTracker, check_hand
@@ -59,7 +59,9 @@ def embedded_ruleset(value: Any, where: str) -> dict[str, Any]:
 def ruleset_preset(rules: dict[str, Any]) -> str:
     """The preset to start from for an embedded ruleset (its own name when that is a preset)."""
     name = rules.get("name")
-    return name if isinstance(name, str) and name in PRESETS else "tenhou"
+    if isinstance(name, str) and name in ALL_PRESETS:
+        return name
+    return "tenhou-sanma" if rules.get("seats") == 3 else "tenhou"
 
 
 def call_step(

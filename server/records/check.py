@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from server.engine.events import DrawReason
 from server.engine.melds import Meld, MeldType
-from server.engine.tiles import FIVE_KINDS, RED_FIVES, Tile, format_tiles, is_terminal_or_honor, kind
+from server.engine.tiles import FIVE_KINDS, NORTH, RED_FIVES, Tile, format_tiles, is_terminal_or_honor, kind
 from server.engine.tiles import sorted_tiles as _sorted
 from server.records.model import (
     CallStep,
@@ -22,17 +22,20 @@ from server.records.model import (
     DoraStep,
     DrawStep,
     HandRecord,
+    NorthStep,
     RiichiAcceptedStep,
     Step,
     Win,
 )
 
 LIVE_WALL = 70  # 136 - 52 dealt - 14 dead wall; every kan moves one live tile to the dead wall
+LIVE_WALLS = {4: LIVE_WALL, 3: 55}  # three players: 108 - 39 dealt - 14; a north moves one too
 
 DRAW = "draw"  # the seat must draw from the live wall
 ACT = "act"  # the seat has just drawn: discard, declare a kan, or the hand ends (tsumo, kyuushu)
 DISCARD = "discard"  # the seat has just called chi/pon: it must discard
-RINSHAN = "rinshan"  # the seat declared a kan: it draws a replacement tile (or is robbed: chankan)
+RINSHAN = "rinshan"  # the seat declared a kan or set a north aside: it draws a replacement tile
+# (or is robbed: chankan, or a ron on the north)
 CLAIM = "claim"  # the seat has discarded: a call on it, or the next seat draws (or a ron ends it)
 
 
@@ -51,6 +54,7 @@ class HandTracker:
         "last_kan",
         "live",
         "melds",
+        "norths",
         "pending_riichi",
         "phase",
         "riichi",
@@ -58,14 +62,17 @@ class HandTracker:
         "river_called",
         "rivers",
         "seat",
+        "seats",
     )
 
     def __init__(self, dealt: Sequence[Sequence[Tile]], dealer: int) -> None:
+        self.seats = len(dealt)
         self.concealed: list[list[Tile]] = [list(h) for h in dealt]
-        self.melds: list[list[Meld]] = [[], [], [], []]
-        self.rivers: list[list[Tile]] = [[], [], [], []]
-        self.river_called = [False, False, False, False]
-        self.riichi = [False, False, False, False]
+        self.melds: list[list[Meld]] = [[] for _ in dealt]
+        self.rivers: list[list[Tile]] = [[] for _ in dealt]
+        self.river_called = [False] * self.seats
+        self.riichi = [False] * self.seats
+        self.norths = 0
         self.phase = DRAW
         self.seat = dealer
         self.last_discard: Tile | None = None
@@ -83,7 +90,16 @@ class HandTracker:
         other.rivers = [list(r) for r in self.rivers]
         other.river_called = list(self.river_called)
         other.riichi = list(self.riichi)
-        for name in ("phase", "seat", "last_discard", "last_kan", "pending_riichi", "kans"):
+        for name in (
+            "phase",
+            "seat",
+            "last_discard",
+            "last_kan",
+            "pending_riichi",
+            "kans",
+            "norths",
+            "seats",
+        ):
             setattr(other, name, getattr(self, name))
         for name in ("dora_reveals", "live", "rinshan"):
             setattr(other, name, getattr(self, name))
@@ -103,6 +119,8 @@ class HandTracker:
                 return self._discard(step)
             case CallStep():
                 return self._call(step)
+            case NorthStep():
+                return self._north(step)
             case DoraStep():
                 if self.dora_reveals >= self.kans:
                     return f"dora {format_tiles([step.indicator])} revealed without a kan"
@@ -120,10 +138,10 @@ class HandTracker:
                 return f"rinshan draw by seat {step.seat} without a kan"
             self.rinshan += 1
         else:
-            expected = (self.seat + 1) % 4 if self.phase == CLAIM else self.seat
+            expected = (self.seat + 1) % self.seats if self.phase == CLAIM else self.seat
             if self.phase not in (DRAW, CLAIM) or step.seat != expected:
                 return f"seat {step.seat} draws out of turn ({self.phase} of seat {self.seat})"
-            if self.live + self.kans >= LIVE_WALL:
+            if self.live_left <= 0:
                 return "draw from an exhausted live wall"
             if self.phase == CLAIM and self.pending_riichi:
                 return f"riichi of seat {self.seat} was neither accepted nor ronned"
@@ -151,6 +169,23 @@ class HandTracker:
         self.phase, self.last_discard, self.pending_riichi = CLAIM, step.tile, step.riichi
         return None
 
+    @property
+    def live_left(self) -> int:
+        """Live-wall tiles not drawn yet: each kan and each north takes one as a replacement."""
+        return LIVE_WALLS[self.seats] - self.live - self.kans - self.norths
+
+    def _north(self, step: NorthStep) -> str | None:
+        if self.seats != 3:
+            return f"seat {step.seat} sets a north aside in a four-player hand"
+        if self.phase != ACT or step.seat != self.seat:
+            return f"north by seat {step.seat} out of turn"
+        error = self._take(step.seat, (NORTH,))
+        if error:
+            return error
+        self.norths += 1
+        self.phase, self.last_kan, self.pending_riichi = RINSHAN, None, False
+        return None
+
     def _call(self, step: CallStep) -> str | None:
         seat = step.seat
         if step.is_kan and self.kans >= 4:
@@ -160,7 +195,7 @@ class HandTracker:
                 return f"seat {seat} calls {step.type} without a discard of seat {step.from_seat} to call"
             if step.called != self.last_discard:
                 return f"{step.type} of {_name(step.called)} but the discard is {_name(self.last_discard)}"
-            if step.type is MeldType.CHI and seat != (self.seat + 1) % 4:
+            if step.type is MeldType.CHI and seat != (self.seat + 1) % self.seats:
                 return f"chi by seat {seat} from seat {self.seat}, not its left"
             need = {MeldType.CHI: 2, MeldType.PON: 2, MeldType.DAIMINKAN: 3}[step.type]
             shape = _shape_error(step, need)
@@ -216,7 +251,7 @@ class HandTracker:
         """Seats whose whole river is terminals and honors, none of it called (nagashi mangan)."""
         return tuple(
             seat
-            for seat in range(4)
+            for seat in range(self.seats)
             if self.rivers[seat]
             and not self.river_called[seat]
             and all(is_terminal_or_honor(kind(t)) for t in self.rivers[seat])
@@ -235,6 +270,8 @@ class HandTracker:
             kan = self.last_kan  # chankan: robbing the added tile (or, for kokushi, an ankan)
             robbed = kan.called if kan.type is MeldType.KAKAN and kan.called is not None else kan.tiles[0]
             return robbed, _sorted((*hand, robbed))
+        if self.phase == RINSHAN and self.seat == from_seat:  # a ron on a north set aside
+            return NORTH, _sorted((*hand, NORTH))
         return None
 
     def win_problems(self, win: Win) -> list[str]:
@@ -255,6 +292,10 @@ class HandTracker:
             robbed = kan.called if kan.type is MeldType.KAKAN else kan.tiles[0]
             if robbed is None or kind(robbed) != kind(win.win_tile):
                 out.append(f"chankan on {_name(win.win_tile)} but the kan is {format_tiles(kan.tiles)}")
+            hand.append(win.win_tile)
+        elif self.phase == RINSHAN and self.seat == win.from_seat:  # a ron on a north set aside
+            if win.win_tile != NORTH:
+                out.append(f"ron on {_name(win.win_tile)} but seat {win.from_seat} set a north aside")
             hand.append(win.win_tile)
         else:
             return [f"ron by seat {win.seat} from seat {win.from_seat}, who has not just discarded"]
@@ -306,7 +347,7 @@ def conservation_problems(hand: HandRecord, red_fives: Sequence[int]) -> list[st
 def check_hand(hand: HandRecord, red_fives: Sequence[int] = (1, 1, 1)) -> list[str]:
     """Everything structurally wrong with a recorded hand (empty when it is consistent)."""
     out = conservation_problems(hand, red_fives)
-    if len(hand.dealt) != 4 or any(len(h) != 13 for h in hand.dealt):
+    if len(hand.dealt) not in LIVE_WALLS or any(len(h) != 13 for h in hand.dealt):
         return [*out, f"dealt hands have {[len(h) for h in hand.dealt]} tiles, not 13 each"]
     tracker = HandTracker(hand.dealt, hand.dealer)
     for index, step in enumerate(hand.steps):
@@ -331,8 +372,8 @@ def _draw_problems(hand: HandRecord, tracker: HandTracker) -> list[str]:
     draw = hand.draw
     out: list[str] = []
     if draw.reason is DrawReason.EXHAUSTIVE:
-        if tracker.phase != CLAIM or tracker.live + tracker.kans != LIVE_WALL:
-            out.append(f"exhaustive draw with {LIVE_WALL - tracker.live - tracker.kans} live tiles left")
+        if tracker.phase != CLAIM or tracker.live_left != 0:
+            out.append(f"exhaustive draw with {tracker.live_left} live tiles left")
         # Rules without nagashi mangan pay none, so only recorded nagashi seats must fit the rivers.
         if draw.nagashi and tuple(sorted(draw.nagashi)) != tracker.nagashi_seats():
             out.append(f"nagashi mangan seats {draw.nagashi} but the rivers give {tracker.nagashi_seats()}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from server.engine.errors import RulesError
-from server.engine.rules import PRESETS, preset
+from server.engine.rules import ALL_PRESETS, preset
 from server.records.progress import Progress
 from server.records.verify import FileReport, file_lines, find_records, verify_paths
 
@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     v.add_argument("paths", nargs="+", metavar="PATH", help="record files or directories")
-    v.add_argument("--ruleset", choices=sorted(PRESETS), help="preset to start from (default: the record's)")
+    v.add_argument(
+        "--ruleset", choices=sorted(ALL_PRESETS), help="preset to start from (default: the record's)"
+    )
     v.add_argument(
         "--rule",
         action="append",

@@ -30,7 +30,7 @@ from types import MappingProxyType
 from server.engine.events import DrawReason
 from server.engine.melds import MeldType
 from server.engine.tiles import WINDS, kind
-from server.records.check import ACT, CLAIM, LIVE_WALL, HandTracker
+from server.records.check import ACT, CLAIM, HandTracker
 
 WIN_LABELS = frozenset({"和了", "Agari"})
 """tenhou.net/6 result labels of a win (Tenhou's, and Mahjong Soul conversions in romaji/English)."""
@@ -120,7 +120,7 @@ def draw_name(text: str) -> DrawName | None:
 
 
 def four_kans_by_several_seats(tracker: HandTracker) -> bool:
-    kan_seats = [seat for seat in range(4) for m in tracker.melds[seat] if m.type in _KAN_TYPES]
+    kan_seats = [seat for seat, melds in enumerate(tracker.melds) for m in melds if m.type in _KAN_TYPES]
     return len(kan_seats) >= 4 and len(set(kan_seats)) > 1
 
 
@@ -139,7 +139,7 @@ def infer_draw_reason(tracker: HandTracker) -> DrawReason:
         return DrawReason.KYUUSHU_KYUUHAI
     if tracker.phase == CLAIM and four_kans_by_several_seats(tracker):
         return DrawReason.SUUKAIKAN
-    if tracker.phase == CLAIM and tracker.live + tracker.kans == LIVE_WALL:
+    if tracker.phase == CLAIM and tracker.live_left == 0:
         return DrawReason.EXHAUSTIVE
     if all(tracker.riichi) and not tracker.pending_riichi:
         return DrawReason.SUUCHA_RIICHI

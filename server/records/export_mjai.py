@@ -10,7 +10,10 @@ One event per line. The fields are Mortal's (``libriichi``'s ``mjai::Event``)::
     dora {dora_marker}              reach {actor}     reach_accepted {actor}
     hora {actor, target, deltas, ura_markers}         ryukyoku {deltas}
     end_kyoku                       end_game
+    nukidora {actor, pai: "N"}      (three players: a north set aside, as Mortal's three-player
+                                     libriichi and RiichiEnv's logs name it)
 
+A three-player game has three ``names``, ``scores``, ``tehais``, ``deltas`` and ``tenpais``.
 Extra fields that Mortal ignores and other readers use: ``start_game`` carries ``kyoku_first``
 (0 hanchan, 4 east only) and ``aka_flag`` as mjai-reviewer writes them, and ``ruleset``, the whole
 Jantaku ruleset; ``reach_accepted`` carries the original mjai ``deltas`` and ``scores``; ``hora``
@@ -53,7 +56,7 @@ from server.engine.events import (
 )
 from server.engine.melds import MeldType
 from server.engine.rules import GameLength, Ruleset
-from server.engine.tiles import Tile
+from server.engine.tiles import NORTH, Tile
 from server.engine.views import Viewer, redact
 from server.records.from_events import HIDDEN_TILE, LiveHand, record_from_events
 from server.records.model import (
@@ -64,6 +67,7 @@ from server.records.model import (
     DrawStep,
     GameRecord,
     HandRecord,
+    NorthStep,
     RiichiAcceptedStep,
     Step,
     Win,
@@ -90,6 +94,7 @@ MJAI_EVENT_TYPES = frozenset(
         "ryukyoku",
         "end_kyoku",
         "end_game",
+        "nukidora",
     }
 )
 """The mjai events this module writes (and the hub's ``/mjai`` endpoint sends, converted live by
@@ -107,9 +112,11 @@ def export_mjai(events: Sequence[Event], *, names: Sequence[str] | None = None, 
 
 
 def mjai_views(events: Sequence[Event], *, names: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The four players' views (seat 0..3) of a match, as mjai JSON lines."""
-    lines = mjai_events(record_from_events(events, names=names))
-    return tuple(_jsonl(_hide(lines, [redact(e, seat) for e in events])) for seat in range(4))
+    """Every player's view (seat 0..3, or 0..2 with three players) of a match, as mjai JSON lines."""
+    record = record_from_events(events, names=names)
+    lines = mjai_events(record)
+    seats = range(record.ruleset().seats)
+    return tuple(_jsonl(_hide(lines, [redact(e, seat) for e in events])) for seat in seats)
 
 
 def write_mjai(record: GameRecord) -> str:
@@ -313,9 +320,11 @@ def _step_events(items: Sequence[Step | tuple[str, int]], scores: list[int]) -> 
                 out.append(_call_event(step))
             case DoraStep(indicator):
                 out.append({"type": "dora", "dora_marker": mjai_from_face(indicator)})
+            case NorthStep(seat):
+                out.append({"type": "nukidora", "actor": seat, "pai": mjai_from_face(NORTH)})
             case RiichiAcceptedStep(seat):
                 scores[seat] -= 1000
-                deltas = [-1000 if s == seat else 0 for s in range(4)]
+                deltas = [-1000 if s == seat else 0 for s in range(len(scores))]
                 out.append(
                     {"type": "reach_accepted", "actor": seat, "deltas": deltas, "scores": list(scores)}
                 )
@@ -342,7 +351,7 @@ def _result_events(wins: Sequence[Win], draw: DrawResult | None, *, complete: bo
         reason = "nagashi_mangan" if draw.nagashi else str(draw.reason)
         event: dict[str, Any] = {"type": "ryukyoku", "deltas": list(draw.deltas), "reason": reason}
         if draw.reason is DrawReason.EXHAUSTIVE and draw.tenpai is not None:
-            event["tenpais"] = [s in draw.tenpai for s in range(4)]
+            event["tenpais"] = [s in draw.tenpai for s in range(len(draw.deltas))]
         out.append(event)
     if complete:
         out.append({"type": "end_kyoku"})

@@ -40,7 +40,16 @@ from server.engine.rules import GameLength, Ruleset
 from server.engine.scoring import LIMIT_BASE
 from server.engine.tiles import Tile, sort_key
 from server.records.from_events import record_from_events
-from server.records.model import CallStep, DiscardStep, DrawStep, GameRecord, HandRecord, RecordedYaku, Win
+from server.records.model import (
+    CallStep,
+    DiscardStep,
+    DrawStep,
+    GameRecord,
+    HandRecord,
+    NorthStep,
+    RecordedYaku,
+    Win,
+)
 from server.records.tiles import TSUMOGIRI_CODE, tenhou6_from_face
 
 LIMIT_WORDS: dict[str, str] = {
@@ -59,6 +68,8 @@ ABORT_LABELS: dict[DrawReason, str] = {
     DrawReason.SANCHAHOU: "三家和了",
 }
 TITLE = "Jantaku"
+SLOTS = 4  # the format keeps four seats; a three-player game leaves the last one empty (scores 0)
+NORTH_ASIDE = "f44"  # a north set aside (three players), in the discards
 
 
 def export_tenhou6(events: Sequence[Event], *, names: Sequence[str] | None = None) -> str:
@@ -71,21 +82,32 @@ def write_tenhou6(record: GameRecord) -> str:
     ruleset = record.ruleset()
     doc: dict[str, Any] = {
         "title": [TITLE, ruleset.name],
-        "name": [*record.names],
+        "name": _slots([*record.names], ""),
         "rule": rule_object(ruleset),
-        "log": [_hand(hand) for hand in record.hands if hand.complete],
+        "log": [_hand(hand, ruleset) for hand in record.hands if hand.complete],
     }
     if record.final_scores is not None and record.final_points is not None:
-        doc["sc"] = [v for pair in zip(record.final_scores, record.final_points, strict=True) for v in pair]
+        pairs = zip(_slots(list(record.final_scores), 0), _slots(list(record.final_points), 0.0), strict=True)
+        doc["sc"] = [v for pair in pairs for v in pair]
     doc["ruleset"] = ruleset.to_dict(complete=True)
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
+def _slots(values: list[Any], empty: Any) -> list[Any]:
+    """Four entries: a three-player game's values and an empty fourth seat."""
+    return values + [empty] * (SLOTS - len(values))
+
+
 def rule_object(ruleset: Ruleset) -> dict[str, Any]:
     """``{"disp": ..., "aka": ...}``: a Tenhou-style lobby name for the length, kuitan and red fives
-    (``般南喰赤``: ordinary lobby, east-south, open tanyao, red fives) and the red five counts."""
+    (``般南喰赤``: ordinary lobby, east-south, open tanyao, red fives; ``三般南喰赤`` with three
+    players) and the red five counts."""
     reds = ruleset.red_fives
-    disp = "般" + ("東" if ruleset.game_length is GameLength.EAST else "南")
+    disp = (
+        ("三" if ruleset.seats == 3 else "")
+        + "般"
+        + ("東" if ruleset.game_length is GameLength.EAST else "南")
+    )
     disp += ("喰" if ruleset.open_tanyao else "") + ("赤" if any(reds) else "")
     out: dict[str, Any] = {"disp": disp, "aka": 1 if any(reds) else 0}
     if reds not in ((1, 1, 1), (0, 0, 0)):
@@ -101,9 +123,9 @@ def _codes(tiles: Sequence[Tile]) -> list[int]:
     return [_code(t) for t in tiles]
 
 
-def _hand(hand: HandRecord) -> list[Any]:
-    takes: list[list[Any]] = [[], [], [], []]
-    discards: list[list[Any]] = [[], [], [], []]
+def _hand(hand: HandRecord, ruleset: Ruleset) -> list[Any]:
+    takes: list[list[Any]] = [[] for _ in range(SLOTS)]
+    discards: list[list[Any]] = [[] for _ in range(SLOTS)]
     pons: dict[tuple[int, int], str] = {}  # (seat, kind of the pon's first tile) -> the pon's string
     for step in hand.steps:
         match step:
@@ -112,6 +134,8 @@ def _hand(hand: HandRecord) -> list[Any]:
             case DiscardStep(seat, tile, tsumogiri, riichi):
                 code: int | str = TSUMOGIRI_CODE if tsumogiri else _code(tile)
                 discards[seat].append(f"r{code}" if riichi else code)
+            case NorthStep(seat):
+                discards[seat].append(NORTH_ASIDE)
             case CallStep():
                 call = call_string(step, pons)
                 if step.type in (MeldType.ANKAN, MeldType.KAKAN):
@@ -121,14 +145,16 @@ def _hand(hand: HandRecord) -> list[Any]:
                     if step.type is MeldType.DAIMINKAN:
                         discards[step.seat].append(0)
     out: list[Any] = [
-        [hand.round_wind * 4 + hand.kyoku, hand.honba, hand.riichi_sticks],
-        list(hand.start_scores),
+        # Three players keep four-player numbering (south 1 is 4), as Tenhou's records do.
+        [hand.round_wind * SLOTS + hand.kyoku, hand.honba, hand.riichi_sticks],
+        _slots(list(hand.start_scores), 0),
         _codes(hand.dora_indicators),
         _codes(hand.ura_indicators),
     ]
-    for seat in range(4):
-        out += [_codes(sorted(hand.dealt[seat], key=sort_key)), takes[seat], discards[seat]]
-    out.append(_result(hand))
+    for seat in range(SLOTS):
+        dealt = _codes(sorted(hand.dealt[seat], key=sort_key)) if seat < hand.seats else []
+        out += [dealt, takes[seat], discards[seat]]
+    out.append(_result(hand, ruleset))
     return out
 
 
@@ -151,7 +177,9 @@ def call_string(step: CallStep, pons: dict[tuple[int, int], str]) -> str:
     called = f"{_code(step.called):02d}"
     others = [f"{c:02d}" for c in _codes(step.consumed)]
     letter = {MeldType.CHI: "c", MeldType.PON: "p", MeldType.DAIMINKAN: "m"}[step.type]
-    position = (seat - step.from_seat) % 4 - 1  # 0: from the left, 1: across, 2: from the right
+    # 0: from the left, 1: across, 2: from the right. Three players count the places round four
+    # seats as Tenhou does (seat 2 takes from seat 0 "across").
+    position = (seat - step.from_seat) % SLOTS - 1
     if letter == "m" and position == 2:
         position = 3  # a daiminkan from the right: the called tile is the fourth
     parts = [*others]
@@ -166,24 +194,24 @@ def _kind_code(tile: Tile) -> int:
     return _code(tile) if _code(tile) < 50 else (_code(tile) - 50) * 10 + 5
 
 
-def _result(hand: HandRecord) -> list[Any]:
+def _result(hand: HandRecord, ruleset: Ruleset) -> list[Any]:
     if hand.wins:
         out: list[Any] = ["和了"]
         for win in hand.wins:
             pao = win.pao_seat if win.pao_seat is not None else win.seat
-            details: list[Any] = [win.seat, win.from_seat, pao, point_text(win, hand.dealer)]
+            details: list[Any] = [win.seat, win.from_seat, pao, point_text(win, hand.dealer, ruleset)]
             details += [yaku_text(y) for y in win.yaku if y.han]
-            out += [list(win.deltas), details]
+            out += [_slots(list(win.deltas), 0), details]
         return out
     draw = hand.draw
     assert draw is not None
     if draw.reason is not DrawReason.EXHAUSTIVE:
         return [ABORT_LABELS[draw.reason]]
     if draw.nagashi:
-        return ["流し満貫", list(draw.deltas)]
-    if not any(draw.deltas) and draw.tenpai is not None and len(draw.tenpai) in (0, 4):
+        return ["流し満貫", _slots(list(draw.deltas), 0)]
+    if not any(draw.deltas) and draw.tenpai is not None and len(draw.tenpai) in (0, hand.seats):
         return ["全員聴牌" if draw.tenpai else "全員不聴"]
-    return ["流局", list(draw.deltas)]
+    return ["流局", _slots(list(draw.deltas), 0)]
 
 
 def yaku_text(yaku: RecordedYaku) -> str:
@@ -194,7 +222,7 @@ def yaku_text(yaku: RecordedYaku) -> str:
     return f"{yaku.label}({yaku.han}飜)"
 
 
-def point_text(win: Win, dealer: int) -> str:
+def point_text(win: Win, dealer: int, ruleset: Ruleset | None = None) -> str:
     """Tenhou's summary of a win's value: ``"30符1飜1000点"`` (ron), ``"満貫2000-4000点"`` (a
     non-dealer's tsumo: from each non-dealer, then from the dealer), ``"30符3飜2000点∀"`` (the
     dealer's tsumo, from each)."""
@@ -208,7 +236,7 @@ def point_text(win: Win, dealer: int) -> str:
         base = (win.fu or 0) * 2 ** ((win.han or 0) + 2)
     if not win.tsumo:
         return f"{head}{win.points}点"
-    from_dealer, from_other = tsumo_points(base, win.seat == dealer)
+    from_dealer, from_other = tsumo_points(base, win.seat == dealer, ruleset)
     if win.seat == dealer:
         return f"{head}{from_other}点∀"
     return f"{head}{from_other}-{from_dealer}点"

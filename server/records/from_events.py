@@ -24,6 +24,7 @@ from server.engine.events import (
     MatchEnded,
     MatchStarted,
     MeldCalled,
+    NorthDeclared,
     RiichiAccepted,
     RoundEnded,
     RoundStarted,
@@ -32,7 +33,7 @@ from server.engine.events import (
     YakuScore,
 )
 from server.engine.melds import MeldType
-from server.engine.rules import PRESETS, Ruleset
+from server.engine.rules import ALL_PRESETS, Ruleset
 from server.engine.tiles import Tile, sorted_tiles
 from server.records.errors import RecordError
 from server.records.model import (
@@ -43,13 +44,14 @@ from server.records.model import (
     DrawStep,
     GameRecord,
     HandRecord,
+    NorthStep,
     RecordedYaku,
     RecordFormat,
     RiichiAcceptedStep,
     Step,
     Win,
 )
-from server.records.yaku import TENHOU_YAKU, TenhouYaku
+from server.records.yaku import NUKIDORA, TENHOU_YAKU, TenhouYaku
 
 WIND_WORDS = ("east", "south", "west", "north")
 
@@ -64,6 +66,7 @@ _BY_ENGINE_NAME: dict[str, TenhouYaku] = {
     "yakuhai_hatsu": TENHOU_YAKU[19],
     "yakuhai_chun": TENHOU_YAKU[20],
     **{y.id: y for y in TENHOU_YAKU if y.id not in ("rinshan_kaihou", "sanshoku_doujun")},
+    "nukidora": NUKIDORA,
 }
 
 
@@ -140,16 +143,21 @@ def record_from_events(events: Sequence[Event], *, names: Sequence[str] | None =
     problems = () if ended else ("the match has not ended",)
     return GameRecord(
         source=RecordFormat.EVENTS,
-        preset=ruleset.name if ruleset.name in PRESETS else "tenhou",
+        preset=ruleset.name if ruleset.name in ALL_PRESETS else _fallback_preset(ruleset),
         rules=rules,
         rule_text=ruleset.name,
-        names=tuple(names) if names is not None else ("", "", "", ""),
+        names=tuple(names) if names is not None else ("",) * ruleset.seats,
         hands=tuple(hands),
         final_scores=ended.scores if ended else None,
         final_points=ended.final_points if ended else None,
         complete=ended is not None and all(h.complete for h in hands),
         problems=problems,
     )
+
+
+def _fallback_preset(ruleset: Ruleset) -> str:
+    """The preset a custom ruleset is read against (its options then override every value)."""
+    return "tenhou-sanma" if ruleset.seats == 3 else "tenhou"
 
 
 class LiveHand:
@@ -210,6 +218,8 @@ def _hand_event(hand: _Hand, event: Event, *, hidden_ok: bool = False) -> bool:
             hand.add(DiscardStep(seat, tile, tsumogiri, riichi))
         case RiichiAccepted(seat=seat):
             hand.add(RiichiAcceptedStep(seat))
+        case NorthDeclared(seat=seat):
+            hand.add(NorthStep(seat))
         case DoraRevealed(indicator):
             hand.dora.append(indicator)
             if hand.steps and isinstance(hand.steps[-1], DiscardStep) and not hand.held_dora:
@@ -239,7 +249,7 @@ def _hand_event(hand: _Hand, event: Event, *, hidden_ok: bool = False) -> bool:
 
 
 def _win(start: RoundStarted, event: HandWon) -> Win:
-    seat_wind = (event.seat - start.dealer) % 4
+    seat_wind = (event.seat - start.dealer) % len(start.scores)
     yakuman = event.limit == "yakuman"
     yaku = tuple(
         tenhou_yaku(y, seat_wind=seat_wind, round_wind=start.round_wind, yakuman=yakuman) for y in event.yaku
@@ -265,11 +275,11 @@ def _win(start: RoundStarted, event: HandWon) -> Win:
 
 def _draw(event: HandDrawn) -> DrawResult:
     exhaustive = event.reason is DrawReason.EXHAUSTIVE
-    shown = [s for s in range(4) if event.hands[s] is not None]
+    shown = [s for s, h in enumerate(event.hands) if h is not None]
     return DrawResult(
         reason=event.reason,
         deltas=event.deltas,
-        tenpai=tuple(s for s in range(4) if event.tenpai[s]) if exhaustive else None,
+        tenpai=tuple(s for s, ready in enumerate(event.tenpai) if ready) if exhaustive else None,
         nagashi=event.nagashi,
         revealed=tuple(None if h is None else sorted_tiles(h) for h in event.hands),
         declarer=shown[0] if event.reason is DrawReason.KYUUSHU_KYUUHAI and shown else None,

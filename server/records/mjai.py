@@ -5,7 +5,9 @@ dora_marker, kyoku (1-based), honba, kyotaku, oya, scores, tehais}``, ``tsumo {a
 ``dahai {actor, pai, tsumogiri}``, ``chi``/``pon``/``daiminkan {actor, target, pai, consumed}``,
 ``kakan {actor, pai, consumed}``, ``ankan {actor, consumed}``, ``dora {dora_marker}``,
 ``reach {actor}``, ``reach_accepted {actor}``, ``hora {actor, target, deltas, ura_markers}``,
-``ryukyoku {deltas}``, ``end_kyoku``, ``end_game``. Tiles are mjai names (see
+``ryukyoku {deltas}``, ``end_kyoku``, ``end_game``, and with three players ``nukidora {actor}`` (or
+``kita``) for a north set aside. A three-player log has three scores and hands per kyoku, or four
+with an empty fourth seat (score 0, no tiles or only ``"?"``). Tiles are mjai names (see
 :mod:`server.records.tiles`); ``"?"`` (a hidden tile in a player's view) cannot be replayed.
 
 Optional fields of the original mjai (``fu``, ``fan``, ``hora_points``, ``yakus``,
@@ -45,6 +47,7 @@ from server.records.model import (
     DrawStep,
     GameRecord,
     HandRecord,
+    NorthStep,
     RecordedYaku,
     RecordFormat,
     RiichiAcceptedStep,
@@ -116,8 +119,13 @@ def _tiles(value: Any, where: str, length: int | None = None) -> list[Tile]:
     return [_tile(v, where) for v in value]
 
 
-def _seat(event: dict[str, Any], key: str, where: str) -> int:
-    return get_int(event, key, f"mjai: {where}", low=0, high=3)
+def _seat(event: dict[str, Any], key: str, where: str, seats: int = 4) -> int:
+    return get_int(event, key, f"mjai: {where}", low=0, high=seats - 1)
+
+
+def _empty_seat(tiles: Any, score: Any) -> bool:
+    """A fourth seat kept only as a slot (three players): no tiles, or hidden ones, and no score."""
+    return score == 0 and isinstance(tiles, list) and all(t == "?" for t in tiles)
 
 
 @dataclass
@@ -143,6 +151,7 @@ class _Hand:
 class _Reader:
     def __init__(self) -> None:
         self.names: tuple[str, ...] = ("", "", "", "")
+        self.seats: int | None = None  # from the first start_kyoku: 4, or 3 (three players)
         self.red: bool | None = None
         self.started = False
         self.ended = False
@@ -176,7 +185,7 @@ class _Reader:
 
     def _start_game(self, event: dict[str, Any], where: str) -> None:
         names = event.get("names")
-        if isinstance(names, list) and len(names) == 4 and all(isinstance(n, str) for n in names):
+        if isinstance(names, list) and len(names) in (3, 4) and all(isinstance(n, str) for n in names):
             self.names = tuple(names)
         if isinstance(event.get("aka_flag"), bool):
             self.red = event["aka_flag"]
@@ -192,14 +201,26 @@ class _Reader:
         get_int(event, "kyoku", f"mjai: {where}", low=1, high=4)
         get_int(event, "honba", f"mjai: {where}", low=0)
         get_int(event, "kyotaku", f"mjai: {where}", low=0)
-        int_list(event.get("scores"), f"mjai: {where} scores", length=4)
+        scores = event.get("scores")
         tehais = event.get("tehais")
-        if not isinstance(tehais, list) or len(tehais) != 4:
-            raise RecordError(f"mjai: {where}: tehais must hold four hands")
+        if not isinstance(tehais, list) or not isinstance(scores, list) or len(tehais) != len(scores):
+            raise RecordError(f"mjai: {where}: tehais and scores must hold one entry per seat")
+        if len(tehais) == 4 and _empty_seat(tehais[3], scores[3]):
+            tehais, scores = tehais[:3], scores[:3]
+        if len(tehais) not in (3, 4):
+            raise RecordError(f"mjai: {where}: tehais must hold four (or three) hands")
+        int_list(scores, f"mjai: {where} scores", length=len(tehais))
+        if self.seats is not None and self.seats != len(tehais):
+            raise RecordError(f"mjai: {where}: {len(tehais)} seats after {self.seats}")
+        self.seats = len(tehais)
+        event = {**event, "scores": scores}
         dealt = tuple(tuple(_tiles(h, f"{where} tehais", 13)) for h in tehais)
         dora = [_tile(event.get("dora_marker"), f"{where} dora_marker")]
         self.saw_red |= any(t >= 34 for h in dealt for t in h) or dora[0] >= 34
-        self.hand = _Hand(event, dealt, _seat(event, "oya", where), dora)
+        self.hand = _Hand(event, dealt, _seat(event, "oya", where, self.seats), dora)
+
+    def _seat(self, event: dict[str, Any], key: str, where: str) -> int:
+        return _seat(event, key, where, self.seats or 4)
 
     def _live(self, where: str) -> _Hand:
         assert self.hand is not None
@@ -208,14 +229,14 @@ class _Reader:
         return self.hand
 
     def _tsumo(self, event: dict[str, Any], where: str) -> None:
-        hand, seat = self._live(where), _seat(event, "actor", where)
+        hand, seat = self._live(where), self._seat(event, "actor", where)
         tile = _tile(event.get("pai"), where)
         self.saw_red |= tile >= 34
         hand.steps.append(DrawStep(seat, tile, rinshan=hand.kan_seat == seat))
         hand.kan_seat, hand.drawn[seat] = None, tile
 
     def _dahai(self, event: dict[str, Any], where: str) -> None:
-        hand, seat = self._live(where), _seat(event, "actor", where)
+        hand, seat = self._live(where), self._seat(event, "actor", where)
         tile = _tile(event.get("pai"), where)
         tsumogiri = event.get("tsumogiri")
         if not isinstance(tsumogiri, bool):
@@ -226,8 +247,8 @@ class _Reader:
         hand.riichi_declared, hand.drawn[seat] = None, None
 
     def _open_call(self, event: dict[str, Any], where: str, type_: MeldType, size: int) -> None:
-        hand, seat = self._live(where), _seat(event, "actor", where)
-        target = _seat(event, "target", where)
+        hand, seat = self._live(where), self._seat(event, "actor", where)
+        target = self._seat(event, "target", where)
         called = _tile(event.get("pai"), where)
         consumed = _tiles(event.get("consumed"), where, size)
         hand.steps.append(call_step(seat, type_, called, target, consumed))
@@ -243,18 +264,29 @@ class _Reader:
         self._open_call(event, where, MeldType.DAIMINKAN, 3)
 
     def _kakan(self, event: dict[str, Any], where: str) -> None:
-        hand, seat = self._live(where), _seat(event, "actor", where)
+        hand, seat = self._live(where), self._seat(event, "actor", where)
         added = _tile(event.get("pai"), where)
         pon = _tiles(event.get("consumed"), where, 3)
         hand.steps.append(call_step(seat, MeldType.KAKAN, added, seat, [added], pon_tiles=pon))
         hand.kan_seat = seat
 
     def _ankan(self, event: dict[str, Any], where: str) -> None:
-        hand, seat = self._live(where), _seat(event, "actor", where)
+        hand, seat = self._live(where), self._seat(event, "actor", where)
         hand.steps.append(
             call_step(seat, MeldType.ANKAN, None, seat, _tiles(event.get("consumed"), where, 4))
         )
         hand.kan_seat = seat
+
+    def _nukidora(self, event: dict[str, Any], where: str) -> None:
+        hand, seat = self._live(where), self._seat(event, "actor", where)
+        if self.seats != 3:
+            raise RecordError(f"mjai: {where}: a north set aside in a four-player game")
+        hand.steps.append(NorthStep(seat))
+        hand.kan_seat, hand.drawn[seat] = seat, None
+
+    def _kita(self, event: dict[str, Any], where: str) -> None:
+        """Another name of ``nukidora`` (RiichiEnv's and Mahjong Soul's)."""
+        self._nukidora(event, where)
 
     def _dora(self, event: dict[str, Any], where: str) -> None:
         hand = self._live(where)
@@ -263,10 +295,10 @@ class _Reader:
         hand.steps.append(DoraStep(tile))
 
     def _reach(self, event: dict[str, Any], where: str) -> None:
-        self._live(where).riichi_declared = _seat(event, "actor", where)
+        self._live(where).riichi_declared = self._seat(event, "actor", where)
 
     def _reach_accepted(self, event: dict[str, Any], where: str) -> None:
-        hand, seat = self._live(where), _seat(event, "actor", where)
+        hand, seat = self._live(where), self._seat(event, "actor", where)
         # Placed right after the riichi discard, where Tenhou (and our engine) accept it, whatever
         # calls the log wrote first.
         for index in range(len(hand.steps) - 1, -1, -1):
@@ -279,14 +311,20 @@ class _Reader:
         hand.problems.append(f"{where}: seat {seat} has not discarded")
 
     def _deltas(self, event: dict[str, Any], where: str) -> tuple[int, ...]:
+        n = self.seats or 4
         if event.get("deltas") is None:
             self._live(where).problems.append(f"{where}: no deltas")
-            return (0, 0, 0, 0)
-        return tuple(int_list(event["deltas"], f"mjai: {where} deltas", length=4))
+            return (0,) * n
+        deltas = tuple(int_list(event["deltas"], f"mjai: {where} deltas"))
+        if len(deltas) == 4 and n == 3 and deltas[3] == 0:
+            deltas = deltas[:3]
+        if len(deltas) != n:
+            raise RecordError(f"mjai: {where} deltas: expected {n} integers, got {len(deltas)}")
+        return deltas
 
     def _hora(self, event: dict[str, Any], where: str) -> None:
         hand = self._live(where)
-        seat, from_seat = _seat(event, "actor", where), _seat(event, "target", where)
+        seat, from_seat = self._seat(event, "actor", where), self._seat(event, "target", where)
         ura_raw = event.get("ura_markers", event.get("uradora_markers")) or []
         ura = tuple(_tiles(ura_raw, f"{where} ura_markers"))
         if len(ura) > len(hand.ura):
@@ -318,7 +356,7 @@ class _Reader:
                 dora_indicators=tuple(hand.dora),
                 ura_indicators=ura if tracker.riichi[seat] else (),
                 deltas=self._deltas(event, where),
-                pao_seat=_pao(event, where),
+                pao_seat=_pao(event, where, self.seats or 4),
             )
         )
 
@@ -338,10 +376,11 @@ class _Reader:
             nagashi = tracker.nagashi_seats()
         tenpai: tuple[int, ...] | None = None
         tenpais = event.get("tenpais")
-        if isinstance(tenpais, list) and len(tenpais) == 4:
-            tenpai = tuple(s for s in range(4) if tenpais[s] is True)
+        n = len(deltas)
+        if isinstance(tenpais, list) and len(tenpais) in (n, 4):
+            tenpai = tuple(s for s in range(n) if tenpais[s] is True)
         elif exhaustive and any(deltas) and not nagashi:
-            tenpai = tuple(s for s in range(4) if deltas[s] > 0)
+            tenpai = tuple(s for s in range(n) if deltas[s] > 0)
         hand.draw = DrawResult(
             reason=reason,
             deltas=deltas,
@@ -358,7 +397,13 @@ class _Reader:
         self.ended = True
         scores = event.get("scores")
         if scores is not None:
-            self.final_scores = tuple(int_list(scores, f"mjai: {where} scores", length=4))
+            final = tuple(int_list(scores, f"mjai: {where} scores"))
+            n = self.seats or 4
+            if len(final) == 4 and n == 3 and final[3] == 0:
+                final = final[:3]
+            if len(final) != n:
+                raise RecordError(f"mjai: {where} scores: expected {n} integers, got {len(final)}")
+            self.final_scores = final
 
     def _close_hand(self) -> None:
         hand = self.hand
@@ -387,10 +432,15 @@ class _Reader:
             problems=tuple(problems),
             sources=tuple(hand.sources),
         )
-        red_fives = (1, 1, 1) if self.red is not False else (0, 0, 0)
+        red_fives = self._red_fives(self.red is not False)
         if self.ruleset is not None:
             red_fives = tuple(self.ruleset["red_fives"])
         self.hands.append(checked(record, red_fives))
+
+    def _red_fives(self, red: bool) -> tuple[int, int, int]:
+        if not red:
+            return (0, 0, 0)
+        return (0, 1, 1) if self.seats == 3 else (1, 1, 1)
 
     def finish(self) -> GameRecord:
         self._close_hand()
@@ -403,11 +453,12 @@ class _Reader:
             problems.append("the log stops before end_game")
         red = self.red if self.red is not None else (True if self.saw_red else None)
         rules = rule_hints(
-            red_fives=None if red is None else (1, 1, 1) if red else (0, 0, 0),
+            red_fives=None if red is None else self._red_fives(red),
             east_south=None,
             open_tanyao=None,
         )
-        preset = "tenhou"
+        # Without Jantaku's embedded ruleset, three players are read under Tenhou's sanma rules.
+        preset = "tenhou-sanma" if self.seats == 3 else "tenhou"
         if self.ruleset is not None:
             preset, rules = ruleset_preset(self.ruleset), self.ruleset
         return GameRecord(
@@ -415,7 +466,7 @@ class _Reader:
             preset=preset,
             rules=rules,
             rule_text="",
-            names=self.names,
+            names=self.names[: self.seats or 4] if len(self.names) > (self.seats or 4) else self.names,
             hands=tuple(self.hands),
             final_scores=self.final_scores,
             complete=self.ended and all(h.complete for h in self.hands),
@@ -430,6 +481,6 @@ def _recorded_yaku(name: str, han: int) -> RecordedYaku:
     return RecordedYaku(known.id if known else name, han, name, yakuman=han >= 13)
 
 
-def _pao(event: dict[str, Any], where: str) -> int | None:
+def _pao(event: dict[str, Any], where: str, seats: int) -> int | None:
     """The liable seat of a win (Jantaku's exports add ``pao``; Mortal's schema has none)."""
-    return _seat(event, "pao", where) if event.get("pao") is not None else None
+    return _seat(event, "pao", where, seats) if event.get("pao") is not None else None

@@ -32,7 +32,7 @@ from urllib.parse import unquote
 
 from server.engine.events import DrawReason
 from server.engine.melds import Meld, MeldType
-from server.engine.tiles import Tile
+from server.engine.tiles import NORTH, Tile
 from server.engine.tiles import sorted_tiles as _sorted
 from server.records.assemble import call_step, checked, replay_tracker, rule_hints
 from server.records.errors import RecordError, TruncatedRecordError, UnsupportedRecordError
@@ -44,6 +44,7 @@ from server.records.model import (
     DrawStep,
     GameRecord,
     HandRecord,
+    NorthStep,
     RecordedYaku,
     RecordFormat,
     RiichiAcceptedStep,
@@ -90,6 +91,9 @@ class MeldBits:
     added: int | None = None  # kakan: the id added to the pon
 
 
+NUKIDORA = "nukidora"  # the "type" of a north set aside (three players): no meld, only a NorthStep
+
+
 def decode_meld(m: int) -> MeldBits:
     """Decode Tenhou's meld bit field.
 
@@ -124,7 +128,7 @@ def decode_meld(m: int) -> MeldBits:
         added = kind_ * 4 + left_out
         return MeldBits(MeldType.KAKAN, (*pon, added), pon[called], from_rel, added)
     if m & 0x20:
-        raise UnsupportedRecordError(f"meld {m} is a nukidora (three-player mahjong)")
+        raise RecordError(f"meld {m} is a north set aside (three players), not a meld")
     tile_id = m >> 8
     if tile_id >= 136:
         raise RecordError(f"meld {m}: tile id {tile_id} is out of range")
@@ -328,19 +332,22 @@ class _Reader:
     def _on_bye(self, attrs: dict[str, str]) -> None:
         pass  # a disconnection: Tenhou plays tsumogiri for the seat, the tags show what happened
 
+    @property
+    def seats(self) -> int:
+        """3 for a three-player game (``GO`` bit 0x10), else 4."""
+        return 3 if self.go_type is not None and self.go_type & GO_SANMA else 4
+
     def _on_go(self, attrs: dict[str, str]) -> None:
         self.go_type = _int(attrs, "type", "GO")
-        if self.go_type & GO_SANMA:
-            raise UnsupportedRecordError(f"mjlog: GO type {self.go_type} is three-player mahjong")
         if self.go_type & GO_CHIPS:
             raise UnsupportedRecordError(_CHIPS.format(f"GO type {self.go_type}"))
 
     def _on_un(self, attrs: dict[str, str]) -> None:
         if "dan" not in attrs:
             return  # a reconnection
-        if "n3" not in attrs or not attrs["n3"]:
-            raise UnsupportedRecordError("mjlog: three players in <UN>")
-        self.names = tuple(unquote(attrs.get(f"n{i}", "")) for i in range(4))
+        if self.seats == 4 and ("n3" not in attrs or not attrs["n3"]):
+            raise UnsupportedRecordError("mjlog: three players in <UN> of a four-player game")
+        self.names = tuple(unquote(attrs.get(f"n{i}", "")) for i in range(self.seats))
 
     def _on_init(self, attrs: dict[str, str]) -> None:
         self._close_hand()
@@ -349,14 +356,21 @@ class _Reader:
         seed = _ints(attrs, "seed", "INIT", 6)
         if not 0 <= seed[0] < 16 or seed[1] < 0 or seed[2] < 0 or not 0 <= seed[5] < 136:
             raise RecordError(f"mjlog: <INIT seed={attrs['seed']!r}> is out of range")
+        n = self.seats
         dealt = [_ints(attrs, f"hai{i}", "INIT") for i in range(4)]
+        if n == 3 and dealt[3]:
+            raise RecordError("mjlog: <INIT> deals a fourth hand in a three-player game")
+        dealt = dealt[:n]
         if any(len(h) != 13 for h in dealt):
-            if not dealt[3]:
+            if not dealt[-1]:
                 raise UnsupportedRecordError("mjlog: no hand for a fourth seat (three-player mahjong)")
             raise RecordError(f"mjlog: <INIT> deals {[len(h) for h in dealt]} tiles, not 13 each")
         scores = tuple(v * 100 for v in _ints(attrs, "ten", "INIT", 4))
+        if any(scores[n:]):
+            raise RecordError(f"mjlog: <INIT ten> scores an empty fourth seat: {attrs['ten']!r}")
+        scores = scores[:n]
         red = self.go_type is None or not self.go_type & GO_NO_RED
-        hand = _Hand(seed, _int(attrs, "oya", "INIT", 3), scores, dealt, red, dora_ids=[seed[5]])
+        hand = _Hand(seed, _int(attrs, "oya", "INIT", n - 1), scores, dealt, red, dora_ids=[seed[5]])
         hand.paid = list(scores)
         if hand.dealer != seed[0] % 4:
             hand.problems.append(f"dealer {hand.dealer} is not seat {seed[0] % 4} of kyoku {seed[0]}")
@@ -398,8 +412,16 @@ class _Reader:
 
     def _on_n(self, attrs: dict[str, str]) -> None:
         hand = self._live("<N>")
-        seat = _int(attrs, "who", "N", 3)
-        bits = decode_meld(_int(attrs, "m", "N"))
+        seat = _int(attrs, "who", "N", self.seats - 1)
+        m = _int(attrs, "m", "N")
+        if m & 0x20 and not m & 0x1C:  # a north set aside (three players): bits 8+ are its id
+            if self.seats != 3 or hand.face(m >> 8) != NORTH:
+                raise RecordError(f"mjlog: <N m={m}> sets a north aside outside a three-player game")
+            hand.steps.append(NorthStep(seat))
+            hand.drawn_id[seat] = None
+            hand.kan_seat = seat
+            return
+        bits = decode_meld(m)
         step = _call_step(seat, bits, hand.face)
         from_discard = bits.called is not None and bits.type is not MeldType.KAKAN
         if from_discard and hand.discard != (step.from_seat, bits.called):
@@ -412,13 +434,16 @@ class _Reader:
 
     def _on_reach(self, attrs: dict[str, str]) -> None:
         hand = self._live("<REACH>")
-        seat, stage = _int(attrs, "who", "REACH", 3), _int(attrs, "step", "REACH", 2)
+        seat, stage = _int(attrs, "who", "REACH", self.seats - 1), _int(attrs, "step", "REACH", 2)
         if stage == 1:
             hand.riichi_declared = seat
         else:
             hand.steps.append(RiichiAcceptedStep(seat))
             hand.paid[seat] -= 1000
-            if "ten" in attrs and [v * 100 for v in _ints(attrs, "ten", "REACH", 4)] != hand.paid:
+            if (
+                "ten" in attrs
+                and [v * 100 for v in _ints(attrs, "ten", "REACH", 4)][: self.seats] != hand.paid
+            ):
                 hand.problems.append(f"scores after the riichi of seat {seat} are {attrs['ten']}")
 
     def _on_dora(self, attrs: dict[str, str]) -> None:
@@ -432,7 +457,10 @@ class _Reader:
         if len(attrs.get("sc", "").split(",")) == 16:
             raise UnsupportedRecordError(_CHIPS.format(f"<{where} sc> with 16 values"))
         sc = _ints(attrs, "sc", where, 8)
-        before, deltas = [v * 100 for v in sc[0::2]], tuple(v * 100 for v in sc[1::2])
+        n = self.seats
+        if any(sc[2 * n :]):
+            hand.problems.append(f"<{where} sc> scores an empty fourth seat")
+        before, deltas = [v * 100 for v in sc[0 : 2 * n : 2]], tuple(v * 100 for v in sc[1 : 2 * n : 2])
         if before != hand.paid:
             hand.problems.append(f"<{where}> starts from scores {before}, expected {hand.paid}")
         hand.paid = [b + d for b, d in zip(before, deltas, strict=True)]
@@ -442,7 +470,8 @@ class _Reader:
 
     def _on_agari(self, attrs: dict[str, str]) -> None:
         hand = self._live("AGARI")
-        seat, from_seat = _int(attrs, "who", "AGARI", 3), _int(attrs, "fromWho", "AGARI", 3)
+        last = self.seats - 1
+        seat, from_seat = _int(attrs, "who", "AGARI", last), _int(attrs, "fromWho", "AGARI", last)
         fu, points, limit_code = _ints(attrs, "ten", "AGARI", 3)
         yaku: list[RecordedYaku] = []
         pairs = _ints(attrs, "yaku", "AGARI") if "yaku" in attrs else []
@@ -462,11 +491,13 @@ class _Reader:
         dora_ids = _ints(attrs, "doraHai", "AGARI")
         if dora_ids != hand.dora_ids:
             hand.problems.append(f"AGARI shows dora indicators {dora_ids}, the hand revealed {hand.dora_ids}")
-        melds = [self._meld(hand, seat, int(m)) for m in attrs.get("m", "").split(",") if m.strip().isdigit()]
+        codes = [int(m) for m in attrs.get("m", "").split(",") if m.strip().isdigit()]
+        # A north set aside is listed with the melds but is none.
+        melds = [self._meld(hand, seat, m) for m in codes if not (m & 0x20 and not m & 0x1C)]
         limit = LIMITS[limit_code] if 0 <= limit_code < len(LIMITS) else ""
         if limit == "yakuman" and not yakuman_ids:
             limit = "kazoe_yakuman"
-        pao = _int(attrs, "paoWho", "AGARI", 3) if "paoWho" in attrs else None
+        pao = _int(attrs, "paoWho", "AGARI", last) if "paoWho" in attrs else None
         hand.wins.append(
             Win(
                 seat=seat,
@@ -509,11 +540,11 @@ class _Reader:
         if reason is None:
             hand.problems.append(f"unknown RYUUKYOKU type {kind_!r}")
             reason = DrawReason.EXHAUSTIVE
-        revealed: list[tuple[Tile, ...] | None] = [None, None, None, None]
-        for seat in range(4):
+        revealed: list[tuple[Tile, ...] | None] = [None] * self.seats
+        for seat in range(self.seats):
             if f"hai{seat}" in attrs:
                 revealed[seat] = _sorted(hand.face(i) for i in _ints(attrs, f"hai{seat}", "RYUUKYOKU"))
-        shown = tuple(seat for seat in range(4) if revealed[seat] is not None)
+        shown = tuple(seat for seat in range(self.seats) if revealed[seat] is not None)
         nagashi: tuple[int, ...] = ()
         if kind_ == "nm":
             nagashi = replay_tracker(hand.record().dealt, hand.dealer, hand.steps).nagashi_seats()
@@ -531,8 +562,14 @@ class _Reader:
             record = self.hand.record()
             if not record.complete:
                 record = _incomplete(record, "the record stops before the hand's result")
-            self.hands.append(checked(record, (1, 1, 1) if self.hand.red else (0, 0, 0)))
+            self.hands.append(checked(record, self.red_fives(self.hand.red)))
             self.hand = None
+
+    def red_fives(self, red: bool) -> tuple[int, int, int]:
+        """Tenhou's red fives: one per suit, none of characters with three players (no 5m)."""
+        if not red:
+            return (0, 0, 0)
+        return (0, 1, 1) if self.seats == 3 else (1, 1, 1)
 
     def finish(self) -> GameRecord:
         if not self.root:
@@ -553,11 +590,12 @@ class _Reader:
                 raise RecordError(f"mjlog: owari={','.join(self.owari)!r} is not scores and points") from None
             if len(final_scores) != 4 or len(final_points) != 4:
                 raise RecordError(f"mjlog: owari={','.join(self.owari)!r} needs four scores and points")
+            final_scores, final_points = final_scores[: self.seats], final_points[: self.seats]
         if self.hands and not self.hands[-1].complete:
             problems.append(f"the record stops in the middle of hand {len(self.hands) - 1}")
         go = self.go_type if self.go_type is not None else 0
         rules = rule_hints(
-            red_fives=(0, 0, 0) if go & GO_NO_RED else (1, 1, 1),
+            red_fives=self.red_fives(not go & GO_NO_RED),
             east_south=bool(go & GO_EAST_SOUTH),
             open_tanyao=not go & GO_NO_KUITAN,
         )
@@ -567,7 +605,7 @@ class _Reader:
         complete = self.owari is not None and self.closed and all(h.complete for h in self.hands)
         return GameRecord(
             source=RecordFormat.MJLOG,
-            preset="tenhou",
+            preset="tenhou-sanma" if self.seats == 3 else "tenhou",
             rules=rules,
             rule_text="" if self.go_type is None else f"GO type={self.go_type}",
             names=self.names,

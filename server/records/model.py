@@ -3,7 +3,8 @@
 A :class:`GameRecord` holds the hands in play order. A :class:`HandRecord` holds what the engine
 needs to replay one hand: the deal, the ordered :data:`Step` s (draws, discards, calls, dora reveals,
 riichi deposits) and the recorded result (one :class:`Win` per winner, or a :class:`DrawResult`).
-Seats are absolute (0..3, seat 0 is the first dealer); tiles are faces (0..36).
+Seats are absolute (0..3, or 0..2 with three players; seat 0 is the first dealer); tiles are faces
+(0..36). A three-player hand has three dealt hands and three scores.
 
 Conventions shared by all readers:
 
@@ -105,7 +106,18 @@ class RiichiAcceptedStep:
         return f"{self.seat}:riichi accepted"
 
 
-Step = DrawStep | DiscardStep | CallStep | DoraStep | RiichiAcceptedStep
+@dataclass(frozen=True, slots=True)
+class NorthStep:
+    """Three players: ``seat`` sets a north tile aside as a bonus dora (nukidora); its replacement
+    draw follows unless another seat wins on it."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"{self.seat}:north"
+
+
+Step = DrawStep | DiscardStep | CallStep | DoraStep | RiichiAcceptedStep | NorthStep
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +205,11 @@ class HandRecord:
     sources: tuple[str, ...] = ()
 
     @property
+    def seats(self) -> int:
+        """How many seats play the hand (3 or 4): one dealt hand each."""
+        return len(self.dealt)
+
+    @property
     def label(self) -> str:
         """``"E1-0"``: round wind, kyoku (1-based) and honba."""
         return f"{ROUND_WIND_NAMES[self.round_wind % 4]}{self.kyoku + 1}-{self.honba}"
@@ -220,7 +237,7 @@ class HandRecord:
     @property
     def deltas(self) -> tuple[int, ...]:
         """The result's score changes (sum over the winners), without riichi deposits."""
-        out = [0, 0, 0, 0]
+        out = [0] * len(self.start_scores)
         parts = [w.deltas for w in self.wins] + ([self.draw.deltas] if self.draw else [])
         for part in parts:
             for seat, delta in enumerate(part):

@@ -39,6 +39,7 @@ from server.engine.actions import (
     Discard,
     Kakan,
     KyuushuKyuuhai,
+    Nukidora,
     Pass,
     Pon,
     Riichi,
@@ -54,6 +55,7 @@ from server.engine.events import (
     HandDrawn,
     HandWon,
     MeldCalled,
+    NorthDeclared,
     RiichiAccepted,
     RoundEnded,
     RoundStarted,
@@ -73,6 +75,7 @@ from server.records.model import (
     DrawStep,
     GameRecord,
     HandRecord,
+    NorthStep,
     RecordFormat,
     RiichiAcceptedStep,
     Step,
@@ -177,6 +180,8 @@ def _step_of(event: Event) -> Step | None:
             return RiichiAcceptedStep(seat)
         case DoraRevealed(indicator):
             return DoraStep(indicator)
+        case NorthDeclared(seat):
+            return NorthStep(seat)
         case MeldCalled(seat, type_, meld, tile, consumed):
             own = type_ in (MeldType.ANKAN, MeldType.KAKAN)
             return CallStep(
@@ -250,10 +255,11 @@ class _Replay:
 
     def run(self) -> None:
         hand = self.hand
-        if hand.dealer != hand.kyoku % 4:
+        n = self.ruleset.seats
+        if hand.dealer != hand.kyoku % n:
             raise self.stop(None, f"dealer {hand.dealer} is not seat {hand.kyoku} of {hand.label}")
-        if len(hand.start_scores) != 4:
-            raise self.stop(None, f"start scores {hand.start_scores} are not four scores")
+        if len(hand.start_scores) != n or hand.seats != n:
+            raise self.stop(None, f"start scores {hand.start_scores} are not {n} scores")
         spec = hand.wall_spec()
         try:
             wall = build_wall(
@@ -267,9 +273,8 @@ class _Replay:
             )
         except RulesError as exc:
             raise self.stop(None, f"the record's tiles do not make a wall: {exc}") from None
-        s = hand.start_scores
         start = HandStart(
-            hand.round_wind, hand.kyoku, hand.honba, hand.riichi_sticks, (s[0], s[1], s[2], s[3])
+            hand.round_wind, hand.kyoku, hand.honba, hand.riichi_sticks, tuple(hand.start_scores)
         )
         # A second wall lets the engine deal the next hand; its events are never looked at.
         t = new_match(self.ruleset, REPLAY_SEED, walls_=[wall, wall], start=start)
@@ -325,6 +330,8 @@ class _Replay:
                 return Ankan((consumed[0], consumed[1], consumed[2], consumed[3]))
             case CallStep(s, MeldType.KAKAN, called=called) if s == seat and called is not None:
                 return Kakan(called)
+            case NorthStep(s) if s == seat:
+                return Nukidora()
         raise self.stop(j, f"the record has {step} but seat {seat} is to play")
 
     def window_answers(
@@ -455,6 +462,17 @@ def _yaku_counter(items: Sequence[tuple[str, int]]) -> Counter[tuple[str, int]]:
     return Counter((name, han) for name, han in items if han)
 
 
+def _fold_nukidora(ours: list[tuple[str, int]], recorded: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Tenhou counts the norths set aside within ``dora``: where the record has no ``nukidora``
+    entry, the engine's is added to its ``dora``."""
+    norths = sum(h for name, h in ours if name == "nukidora")
+    if not norths or any(name == "nukidora" for name, _ in recorded):
+        return ours
+    rest = [(name, h) for name, h in ours if name not in ("nukidora", "dora")]
+    dora = sum(h for name, h in ours if name == "dora") + norths
+    return [*rest, ("dora", dora)]
+
+
 def win_differences(ours: HandWon, theirs: Win, *, pao_known: bool = True) -> list[str]:
     """Every way an engine win differs from a recorded one (empty when they agree)."""
     who = f"seat {theirs.seat}"
@@ -468,8 +486,9 @@ def win_differences(ours: HandWon, theirs: Win, *, pao_known: bool = True) -> li
     if theirs.points is not None and ours.points != theirs.points:
         out.append(f"{who}: engine {ours.points} points, record {theirs.points}")
     if theirs.yaku:
-        engine = _yaku_counter([(y.name, y.han) for y in ours.yaku])
-        record = _yaku_counter([(engine_yaku_id(y.id), y.han) for y in theirs.yaku])
+        recorded = [(engine_yaku_id(y.id), y.han) for y in theirs.yaku]
+        engine = _yaku_counter(_fold_nukidora([(y.name, y.han) for y in ours.yaku], recorded))
+        record = _yaku_counter(recorded)
         if engine != record:
             extra = ", ".join(f"{n} {h}" for n, h in sorted((engine - record).elements()))
             missing = ", ".join(f"{n} {h}" for n, h in sorted((record - engine).elements()))
@@ -489,7 +508,7 @@ def draw_differences(ours: HandDrawn, theirs: DrawResult) -> list[str]:
         out.append(f"engine draw {ours.reason}, record {theirs.reason}")
     if ours.deltas != theirs.deltas:
         out.append(f"engine draw deltas {list(ours.deltas)}, record {list(theirs.deltas)}")
-    tenpai = tuple(s for s in range(4) if ours.tenpai[s])
+    tenpai = tuple(s for s, ready in enumerate(ours.tenpai) if ready)
     if theirs.reason is DrawReason.EXHAUSTIVE and theirs.tenpai is not None and tenpai != theirs.tenpai:
         out.append(f"engine tenpai seats {list(tenpai)}, record {list(theirs.tenpai)}")
     if tuple(sorted(ours.nagashi)) != tuple(sorted(theirs.nagashi)):

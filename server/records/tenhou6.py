@@ -52,6 +52,7 @@ _PART = re.compile(r"([cpmka]?)(\d\d)")
 _SUMMARY = re.compile(r"(?:(\d+)符(\d+)飜|(満貫|跳満|倍満|三倍満|数え役満|役満))(\d+)(?:-(\d+))?点(∀?)")
 _YAKU = re.compile(r"(.+?)\((?:(\d+) ?(?:飜|[Hh]an)|(\d*)倍?(?:役満|[Yy]akuman))\)")
 _LOBBY_MARKS = "般上特鳳若銀琥孔技"
+_NORTH_ASIDE = "f44"  # three players: a north (code 44) set aside
 
 
 def read_tenhou6(data: bytes | str) -> GameRecord:
@@ -65,11 +66,11 @@ def read_tenhou6(data: bytes | str) -> GameRecord:
     if not isinstance(rule, dict):
         raise RecordError(f"tenhou6: 'rule' must be an object, got {rule!r:.80}")
     rules, rule_text = _rules(rule)
-    preset = "tenhou"
+    preset = sanma_preset(rule_text) if _sanma(rule_text) else "tenhou"
     if "ruleset" in first:
         rules = embedded_ruleset(first["ruleset"], "tenhou6")
         preset = ruleset_preset(rules)
-    red_fives = tuple(rules.get("red_fives", (1, 1, 1)))
+    red_fives = tuple(rules.get("red_fives", (0, 1, 1) if _sanma(rule_text) else (1, 1, 1)))
     problems: list[str] = []
     hands: list[HandRecord] = []
     final: Any = None
@@ -84,13 +85,26 @@ def read_tenhou6(data: bytes | str) -> GameRecord:
         final = obj.get("sc", final)
     if not hands:
         raise RecordError("tenhou6: 'log' holds no hands")
+    seats = {h.seats for h in hands}
+    if len(seats) > 1:
+        raise RecordError(f"tenhou6: hands of {sorted(seats)} players in one game")
+    if _sanma(rule_text) and seats != {3}:
+        raise RecordError(f"tenhou6: rule {rule_text!r} is three-player but the hands deal four")
+    if seats == {3} and "ruleset" not in first and not _sanma(rule_text):
+        # No rule name says so, but the fourth seat is empty: Tenhou's three-player rules.
+        preset = "tenhou-sanma"
+        if "red_fives" in rules:
+            rules = {**rules, "red_fives": (0, *tuple(rules["red_fives"])[1:])}
     final_scores, final_points = _final(final)
+    n = seats.pop()
+    if final_scores is not None and final_points is not None:
+        final_scores, final_points = final_scores[:n], final_points[:n]
     return GameRecord(
         source=RecordFormat.TENHOU6,
         preset=preset,
         rules=rules,
         rule_text=rule_text,
-        names=tuple(names),
+        names=tuple(names[:n]),
         hands=tuple(hands),
         final_scores=final_scores,
         final_points=final_points,
@@ -138,8 +152,6 @@ def _rules(rule: dict[str, Any]) -> tuple[dict[str, Any], str]:
     disp = rule.get("disp", "")
     if not isinstance(disp, str):
         raise RecordError(f"tenhou6: rule.disp must be a string, got {disp!r:.40}")
-    if "三" in disp:
-        raise UnsupportedRecordError(f"tenhou6: rule {disp!r} is three-player mahjong")
     if "祝" in disp:
         raise UnsupportedRecordError(
             f"tenhou6: rule {disp!r} is a chip lobby (祝儀): its results pay chips beside the points, "
@@ -151,8 +163,10 @@ def _rules(rule: dict[str, Any]) -> tuple[dict[str, Any], str]:
         reds = (rule["aka51"], rule["aka52"], rule["aka53"])
     elif isinstance(rule.get("aka"), int):
         reds = (1, 1, 1) if rule["aka"] else (0, 0, 0)
-    elif lobby:
+    elif lobby or _sanma(disp):
         reds = (1, 1, 1) if "赤" in disp else (0, 0, 0)
+    if reds is not None and _sanma(disp):
+        reds = (0, *reds[1:])  # three players have no 5m
     if reds is not None and any(not 0 <= n <= 4 for n in reds):
         raise RecordError(f"tenhou6: red five counts {reds} out of range")
     east_south: bool | None = None
@@ -160,6 +174,16 @@ def _rules(rule: dict[str, Any]) -> tuple[dict[str, Any], str]:
         east_south = "南" in disp
     kuitan = ("喰" in disp) if lobby else None
     return rule_hints(red_fives=reds, east_south=east_south, open_tanyao=kuitan), disp
+
+
+def _sanma(disp: str) -> bool:
+    """A three-player rule name: Tenhou's (三鳳南喰赤) and Mahjong Soul's (三金の間) start with 三."""
+    return disp.startswith("三")
+
+
+def sanma_preset(disp: str) -> str:
+    """The preset of a three-player record: Mahjong Soul's rooms are named ...の間."""
+    return "mahjongsoul-sanma" if "の間" in disp else "tenhou-sanma"
 
 
 def _final(sc: Any) -> tuple[tuple[int, ...] | None, tuple[float, ...] | None]:
@@ -209,11 +233,15 @@ def _read_hand(entry: Any, index: int) -> HandRecord:
     if not 0 <= head[0] < 16 or head[1] < 0 or head[2] < 0:
         raise RecordError(f"tenhou6: {where}: round/honba/sticks {head} out of range")
     scores = tuple(int_list(entry[1], f"{where} scores", length=4))
+    n = 3 if entry[13] == [] and entry[14] == [] and entry[15] == [] else 4  # three players: seat 4 empty
+    if any(scores[n:]):
+        raise RecordError(f"tenhou6: {where}: an empty fourth seat has the score {scores[3]}")
+    scores = scores[:n]
     dora = tuple(_tile(c, f"{where} dora") for c in int_list(entry[2], f"{where} dora"))
     ura = tuple(_tile(c, f"{where} ura") for c in int_list(entry[3], f"{where} ura"))
     if not dora:
         raise RecordError(f"tenhou6: {where} has no dora indicator")
-    seats = [_read_seat(entry[4 + 3 * s : 7 + 3 * s], f"{where} seat {s}") for s in range(4)]
+    seats = [_read_seat(entry[4 + 3 * s : 7 + 3 * s], f"{where} seat {s}") for s in range(n)]
     result = entry[16]
     if not isinstance(result, list) or not result or not isinstance(result[0], str):
         raise RecordError(f"tenhou6: {where}: the result must start with a label, got {result!r:.60}")
@@ -225,7 +253,7 @@ def _read_hand(entry: Any, index: int) -> HandRecord:
         state, replay.notes = None, [*replay.notes, f"cannot replay the lists: {exc}"]
     if result[0] not in WIN_LABELS and draw_name(result[0]) is None:
         replay.notes.append(f"unknown result {result[0]!r}")
-    wins, draw = _result(result, state, dora, ura, where) if state else ((), None)
+    wins, draw = _result(result, state, dora, ura, where, n=n) if state else ((), None)
     return HandRecord(
         round_wind=head[0] // 4,
         kyoku=head[0] % 4,
@@ -264,7 +292,9 @@ def _read_seat(lists: list[Any], where: str) -> SeatLists:
             takes.append(_tile(item, f"{where} takes"))
     discards: list[tuple[str, Any]] = []
     for item in discards_raw:
-        if isinstance(item, str) and item.startswith("r"):
+        if item == _NORTH_ASIDE:
+            discards.append(("north", None))
+        elif isinstance(item, str) and item.startswith("r"):
             code = int(item[1:]) if item[1:].isdigit() else -1
             discards.append(("riichi", None if code == TSUMOGIRI_CODE else _tile(code, f"{where} riichi")))
         elif isinstance(item, str):
@@ -281,19 +311,32 @@ def _read_seat(lists: list[Any], where: str) -> SeatLists:
     return SeatLists(dealt, takes, discards)
 
 
+def _deltas(raw: Any, where: str, n: int) -> tuple[int, ...]:
+    deltas = tuple(int_list(raw, where, length=4))
+    if any(deltas[n:]):
+        raise RecordError(f"tenhou6: {where}: an empty fourth seat changes score")
+    return deltas[:n]
+
+
 def _result(
-    result: list[Any], state: ReplayState, dora: tuple[Tile, ...], ura: tuple[Tile, ...], where: str
+    result: list[Any],
+    state: ReplayState,
+    dora: tuple[Tile, ...],
+    ura: tuple[Tile, ...],
+    where: str,
+    *,
+    n: int,
 ) -> tuple[tuple[Win, ...], DrawResult | None]:
     label, tracker = result[0], state.tracker
     if label not in WIN_LABELS:
-        deltas = tuple(int_list(result[1], f"{where} deltas", length=4)) if len(result) > 1 else (0, 0, 0, 0)
+        deltas = _deltas(result[1], f"{where} deltas", n) if len(result) > 1 else (0,) * n
         name = draw_name(label)  # an unknown label is noted by the caller; the table tells then
         reason = name.reason if name is not None else infer_draw_reason(tracker)
         tenpai: tuple[int, ...] | None = None
         if name is not None and name.all_tenpai is not None:
-            tenpai = (0, 1, 2, 3) if name.all_tenpai else ()
+            tenpai = tuple(range(n)) if name.all_tenpai else ()
         elif reason is DrawReason.EXHAUSTIVE and any(deltas) and not (name is not None and name.nagashi):
-            tenpai = tuple(s for s in range(4) if deltas[s] > 0)
+            tenpai = tuple(s for s in range(n) if deltas[s] > 0)
         nagashi = tracker.nagashi_seats() if name is not None and name.nagashi else ()
         declarer = tracker.seat if reason is DrawReason.KYUUSHU_KYUUHAI else None
         return (), DrawResult(reason, deltas, tenpai, nagashi, declarer=declarer)
@@ -301,11 +344,11 @@ def _result(
         raise RecordError(f"tenhou6: {where}: a win result needs deltas and details per winner")
     wins: list[Win] = []
     for deltas_raw, info in zip(result[1::2], result[2::2], strict=True):
-        deltas = tuple(int_list(deltas_raw, f"{where} win deltas", length=4))
+        deltas = _deltas(deltas_raw, f"{where} win deltas", n)
         if not isinstance(info, list) or len(info) < 4 or not all(isinstance(v, str) for v in info[3:]):
             raise RecordError(f"tenhou6: {where}: win details must be [who, from, pao, summary, yaku...]")
         who, from_seat, pao = int_list(info[:3], f"{where} win seats", length=3)
-        if not all(0 <= v < 4 for v in (who, from_seat, pao)):
+        if not all(0 <= v < n for v in (who, from_seat, pao)):
             raise RecordError(f"tenhou6: {where}: win seats {info[:3]} out of range")
         wins.append(
             _win(
@@ -318,6 +361,7 @@ def _result(
                 state=state,
                 dora=dora,
                 ura=ura,
+                seats=n,
             )
         )
     return tuple(wins), None
@@ -334,6 +378,7 @@ def _win(
     state: ReplayState,
     dora: tuple[Tile, ...],
     ura: tuple[Tile, ...],
+    seats: int = 4,
 ) -> Win:
     tracker = state.tracker
     win_tile, hand = tracker.winning_hand(who, from_seat) or (0, ())
@@ -347,8 +392,11 @@ def _win(
         han = int(han_text) if han_text else None
         limit = LIMIT_LABELS.get(limit_text or "", "")
         # "A-B点": a non-dealer's tsumo (A from each non-dealer, B from the dealer); "X点∀": the
-        # dealer's tsumo, X from each; "X点": a ron.
-        points = int(first) * 2 + int(second) if second else int(first) * (3 if all_pay else 1)
+        # dealer's tsumo, X from each; "X点": a ron. Three players have one payer fewer.
+        others = seats - 1
+        points = (
+            int(first) * (others - 1) + int(second) if second else int(first) * (others if all_pay else 1)
+        )
     yakuman = sum(y.han // 13 for y in yaku if y.yakuman)
     if han is None:
         han = sum(y.han for y in yaku)

@@ -26,9 +26,9 @@ from server.engine.events import DrawReason
 from server.engine.melds import MeldType
 from server.engine.tiles import Tile, kind
 from server.records.assemble import call_step
-from server.records.check import LIVE_WALL, HandTracker
+from server.records.check import HandTracker
 from server.records.draw_names import WIN_LABELS, draw_name
-from server.records.model import DiscardStep, DoraStep, DrawStep, RiichiAcceptedStep, Step
+from server.records.model import DiscardStep, DoraStep, DrawStep, NorthStep, RiichiAcceptedStep, Step
 
 SEARCH_BUDGET = 20000  # replay actions per hand before giving up on an ambiguous hand
 
@@ -50,7 +50,7 @@ class SeatLists:
     dealt: tuple[Tile, ...]
     takes: list[Tile | CallText]
     discards: list[tuple[str, Any]]  # ("tile", face) | ("tsumogiri", None) | ("riichi", face|None)
-    # | ("kan", CallText) | ("none", None)
+    # | ("kan", CallText) | ("none", None) | ("north", None): a north set aside (three players)
 
 
 @dataclass
@@ -73,6 +73,16 @@ class ReplayState:
         )
 
 
+def _from_matches(written: int, caller: int, discarder: int, seats: int) -> bool:
+    """Whether a call written as taken from ``written`` (3 left, 2 across, 1 right) fits the
+    discarder. With three players the places count round four seats as Tenhou's mjlog does (seat 2
+    takes from seat 0 "across", seat 1 from seat 0 "left"): the discarder is ``caller + written``
+    modulo 4."""
+    if seats == 3:
+        return (caller + written) % 4 == discarder
+    return written == (discarder - caller) % seats
+
+
 class Interleaver:
     """Interleave the per-seat lists into one ordered hand (a depth-first search, see module doc)."""
 
@@ -85,7 +95,8 @@ class Interleaver:
         self.best: tuple[int, str] = (-1, "no reading fits")
 
     def run(self) -> ReplayState:
-        start = ReplayState(HandTracker([s.dealt for s in self.seats], self.dealer), [0] * 4, [0] * 4)
+        n = len(self.seats)
+        start = ReplayState(HandTracker([s.dealt for s in self.seats], self.dealer), [0] * n, [0] * n)
         stack: list[tuple[ReplayState, tuple[Any, ...]]] = [(start, ("draw", self.dealer, False))]
         while stack:
             state, action = stack.pop()
@@ -137,7 +148,7 @@ class Interleaver:
     def _exhausted(self, state: ReplayState) -> bool:
         return all(
             state.take[s] == len(self.seats[s].takes) and state.drop[s] == len(self.seats[s].discards)
-            for s in range(4)
+            for s in range(len(self.seats))
         )
 
     def _do(self, state: ReplayState, action: tuple[Any, ...]) -> list[tuple[Any, ...]] | None:
@@ -167,6 +178,14 @@ class Interleaver:
         what, value = drop
         if what == "kan":
             return self._kan(state, seat, value)
+        if what == "north":
+            self._apply(state, NorthStep(seat))
+            # A pending open-kan indicator is turned once the north stands, as on Tenhou.
+            if self._exhausted(state) and self._may_end(state, "kan", seat):
+                return None  # won on: a ron on the north
+            self._reveal(state, state.pending_dora)
+            state.pending_dora = 0
+            return [("draw", seat, True)]
         if what == "none":
             raise NoReadingError(f"seat {seat} has an empty discard slot after a draw")
         drawn = state.tracker.last_draw
@@ -222,18 +241,19 @@ class Interleaver:
         if discard.riichi:
             self._apply(state, RiichiAcceptedStep(seat))
         options: list[tuple[Any, ...]] = []
-        for offset in (1, 2, 3):
-            caller = (seat + offset) % 4
+        n = len(self.seats)
+        for offset in range(1, n):
+            caller = (seat + offset) % n
             take = self._next_take(state, caller)
             if (
                 isinstance(take, CallText)
-                and take.from_offset == (seat - caller) % 4
+                and _from_matches(take.from_offset, caller, seat, n)
                 and take.tiles[take.marked] == discard.tile
             ):
                 options.append(("call", caller, take))
         options.sort(key=lambda option: option[2].type is MeldType.CHI)
-        if isinstance(self._next_take(state, (seat + 1) % 4), int):
-            options.append(("draw", (seat + 1) % 4, False))
+        if isinstance(self._next_take(state, (seat + 1) % n), int):
+            options.append(("draw", (seat + 1) % n, False))
         if not options:
             raise NoReadingError(f"nobody can take the turn after seat {seat}'s discard")
         return options
@@ -276,5 +296,5 @@ class Interleaver:
         if reason is DrawReason.KYUUSHU_KYUUHAI:
             return after == "draw"
         if reason is DrawReason.EXHAUSTIVE:
-            return after == "discard" and tracker.live + tracker.kans == LIVE_WALL
+            return after == "discard" and tracker.live_left == 0
         return after == "discard"

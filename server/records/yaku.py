@@ -87,7 +87,12 @@ TENHOU_YAKU: tuple[TenhouYaku, ...] = tuple(
 )
 """Indexed by Tenhou's yaku id (0..54)."""
 
+NUKIDORA = TenhouYaku(52, "nukidora", "抜きドラ")
+"""Three players: the norths set aside. tenhou.net/6 lists them apart; mjlog counts them within
+its dora (id 52)."""
+
 _BY_LABEL: dict[str, TenhouYaku] = {y.label: y for y in TENHOU_YAKU}
+_BY_LABEL[NUKIDORA.label] = NUKIDORA
 # Spellings seen in other exports of the same labels.
 _BY_LABEL.update(
     {
@@ -176,6 +181,7 @@ _BY_NAME.update(
     }
 )
 _BY_NAME.update({_name_key(y.id): y for y in TENHOU_YAKU})
+_BY_NAME.update({_name_key(name): NUKIDORA for name in ("nukidora", "Kita", "North Dora")})
 
 
 def yaku_from_id(tenhou_id: int) -> TenhouYaku | None:

@@ -13,10 +13,13 @@ costs ONE hand-off to wherever the connection lives:
 Nothing here touches the writer's state: the caller passes a snapshot in (the next steps it
 remembers, the fences it holds) and applies the :class:`BatchResult` when the commit is back.
 
-Per batch: lock and check the fenced matches (cluster mode), read the next step of the matches the
-writer does not remember, classify every step (the next one: insert; already stored and identical:
-nothing to do; anything else: :class:`StepConflictError`; unknown match: :class:`NotFoundError`),
-insert the new steps with one ``executemany`` and apply the per-hand projection.
+Per batch (:func:`append_steps`, the one algorithm of every step append): lock and check the fenced
+matches (cluster mode), read the next step of the matches the writer does not remember, classify
+every step (the next one: insert; already stored and identical: nothing to do; anything else:
+:class:`StepConflictError`; unknown match: :class:`NotFoundError`), insert the new steps with one
+``executemany`` and apply the per-hand projection. What differs by database is only the statements
+(:class:`StepStatements`): SQLAlchemy Core (:class:`CoreStatements`), SQLite's own driver
+(``server.store.sqlite_batch``) and PostgreSQL's one-statement batch (:func:`plan_one_statement`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 from sqlalchemy import bindparam, column, func, insert, select, table, update
@@ -180,31 +183,101 @@ class BatchResult:
     duplicates: int
 
 
+class StepStatements(Protocol):
+    """What the one append algorithm (:func:`append_steps`) asks of a database: each method is one
+    statement (or one group of them) in the batch's transaction. Three implementations: SQLAlchemy
+    Core on any connection (:class:`CoreStatements`), SQLite's own driver
+    (:class:`server.store.sqlite_batch.SqliteStatements`) and the plan of a PostgreSQL batch as ONE
+    statement (:class:`_OneStatementPlan`)."""
+
+    def fences(self, match_ids: Sequence[str]) -> dict[str, int]:
+        """The current fencing token of each of ``match_ids`` that exists, its row locked until the
+        transaction ends (PostgreSQL ``FOR UPDATE``; SQLite's write transaction is exclusive)."""
+        ...
+
+    def next_steps(self, match_ids: Sequence[str]) -> dict[str, int]:
+        """For each existing match among ``match_ids``, the next step its log expects."""
+        ...
+
+    def stored_step(self, r: StepRecord) -> StepRecord | None:
+        """The step stored at ``r``'s match and step, if any (to tell a retry from a conflict)."""
+        ...
+
+    def insert_steps(self, records: Sequence[StepRecord]) -> None: ...
+
+    def project(self, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+        """Apply the hand projection of the inserted steps (a problem is logged, never fatal)."""
+        ...
+
+
+def append_steps(
+    db: StepStatements, records: Sequence[StepRecord], known_next: Mapping[str, int], held: Mapping[str, int]
+) -> BatchResult:
+    """Store ``records`` through ``db``, in the transaction open on it (the caller commits it): the
+    one algorithm of every step append, whatever the database.
+
+    Lock and check the fenced matches (``held``: the token this node holds for each), read the
+    next step of the matches the writer does not remember (``known_next``), sort the batch
+    (:func:`classify`), insert the new steps and apply their hand projection."""
+    stale = stale_fences(db.fences(sorted(held)), held) if held else {}
+    match_ids = {r.match_id for r in records}
+    expected = {m: n for m, n in known_next.items() if m in match_ids and m not in stale}
+    if len(expected) < len(match_ids):
+        expected.update(db.next_steps(sorted(match_ids - expected.keys())))
+    outcomes, to_insert, duplicates = classify(records, expected, stale, db.stored_step)
+    if to_insert:
+        db.insert_steps(to_insert)
+        projections = hand_projections(to_insert)
+        if projections:
+            db.project(projections)
+    return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
+
+
+def stale_fences(current: Mapping[str, int], held: Mapping[str, int]) -> dict[str, FencedError]:
+    """The error of each held match whose token is not the one this node holds (logged)."""
+    stale = {m: FencedError(m, f, current.get(m)) for m, f in held.items() if current.get(m) != f}
+    if stale:
+        log.warning("fenced: %s", "; ".join(str(e) for e in stale.values()))
+    return stale
+
+
 def commit_batch(
     conn: Connection,
     records: Sequence[StepRecord],
     known_next: Mapping[str, int],
     held: Mapping[str, int],
 ) -> BatchResult:
-    """Store ``records`` in the transaction open on ``conn`` (the caller commits it).
+    """:func:`append_steps` through SQLAlchemy Core on ``conn`` (PostgreSQL, or an in-memory
+    SQLite that only its own engine can see)."""
+    return append_steps(CoreStatements(conn), records, known_next, held)
 
-    ``known_next``: the next step the writer remembers for some of the batch's matches;
-    ``held``: the fencing token this node holds for the batch's fenced matches."""
-    stale = _check_fences(conn, held)
-    match_ids = {r.match_id for r in records}
-    expected = {m: n for m, n in known_next.items() if m in match_ids and m not in stale}
-    if len(expected) < len(match_ids):
-        expected.update(_next_steps(conn, match_ids - expected.keys()))
-    outcomes, to_insert, duplicates = classify(records, expected, stale, lambda r: _stored_step(conn, r))
-    if to_insert:
-        if conn.dialect.name == "sqlite":
-            conn.execute(_INSERT_STEPS_ENCODED, [sqlite_step_row(r) for r in to_insert])
+
+class CoreStatements:
+    """:class:`StepStatements` in SQLAlchemy Core, on a connection in a transaction."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def fences(self, match_ids: Sequence[str]) -> dict[str, int]:
+        return {match_id: int(fence) for match_id, fence in self.conn.execute(_FENCES, {"ids": match_ids})}
+
+    def next_steps(self, match_ids: Sequence[str]) -> dict[str, int]:
+        rows = self.conn.execute(_NEXT_STEPS, {"ids": match_ids})
+        return {match_id: (-1 if step is None else step) + 1 for match_id, step in rows}
+
+    def stored_step(self, r: StepRecord) -> StepRecord | None:
+        return _stored_step(self.conn, r)
+
+    def insert_steps(self, records: Sequence[StepRecord]) -> None:
+        if self.conn.dialect.name == "sqlite":
+            self.conn.execute(_INSERT_STEPS_ENCODED, [sqlite_step_row(r) for r in records])
         else:
-            conn.execute(_INSERT_STEPS, [step_row(r) for r in to_insert])
-        projections = hand_projections(to_insert)
-        if projections:
-            _project(conn, projections)
-    return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
+            self.conn.execute(_INSERT_STEPS, [step_row(r) for r in records])
+
+    def project(self, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+        _project(self.conn, projections)
 
 
 # -- PostgreSQL: a batch in one statement ---------------------------------------------------------
@@ -237,12 +310,40 @@ WITH f AS MATERIALIZED (
 SELECT f.id, f.fence FROM f"""
 
 
-class _ReadNeededError(Exception):
-    """The batch needs a stored step read back (a retry): it takes the transaction path."""
+class _NeedsTransactionError(Exception):
+    """The batch needs more than one statement (a read, the projection): the transaction path."""
 
 
-def _no_reads(_record: StepRecord) -> StepRecord | None:
-    raise _ReadNeededError
+class _OneStatementPlan:
+    """:class:`StepStatements` that runs nothing: the steps to insert become the arguments of ONE
+    statement, and anything else a batch could need makes it take the transaction path. The fences
+    are checked by that statement itself (:attr:`OneStatement.held`)."""
+
+    __slots__ = ("columns", "inserting")
+
+    def __init__(self) -> None:
+        self.columns: tuple[list[Any], ...] | None = None
+        self.inserting: list[str] = []
+
+    def fences(self, match_ids: Sequence[str]) -> dict[str, int]:
+        raise AssertionError("the statement checks the fences")
+
+    def next_steps(self, match_ids: Sequence[str]) -> dict[str, int]:
+        raise _NeedsTransactionError
+
+    def stored_step(self, r: StepRecord) -> StepRecord | None:
+        raise _NeedsTransactionError
+
+    def insert_steps(self, records: Sequence[StepRecord]) -> None:
+        columns: tuple[list[Any], ...] = tuple([] for _ in STEP_COLUMNS)
+        for r in records:
+            for column_values, value in zip(columns, encoded_step(r, from_unix), strict=True):
+                column_values.append(value)
+        self.columns = columns
+        self.inserting = [r.match_id for r in records]
+
+    def project(self, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+        raise _NeedsTransactionError
 
 
 @dataclass(slots=True)
@@ -263,11 +364,9 @@ class OneStatement:
         current token; a match whose token moved had none of its steps inserted)."""
         if not self.held:
             return BatchResult(self.outcomes, self.expected, set(), len(self.inserting), self.duplicates)
-        current = {str(r[0]): int(r[1]) for r in rows}
-        stale = {m: FencedError(m, f, current.get(m)) for m, f in self.held.items() if current.get(m) != f}
+        stale = stale_fences({str(r[0]): int(r[1]) for r in rows}, self.held)
         if not stale:
             return BatchResult(self.outcomes, self.expected, set(), len(self.inserting), self.duplicates)
-        log.warning("fenced: %s", "; ".join(str(e) for e in stale.values()))
         outcomes = [stale.get(r.match_id, o) for r, o in zip(self.records, self.outcomes, strict=True)]
         expected = {m: n for m, n in self.expected.items() if m not in stale}
         inserted = sum(1 for m in self.inserting if m not in stale)
@@ -277,36 +376,30 @@ class OneStatement:
 def plan_one_statement(
     records: Sequence[StepRecord], known_next: Mapping[str, int], held: Mapping[str, int]
 ) -> OneStatement | None:
-    """The batch as one PostgreSQL statement, or None when it needs the transaction path of
-    :func:`commit_batch`: a match whose next step the writer does not know, a step to read back
-    (a retry), a hand that starts or ends (the projection), nothing to insert, or a batch that mixes
-    fenced and unfenced matches."""
+    """The batch as one PostgreSQL statement (:func:`append_steps` on :class:`_OneStatementPlan`),
+    or None when it needs the transaction path of :func:`commit_batch`: a match whose next step the
+    writer does not know, a step to read back (a retry), a hand that starts or ends (the
+    projection), nothing to insert, or a batch that mixes fenced and unfenced matches."""
     match_ids = {r.match_id for r in records}
-    if not match_ids <= known_next.keys():
-        return None
     fenced = {m: held[m] for m in match_ids if m in held}
     if fenced and len(fenced) != len(match_ids):
         return None
-    expected = {m: known_next[m] for m in match_ids}
+    plan = _OneStatementPlan()
     try:
-        outcomes, to_insert, duplicates = classify(records, expected, {}, _no_reads)
-    except _ReadNeededError:
+        result = append_steps(plan, records, known_next, {})
+    except _NeedsTransactionError:
         return None
-    if not to_insert or hand_projections(to_insert):
+    if plan.columns is None:
         return None
-    columns: tuple[list[Any], ...] = tuple([] for _ in STEP_COLUMNS)
-    for r in to_insert:
-        row = encoded_step(r, from_unix)
-        for column_values, value in zip(columns, row, strict=True):
-            column_values.append(value)
     if fenced:
         ids = sorted(fenced)
-        args: tuple[Any, ...] = (*columns, ids, [fenced[m] for m in ids])
+        args: tuple[Any, ...] = (*plan.columns, ids, [fenced[m] for m in ids])
         sql = PG_INSERT_FENCED_STEPS
     else:
-        args, sql = columns, PG_INSERT_STEPS
-    inserting = [r.match_id for r in to_insert]
-    return OneStatement(sql, args, outcomes, records, expected, fenced, inserting, duplicates)
+        args, sql = plan.columns, PG_INSERT_STEPS
+    return OneStatement(
+        sql, args, result.outcomes, records, result.expected, fenced, plan.inserting, result.duplicates
+    )
 
 
 def hand_projections(records: Sequence[StepRecord]) -> list[tuple[str, list[HandOp]]]:
@@ -355,20 +448,6 @@ def classify(
     return outcomes, to_insert, duplicates
 
 
-def _check_fences(conn: Connection, held: Mapping[str, int]) -> dict[str, FencedError]:
-    """Lock the rows of the fenced matches of a batch (PostgreSQL: ``FOR UPDATE``, so a takeover
-    waits for this commit; SQLite: the write transaction is already exclusive) and return the
-    error of each whose token moved."""
-    if not held:
-        return {}
-    rows = conn.execute(_FENCES, {"ids": sorted(held)})
-    current = {match_id: int(fence) for match_id, fence in rows}
-    stale = {m: FencedError(m, f, current.get(m)) for m, f in held.items() if current.get(m) != f}
-    if stale:
-        log.warning("fenced: %s", "; ".join(str(e) for e in stale.values()))
-    return stale
-
-
 # The statements of every commit are built once: SQLAlchemy memoizes a statement's cache key on the
 # object, so reusing it skips rebuilding that key (a good part of the per-commit CPU) every time.
 _INSERT_STEPS = insert(StepRow)
@@ -385,12 +464,6 @@ _FENCES = (
     .where(MatchRow.id.in_(bindparam("ids", expanding=True)))
     .with_for_update()
 )
-
-
-def _next_steps(conn: Connection, match_ids: set[str]) -> dict[str, int]:
-    """For each existing match among ``match_ids``, the next step its log expects."""
-    rows = conn.execute(_NEXT_STEPS, {"ids": sorted(match_ids)})
-    return {match_id: (-1 if step is None else step) + 1 for match_id, step in rows}
 
 
 def _stored_step(conn: Connection, r: StepRecord) -> StepRecord | None:

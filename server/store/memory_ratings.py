@@ -9,7 +9,13 @@ from dataclasses import replace
 
 from server.domain.errors import ConflictError, NotFoundError
 from server.domain.playcounts import PlayCounts, play_counts
-from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference, board_of_room
+from server.domain.ranked import (
+    Board,
+    LeaderboardEntry,
+    RatingChange,
+    RatingDifference,
+    rated_match,
+)
 from server.domain.records import (
     DEFAULT_SCOPES,
     Account,
@@ -22,13 +28,11 @@ from server.domain.records import (
 )
 from server.engine import events as ev
 from server.eventlog.codec import EventKind, decode_kinds
-from server.ranking import CURRENT, Length, Standing, parse_ranked_source
+from server.ranking import CURRENT, Length, Standing
 from server.ranking.ledger import (
     Ledger,
-    NotRateableError,
     RatedMatch,
     StandingKey,
-    check_rateable,
     start_standing,
 )
 from server.ranking.rules import SeatChange
@@ -119,26 +123,16 @@ class MemoryRatings:
 
     def _rated_match(self, match_id: str, table_version: str) -> RatedMatch | None:
         match, result = self._matches.get(match_id), self._results.get(match_id)
-        if match is None or result is None or match.status is MatchStatus.ABORTED:
+        if match is None:
             return None
-        parsed = parse_ranked_source(match.source)
-        if parsed is None:
-            return None
-        room, length = parsed
-        m = RatedMatch(
-            match_id=match_id,
-            room=room,
-            board=board_of_room(room).value,
-            length=length,
+        return rated_match(
+            match_id,
+            source=match.source,
+            aborted=match.status is MatchStatus.ABORTED,
             accounts=tuple(s.account_id for s in sorted(match.seats, key=lambda s: s.seat)),
-            placements=tuple(result.ranks),
+            placements=() if result is None else result.ranks,
             table_version=table_version,
         )
-        try:
-            check_rateable(m)
-        except NotRateableError:
-            return None
-        return m
 
     def _rate(self, match_id: str, at: float) -> bool:
         if match_id in self._rated:

@@ -23,17 +23,21 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.domain.errors import ConflictError, NotFoundError
 from server.domain.playcounts import PlayCounts, play_counts
-from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference, board_of_room
+from server.domain.ranked import (
+    Board,
+    LeaderboardEntry,
+    RatingChange,
+    RatingDifference,
+    rated_match,
+)
 from server.domain.records import DEFAULT_SCOPES, Account, AccountKind, MatchStatus
 from server.engine import events as ev
 from server.eventlog.codec import EventKind, decode_kinds
 from server.ranking import CURRENT, Length, SeatChange, Standing, parse_ranked_source
 from server.ranking.ledger import (
     Ledger,
-    NotRateableError,
     RatedMatch,
     StandingKey,
-    check_rateable,
     start_standing,
 )
 from server.store.db import write_connection
@@ -91,12 +95,12 @@ async def _rated_match(
     if unrated_only:
         query = query.where(_unrated())
     match = (await conn.execute(query)).first()
-    if match is None or match.status == MatchStatus.ABORTED.value:
-        return None
-    parsed = parse_ranked_source(match.source)
-    if parsed is None:
-        return None
-    room, length = parsed
+    if (
+        match is None
+        or match.status == MatchStatus.ABORTED.value
+        or parse_ranked_source(match.source) is None
+    ):
+        return None  # not rateable (rated_match says so too): its seats need not be read
     rows = (
         await conn.execute(
             select(SeatRow.account_id, MatchResultRow.rank)
@@ -108,22 +112,14 @@ async def _rated_match(
             .order_by(SeatRow.seat)
         )
     ).all()
-    if len(rows) != 4:
-        return None
-    m = RatedMatch(
-        match_id=match_id,
-        room=room,
-        board=board_of_room(room).value,
-        length=length,
-        accounts=tuple(r.account_id for r in rows),
-        placements=tuple(r.rank for r in rows),
+    return rated_match(
+        match_id,
+        source=match.source,
+        aborted=match.status == MatchStatus.ABORTED.value,
+        accounts=[r.account_id for r in rows],
+        placements=[r.rank for r in rows],
         table_version=table_version,
     )
-    try:
-        check_rateable(m)
-    except NotRateableError:
-        return None
-    return m
 
 
 async def _store_changes(

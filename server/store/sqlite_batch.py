@@ -11,10 +11,11 @@ go to one ``executemany`` as tuples; the JSON columns are encoded with msgspec a
 as SQLAlchemy's SQLite ``DATETIME`` text, exactly as :func:`server.store.batch.sqlite_step_row`
 does for the Core path (the same rows: a test reads both back).
 
-Same rules as the Core path: the fenced matches are checked first, the batch is sorted by
-:func:`~server.store.batch.classify`, the hand projection runs in a savepoint and a problem there
-is logged, never fatal to the steps. Errors are the driver's (``sqlite3.Error``); the thread turns
-them into SQLAlchemy's exception classes so the writer treats both paths alike.
+The algorithm is the Core path's own (:func:`~server.store.batch.append_steps`: the fenced
+matches are checked first, the batch is sorted by :func:`~server.store.batch.classify`); only the
+statements differ (:class:`SqliteStatements`). The hand projection runs in a savepoint and a
+problem there is logged, never fatal to the steps. Errors are the driver's (``sqlite3.Error``); the
+thread turns them into SQLAlchemy's exception classes so the writer treats both paths alike.
 """
 
 from __future__ import annotations
@@ -27,14 +28,12 @@ from typing import Any
 
 from sqlalchemy import JSON
 
-from server.domain.errors import FencedError
 from server.domain.records import StepRecord
 from server.store.batch import (
     STEP_COLUMNS,
     BatchResult,
-    classify,
+    append_steps,
     encoded_step,
-    hand_projections,
     json_text,
     log,
     sqlite_datetime,
@@ -69,60 +68,54 @@ def commit_batch_raw(
     known_next: Mapping[str, int],
     held: Mapping[str, int],
 ) -> BatchResult:
-    """:func:`server.store.batch.commit_batch` on ``conn``, a ``sqlite3`` connection in a write
+    """:func:`server.store.batch.append_steps` on ``conn``, a ``sqlite3`` connection in a write
     transaction (the caller commits it)."""
-    stale = _check_fences(conn, held)
-    match_ids = {r.match_id for r in records}
-    expected = {m: n for m, n in known_next.items() if m in match_ids and m not in stale}
-    if len(expected) < len(match_ids):
-        expected.update(_next_steps(conn, match_ids - expected.keys()))
-    outcomes, to_insert, duplicates = classify(records, expected, stale, lambda r: _stored_step(conn, r))
-    if to_insert:
-        conn.executemany(_INSERT_STEPS, [encoded_step(r, sqlite_datetime) for r in to_insert])
-        projections = hand_projections(to_insert)
-        if projections:
-            _project(conn, projections)
-    return BatchResult(outcomes, expected, set(stale), len(to_insert), duplicates)
+    return append_steps(SqliteStatements(conn), records, known_next, held)
 
 
-def _check_fences(conn: sqlite3.Connection, held: Mapping[str, int]) -> dict[str, FencedError]:
-    if not held:
-        return {}
-    ids = sorted(held)
-    rows = conn.execute(f"SELECT id, fence FROM {_MATCHES} WHERE id IN ({_in(len(ids))})", ids)
-    current = {match_id: int(fence) for match_id, fence in rows}
-    stale = {m: FencedError(m, f, current.get(m)) for m, f in held.items() if current.get(m) != f}
-    if stale:
-        log.warning("fenced: %s", "; ".join(str(e) for e in stale.values()))
-    return stale
+class SqliteStatements:
+    """:class:`~server.store.batch.StepStatements` on SQLite's own driver: SQL text built once."""
 
+    __slots__ = ("conn",)
 
-def _next_steps(conn: sqlite3.Connection, match_ids: set[str]) -> dict[str, int]:
-    ids = sorted(match_ids)
-    query = (
-        f"SELECT m.id, (SELECT s.step FROM {_STEPS} s WHERE s.match_id = m.id ORDER BY s.step DESC"
-        f" LIMIT 1) FROM {_MATCHES} m WHERE m.id IN ({_in(len(ids))})"
-    )
-    return {match_id: (-1 if step is None else step) + 1 for match_id, step in conn.execute(query, ids)}
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
 
+    def fences(self, match_ids: Sequence[str]) -> dict[str, int]:
+        query = f"SELECT id, fence FROM {_MATCHES} WHERE id IN ({_in(len(match_ids))})"
+        return {match_id: int(fence) for match_id, fence in self.conn.execute(query, match_ids)}
 
-def _stored_step(conn: sqlite3.Connection, r: StepRecord) -> StepRecord | None:
-    row = conn.execute(_STORED_STEP, (r.match_id, r.step)).fetchone()
-    if row is None:
-        return None
-    seat, action, events, request_id, applied_at, source, format_version, banks = row
-    return StepRecord(
-        match_id=r.match_id,
-        step=r.step,
-        seat=seat,
-        action=None if action is None else json.loads(action),
-        events=tuple(json.loads(events)),
-        request_id=request_id,
-        applied_at=datetime.fromisoformat(applied_at).replace(tzinfo=UTC).timestamp(),
-        source=source,
-        format_version=format_version,
-        banks=None if banks is None else tuple(json.loads(banks)),
-    )
+    def next_steps(self, match_ids: Sequence[str]) -> dict[str, int]:
+        query = (
+            f"SELECT m.id, (SELECT s.step FROM {_STEPS} s WHERE s.match_id = m.id ORDER BY s.step DESC"
+            f" LIMIT 1) FROM {_MATCHES} m WHERE m.id IN ({_in(len(match_ids))})"
+        )
+        rows = self.conn.execute(query, match_ids)
+        return {match_id: (-1 if step is None else step) + 1 for match_id, step in rows}
+
+    def stored_step(self, r: StepRecord) -> StepRecord | None:
+        row = self.conn.execute(_STORED_STEP, (r.match_id, r.step)).fetchone()
+        if row is None:
+            return None
+        seat, action, events, request_id, applied_at, source, format_version, banks = row
+        return StepRecord(
+            match_id=r.match_id,
+            step=r.step,
+            seat=seat,
+            action=None if action is None else json.loads(action),
+            events=tuple(json.loads(events)),
+            request_id=request_id,
+            applied_at=datetime.fromisoformat(applied_at).replace(tzinfo=UTC).timestamp(),
+            source=source,
+            format_version=format_version,
+            banks=None if banks is None else tuple(json.loads(banks)),
+        )
+
+    def insert_steps(self, records: Sequence[StepRecord]) -> None:
+        self.conn.executemany(_INSERT_STEPS, [encoded_step(r, sqlite_datetime) for r in records])
+
+    def project(self, projections: Sequence[tuple[str, Sequence[HandOp]]]) -> None:
+        _project(self.conn, projections)
 
 
 _PROJECTION_ERRORS = (

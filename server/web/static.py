@@ -1,11 +1,12 @@
 """Serve the browser client's static files: ``/`` is the page, ``/static/...`` its assets.
 
-The hub calls :func:`static_response` from its HTTP handler for every GET it does not answer
-itself; ``None`` means "not one of ours" (answer 404). The files are plain HTML, CSS and ES modules
-shipped inside the package (no build step, nothing fetched from elsewhere at run time), served with
-a strict Content-Security-Policy: scripts, styles and images from this origin only; websocket
-connections to any host (``?ws=`` may point the page at another hub), and HTTP requests to another
-origin (the ranked-play API is served on the hub's HTTP port, another origin: docs/ranking.md).
+The game port's routes ``/``, ``/index.html`` and ``/static/{path}`` (:mod:`server.web.api.files`)
+call :func:`static_response`; ``None`` means "not one of ours" (a 404). The files are plain HTML,
+CSS and ES modules shipped inside the package (no build step, nothing fetched from elsewhere at
+run time), served with a strict Content-Security-Policy: scripts, styles and images from this
+origin only; websocket connections to any host (``?ws=`` may point the page at another hub), and
+HTTP requests to another origin (the ranked-play API is served on the admin port, another origin:
+docs/ranking.md).
 
 >>> status, headers, body = static_response("/")
 >>> status, dict(headers)["Content-Type"]

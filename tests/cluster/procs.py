@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -101,6 +102,7 @@ class Cluster:
     nodes: list[Node] = field(default_factory=list)
     proxy_port: int = 0
     proxy: RoundRobinProxy | None = None
+    options: tuple[str, ...] = ()  # after NODE_OPTIONS (the last of an option wins)
 
     @property
     def url(self) -> str:
@@ -120,6 +122,7 @@ class Cluster:
             f"--cluster-prefix={self.prefix}",
             f"--data-dir={self.workdir / node.node_id}",
             *NODE_OPTIONS,
+            *self.options,
         ]
         env = {k: v for k, v in os.environ.items() if not k.startswith("JANTAKU_")}
         with node.log.open("ab") as out:
@@ -151,6 +154,16 @@ class Cluster:
                 except subprocess.TimeoutExpired:
                     node.process.kill()
                     node.process.wait()
+
+
+async def lease_owner(cluster: Cluster, match_id: str) -> str | None:
+    """The node holding the lease of ``match_id`` now (None: nobody, between owners)."""
+    client: Redis = Redis.from_url(cluster.redis_url, decode_responses=True)
+    try:
+        owner = await client.get(f"{cluster.prefix}:table:{match_id}")
+        return None if owner is None else str(owner)
+    finally:
+        await client.aclose()
 
 
 async def http_status(port: int, path: str) -> int | None:
@@ -246,9 +259,15 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
 
 @asynccontextmanager
 async def running_cluster(
-    database_url: str, redis_url: str, prefix: str, workdir: Path, size: int = 3
+    database_url: str,
+    redis_url: str,
+    prefix: str,
+    workdir: Path,
+    size: int = 3,
+    *,
+    options: tuple[str, ...] = (),
 ) -> AsyncIterator[Cluster]:
-    cluster = Cluster(database_url, redis_url, prefix, workdir)
+    cluster = Cluster(database_url, redis_url, prefix, workdir, options=options)
     cluster.nodes = [Node(f"n{i}", free_port(), workdir / f"n{i}.log") for i in range(size)]
     proxy = RoundRobinProxy([n.port for n in cluster.nodes])
     try:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from redis.asyncio import Redis
 
 from client_protocol.client import ConnectionLostError
 from client_protocol.errors import ErrorCode, RequestRejectedError
@@ -34,7 +33,7 @@ from server.domain.records import AccountKind, MatchStatus
 from server.services.auth import Authenticator
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys
-from tests.cluster.procs import Cluster, fresh_pg_database, http_json, jantaku, running_cluster
+from tests.cluster.procs import Cluster, fresh_pg_database, http_json, jantaku, lease_owner, running_cluster
 from tests.hub.helpers import ScannedClient
 from tests.hub.netkit import after_prompts, next_of, play
 
@@ -57,15 +56,6 @@ async def cluster(
         await drop_keys(redis_server, prefix)
 
 
-async def _owner(cluster: Cluster, match_id: str) -> str | None:
-    client: Redis = Redis.from_url(cluster.redis_url, decode_responses=True)
-    try:
-        owner = await client.get(f"{cluster.prefix}:table:{match_id}")
-        return None if owner is None else str(owner)
-    finally:
-        await client.aclose()
-
-
 async def _store(cluster: Cluster) -> SqlRepository:
     return await SqlRepository.open(cluster.database_url, migrate=False)
 
@@ -76,7 +66,7 @@ async def a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster: Clus
     await alice.join_queue("tenhou+bots")
     await play(alice, stop=after_prompts(4))
     match_id = alice.match_id
-    assert match_id is not None and await _owner(cluster, match_id) == "n0"
+    assert match_id is not None and await lease_owner(cluster, match_id) == "n0"
     welcome = await alice.reconnect()  # the second connection lands on n1, which relays it to n0
     assert [s.match_id for s in welcome.seats] == [match_id]
     await play(alice, stop=after_prompts(3))  # playing on, through n1
@@ -175,8 +165,13 @@ async def admin_cluster_lists_the_nodes_and_who_owns_each_table(
     assert {n["node_id"] for n in status["nodes"] if n["live"] and not n["draining"]} == {"n0", "n1", "n2"}
     assert status["running_matches"] >= 2 and not status["unowned"]
     assert sum(n["leases"] for n in status["nodes"]) == status["running_matches"]
+    for match in status["matches"]:  # each running match with the node that owns it
+        assert match["owner"] == await lease_owner(cluster, match["match_id"]) and match["owner"] is not None
+    assert len(status["matches"]) == status["running_matches"]
     assert await asyncio.to_thread(main, base) == 0  # the text table
-    assert "running matches:" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "running matches:" in text
+    assert all(f"{m['match_id']}" in text and m["owner"] in text for m in status["matches"])
 
 
 async def _back_in(alice: ScannedClient, match_id: str, within: float = 30.0) -> None:
@@ -198,7 +193,7 @@ async def _moved(cluster: Cluster, match_id: str, old_owner: str | None, within:
     """Wait until another node holds the lease of ``match_id`` (a drain hands its tables over)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
-    while await _owner(cluster, match_id) in (None, old_owner):
+    while await lease_owner(cluster, match_id) in (None, old_owner):
         assert loop.time() < deadline, f"{match_id} did not move within {within} s"
         await asyncio.sleep(0.2)
 
@@ -252,8 +247,10 @@ async def a_rolling_restart_drains_every_node_with_nothing_played(cluster: Clust
     assert match_id is not None
     player = asyncio.create_task(_play_on(alice, match_id, 100_000, pace=0.4))  # she plays all along
     moves = 0
-    for node in cluster.nodes:
-        owned = await _owner(cluster, match_id) == node.node_id
+    # its owner first: the young match surely runs then (a hanchan against bots may end early)
+    first = await lease_owner(cluster, match_id)
+    for node in sorted(cluster.nodes, key=lambda n: n.node_id != first):
+        owned = await lease_owner(cluster, match_id) == node.node_id
         cluster.kill(node, signal.SIGTERM)
         if owned:
             await _moved(cluster, match_id, node.node_id)
@@ -282,11 +279,11 @@ async def kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster: Clus
     await play(alice, stop=after_prompts(6))
     match_id = alice.match_id
     assert match_id is not None
-    owner_id = await _owner(cluster, match_id)
+    owner_id = await lease_owner(cluster, match_id)
     owner = next(n for n in cluster.nodes if n.node_id == owner_id)
     cluster.kill(owner)  # mid-hand, without a word
     await _back_in(alice, match_id)
-    new_owner = await _owner(cluster, match_id)
+    new_owner = await lease_owner(cluster, match_id)
     assert new_owner is not None and new_owner != owner.node_id
     end = await play(alice)
     assert isinstance(end, MatchEnd) and end.result is not None

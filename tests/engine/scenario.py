@@ -47,7 +47,7 @@ def make_wall(
     given: dict[int, tuple[Tile, ...]] = {s: parse_tiles(h) for s, h in hands.items()}
     live = parse_tiles(draws)
     dead_r, dead_d, dead_u = parse_tiles(rinshan), parse_tiles(dora), parse_tiles(ura)
-    pool = Counter(full_set(ruleset.red_fives))
+    pool = Counter(full_set(ruleset.red_fives, ruleset.seats))
     for tiles in (*given.values(), live, dead_r, dead_d, dead_u):
         pool.subtract(tiles)
     if any(v < 0 for v in pool.values()):
@@ -56,7 +56,7 @@ def make_wall(
     leftovers = sorted(pool.elements(), key=lambda t: ((kind(t) * 7) % 34, sort_key(t)))
     filled: list[tuple[Tile, ...]] = []
     it = iter(leftovers)
-    for seat in range(4):
+    for seat in range(ruleset.seats):
         if seat in given:
             if len(given[seat]) != 13:
                 raise ValueError(f"seat {seat} hand must have 13 tiles")
@@ -169,7 +169,7 @@ def quiet_wall(
 
 def spare_walls(ruleset: Ruleset, count: int = 24) -> list[tuple[Tile, ...]]:
     """Seeded walls for the hands after a scenario's own (so a match can go on)."""
-    return [seeded_wall(b"spare", i, ruleset.red_fives) for i in range(count)]
+    return [seeded_wall(b"spare", i, ruleset.red_fives, ruleset.seats) for i in range(count)]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from server.engine.actions import (
     Discard,
     Kakan,
     KyuushuKyuuhai,
+    Nukidora,
     Pass,
     Pon,
     Riichi,
@@ -41,6 +42,7 @@ EXAMPLES: list[tuple[Action, dict[str, Any]]] = [
     (Ankan(parse_tiles("9999p")), {"type": "ankan", "consumed": "9999p"}),  # type: ignore[arg-type]
     (Kakan(parse_tile("0s")), {"type": "kakan", "tile": "0s"}),
     (KyuushuKyuuhai(), {"type": "kyuushu_kyuuhai"}),
+    (Nukidora(), {"type": "nukidora"}),
 ]
 
 
@@ -58,6 +60,7 @@ def test_examples_cover_every_action_type() -> None:
         "ankan",
         "kakan",
         "kyuushu_kyuuhai",
+        "nukidora",
     }
 
 

@@ -114,6 +114,7 @@ def test_builder_copies_keep_every_field() -> None:
         sideways_pending=True,
         pao_seat=2,
         pao_yakuman=Pao.DAISANGEN,
+        norths=2,
     )
     defaults = Player()
     assert all(getattr(p, f.name) != getattr(defaults, f.name) for f in dataclasses.fields(Player))
@@ -163,4 +164,5 @@ def test_players_built_whole_name_every_field() -> None:
         "sideways_pending",
         "pao_seat",
         "pao_yakuman",
+        "norths",
     ]

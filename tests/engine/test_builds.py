@@ -28,32 +28,38 @@ import hashlib, json, sys
 from server.bots.selfplay import Step, play
 from server.buildinfo import describe, engine_build
 from server.engine.actions import action_to_dict
-from server.engine.rules import TENHOU
+from server.engine.rules import preset
 from server.eventlog.codec import encode_events
 
-seeds, lineups = json.loads(sys.argv[1])
+seeds, lineups, name = json.loads(sys.argv[1])
+ruleset = preset(name)
 digest = hashlib.sha256()
 count = 0
 for seed in seeds:
     for bots in lineups:
-        for item in play(TENHOU, seed.encode(), bots):
+        for item in play(ruleset, seed.encode(), bots[: ruleset.seats]):
             if isinstance(item, Step):
                 digest.update(json.dumps([item.seat, action_to_dict(item.action)]).encode())
                 t = item.transition
             else:
                 t = item
-            for e in encode_events(t.events):
-                digest.update(json.dumps(e, sort_keys=True).encode())
-                count += 1
+            if ruleset.seats == 4:
+                for e in encode_events(t.events):
+                    digest.update(json.dumps(e, sort_keys=True).encode())
+                    count += 1
+            else:  # the stored event log's codec is for four players: the events' own reprs
+                for event in t.events:
+                    digest.update(repr(event).encode())
+                    count += 1
 print(json.dumps({"build": engine_build(), "why": describe(), "events": count, "digest": digest.hexdigest()}))
 """
 
 
-def _run(pure: bool) -> dict[str, Any]:
+def _run(pure: bool, ruleset: str = "tenhou") -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
     if pure:
         env[PURE_ENV] = "1"
-    arg = json.dumps([[s.decode() for s in SEEDS], [list(b) for b in BOTS]])
+    arg = json.dumps([[s.decode() for s in SEEDS], [list(b) for b in BOTS], ruleset])
     out = subprocess.run(
         [sys.executable, "-c", _PLAYER, arg], env=env, capture_output=True, text=True, check=True, timeout=300
     )
@@ -61,9 +67,10 @@ def _run(pure: bool) -> dict[str, Any]:
     return result
 
 
-def test_pure_and_compiled_engines_produce_identical_event_streams() -> None:
-    pure = _run(pure=True)
-    default = _run(pure=False)
+@pytest.mark.parametrize("ruleset", ["tenhou", "tenhou-sanma"])
+def test_pure_and_compiled_engines_produce_identical_event_streams(ruleset: str) -> None:
+    pure = _run(pure=True, ruleset=ruleset)
+    default = _run(pure=False, ruleset=ruleset)
     assert pure["build"] == "pure"
     assert pure["events"] > 1000  # the matches really were played
     if default["build"] != "compiled":

@@ -17,10 +17,17 @@ from hypothesis import strategies as st
 from server.engine import apply, legal_actions, new_match, pending_seats
 from server.engine.actions import Action
 from server.engine.events import Event, RoundStarted
-from server.engine.rules import EMA, MAHJONGSOUL, TENHOU, Ruleset
+from server.engine.rules import EMA, MAHJONGSOUL, MAHJONGSOUL_SANMA, TENHOU, TENHOU_SANMA, Ruleset
 from tests.engine.invariants import assert_no_leak, assert_points_conserved, assert_tiles_conserved
 
-RULESETS = [TENHOU, MAHJONGSOUL, EMA, TENHOU.with_options(game_length="east")]
+RULESETS = [
+    TENHOU,
+    MAHJONGSOUL,
+    EMA,
+    TENHOU.with_options(game_length="east"),
+    TENHOU_SANMA,
+    MAHJONGSOUL_SANMA.with_options(game_length="east"),
+]
 
 
 def _play(ruleset: Ruleset, seed: bytes, choices: random.Random | None, picks: list[int]) -> list[Event]:
@@ -61,7 +68,7 @@ def test_random_play_keeps_invariants_and_is_deterministic_over_1000_hands() -> 
         picks: list[int] = []
         events = _play(ruleset, seed, random.Random(picks_seed), picks)
         hands_played.append(sum(isinstance(e, RoundStarted) for e in events))
-        for viewer in range(4):
+        for viewer in range(ruleset.seats):
             assert_no_leak(tuple(events), viewer)
         # Determinism: the same seed and the same actions give the same events.
         assert _play(ruleset, seed, None, picks) == events

@@ -13,6 +13,7 @@ import pytest
 from server.engine import rules as rules_module
 from server.engine.errors import RulesError, RulesetError
 from server.engine.rules import (
+    ALL_PRESETS,
     EMA,
     MAHJONGSOUL,
     PRESETS,
@@ -45,9 +46,9 @@ def test_doctests() -> None:
 # -- JSON ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("name", sorted(ALL_PRESETS))
 def test_json_round_trip_of_every_preset(name: str) -> None:
-    ruleset = PRESETS[name]
+    ruleset = ALL_PRESETS[name]
     again = Ruleset.from_json(ruleset.to_json())
     assert again == ruleset
     assert again.hash == ruleset.hash
@@ -59,7 +60,10 @@ def test_json_is_canonical() -> None:
     data = json.loads(text)
     assert list(data) == sorted(data)
     assert " " not in text
-    assert set(data) == set(OPTION_NAMES)
+    # The three-player options hold their four-player values: left out, so the JSON (and hash) of a
+    # four-player ruleset is what it was before they existed.
+    sanma_options = {"seats", "chi", "north_bonus", "north_ron", "sanma_tsumo"}
+    assert set(data) == set(OPTION_NAMES) - sanma_options
     assert "_hash" not in data
     assert text == json.dumps(data, sort_keys=True, separators=(",", ":"))
 
@@ -105,7 +109,7 @@ def test_json_values_are_coerced_to_option_types() -> None:
 
 
 def test_hash_is_sha256_hex_of_the_canonical_json() -> None:
-    for ruleset in PRESETS.values():
+    for ruleset in ALL_PRESETS.values():
         assert re.fullmatch(r"[0-9a-f]{64}", ruleset.hash)
         assert ruleset.hash == hashlib.sha256(ruleset.to_json().encode()).hexdigest()
 
@@ -123,8 +127,8 @@ def test_equal_rulesets_have_equal_hashes() -> None:
 
 
 def test_different_rulesets_have_different_hashes() -> None:
-    hashes = {r.hash for r in PRESETS.values()}
-    assert len(hashes) == len(PRESETS)
+    hashes = {r.hash for r in ALL_PRESETS.values()}
+    assert len(hashes) == len(ALL_PRESETS)
     assert TENHOU.with_options(kiriage_mangan=True).hash != TENHOU.hash
     assert TENHOU.with_options(name="renamed").hash != TENHOU.hash
 
@@ -170,7 +174,7 @@ def test_bad_value_types_name_the_option(key: str, value: Any) -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"uma": [20, 10, -10]}, "four entries"),
+        ({"uma": [20, 10, -10]}, "one entry per seat"),
         ({"uma": [20, 10, -10, -10]}, "sum to zero"),
         ({"red_fives": [5, 0, 0]}, "red_fives"),
         ({"red_fives": [1, 1]}, "red_fives"),
@@ -237,9 +241,18 @@ def test_with_options_accepts_enum_sets() -> None:
 # -- presets -------------------------------------------------------------------------------------
 
 
+def test_the_seat_count_is_not_an_override() -> None:
+    """A table is built for its preset's seats: no option change turns four seats into three."""
+    with pytest.raises(RulesetError, match="seats cannot be changed"):
+        TENHOU.with_options(seats=3, uma=[15, 0, -15], red_fives=[0, 1, 1])
+    assert preset("tenhou-sanma").with_options(game_length="east").seats == 3
+
+
 def test_presets_by_name() -> None:
-    assert set(PRESETS) == {"tenhou", "mahjongsoul", "ema"}
-    for name, ruleset in PRESETS.items():
+    assert set(PRESETS) == {"tenhou", "mahjongsoul", "ema"}  # the hub's: its tables seat four
+    assert set(ALL_PRESETS) == {*PRESETS, "tenhou-sanma", "mahjongsoul-sanma"}
+    assert all(r.seats == 4 for r in PRESETS.values())
+    for name, ruleset in ALL_PRESETS.items():
         assert preset(name) is ruleset
         assert ruleset.name == name
     with pytest.raises(RulesetError, match="unknown ruleset preset 'wrc'"):

@@ -118,10 +118,10 @@ def test_golden_examples() -> None:
 
 def test_hand_points() -> None:
     v = ordinary(1, 30)
-    assert hand_points(v, dealer=False, tsumo=False) == 1000
-    assert hand_points(v, dealer=False, tsumo=True) == 1100  # 500 + 300 + 300
-    assert hand_points(v, dealer=True, tsumo=True) == 1500
-    assert hand_points(v, dealer=True, tsumo=False) == 1500
+    assert hand_points(v, dealer=False, tsumo=False, ruleset=TENHOU) == 1000
+    assert hand_points(v, dealer=False, tsumo=True, ruleset=TENHOU) == 1100  # 500 + 300 + 300
+    assert hand_points(v, dealer=True, tsumo=True, ruleset=TENHOU) == 1500
+    assert hand_points(v, dealer=True, tsumo=False, ruleset=TENHOU) == 1500
 
 
 # --- ordinary settlements --------------------------------------------------------------------

@@ -387,7 +387,7 @@ def test_build_wall_refuses_red_fives_the_ruleset_lacks() -> None:
     ("changes", "message"),
     [
         ({"dealer": 4}, "dealer"),
-        ({"hands_by_seat": [()] * 3}, "four hands"),
+        ({"hands_by_seat": [()] * 2}, "four \\(or three\\) hands"),
         ({"hands_by_seat": [tuple(range(13))] * 3 + [tuple(range(12))]}, "seat 3 was dealt 12"),
         ({"rinshan_draws": [0] * 5}, "rinshan"),
         ({"live_draws": [0] * 70, "rinshan_draws": [1]}, "exceed"),

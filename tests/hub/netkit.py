@@ -27,9 +27,11 @@ from client_protocol.messages import (
     ServerMessage,
     Snapshot,
 )
-from server.hub.server import HttpFallback, Hub, running_hub
+from server.hub.server import Hub, running_hub
 from server.hub.settings import ConnectionLimits, HubSettings, SpectatePolicy, TableTimers
 from server.store.memory import InMemoryRepository
+from server.web.api import create_app
+from server.web.api.gameport import attach_hub
 from tests.hub.helpers import EAST, LeakError, LeakScanner, ScannedClient
 
 M = TypeVar("M", bound=ServerMessage)
@@ -63,10 +65,10 @@ async def serving(
     timers: TableTimers | None = None,
     limits: ConnectionLimits | None = None,
     keep_order: bool = False,
-    http_fallback: HttpFallback | None = None,
     **settings: Any,
 ) -> AsyncIterator[Hub]:
-    """A hub on a free localhost port with an east-only 'tenhou' and short shutdown timeouts."""
+    """A hub on a free localhost port with an east-only 'tenhou' and short shutdown timeouts,
+    answering its HTTP routes with the one HTTP application (``server.web.api``)."""
     options: dict[str, Any] = {
         "port": 0,
         "timers": timers or TableTimers(),
@@ -77,13 +79,16 @@ async def serving(
     }
     options.update(settings)
     async with asyncio.timeout(30):
+        repo = InMemoryRepository()
+        app = create_app(repo)
         async with running_hub(
             HubSettings(**options),
-            InMemoryRepository(),
+            repo,
             rulesets={"tenhou": EAST},
             rng=KeepOrder() if keep_order else None,
-            http_fallback=http_fallback,
+            http_app=app,
         ) as hub:
+            attach_hub(app, hub)
             yield hub
 
 

@@ -4,12 +4,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from client_protocol.messages import Seated
+from server.hub.server import Hub
 from server.hub.settings import HubSettings, SettingsError
 from tests.hub.netkit import connect_client, http_get, play, serving
+
+
+async def readyz(hub: Hub) -> tuple[int, object]:
+    status, body = await http_get(hub, "/readyz")
+    return status, json.loads(body)
 
 
 @pytest.mark.asyncio
@@ -20,7 +27,7 @@ async def test_readyz_answers_503_while_draining_and_everything_else_goes_on() -
         stop = asyncio.Event()
         drain = asyncio.create_task(hub.drain(60.0, interrupt=stop))
         await asyncio.sleep(0)
-        assert await http_get(hub, "/readyz") == (503, "draining\n")
+        assert await readyz(hub) == (503, {"error": {"code": "unavailable", "message": "draining"}})
         assert await http_get(hub, "/healthz") == (200, "ok\n")
         await alice.join_queue("tenhou+bots")  # games go on: a new one even starts
         assert isinstance(await play(alice, stop=lambda m: isinstance(m, Seated)), Seated)
@@ -30,7 +37,7 @@ async def test_readyz_answers_503_while_draining_and_everything_else_goes_on() -
         stop.set()  # a second signal ends the window early
         async with asyncio.timeout(5):
             await drain
-        assert await http_get(hub, "/readyz") == (503, "draining\n")  # the shutdown follows
+        assert (await readyz(hub))[0] == 503  # the shutdown follows
         await alice.close()
         await bob.close()
 

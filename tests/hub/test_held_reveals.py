@@ -4,10 +4,14 @@ live and in catch-ups, while the store keeps them, so the game verifies later.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from client_protocol.events import WallRevealed as WireWallRevealed
 from server.domain.records import AccountKind
 from server.engine.events import Event, MatchEnded, WallRevealed
+from server.eventlog.convert import event_to_wire
 from server.hub.clock import SystemClock
 from server.hub.inbox import Attach
 from server.hub.outputs import CatchupOut, EventsOut
@@ -21,6 +25,16 @@ from tests.hub.helpers import EAST, FakeParticipant, account
 
 pytestmark = pytest.mark.asyncio
 QUICK = TableTimers(action_ms=0, bank_ms=0)  # the player's every decision is played for it at once
+
+
+def wires(p: FakeParticipant) -> list[Any]:
+    """What the seat's connection would send: each event's wire form, through the batch's shared
+    frames (the step log's rendering) where the table passed them on."""
+    out = []
+    for batch in p.of(EventsOut):
+        for i, e in enumerate(batch.events):
+            out.append(batch.shared.wire_of(i, e) if batch.shared is not None else event_to_wire(e))
+    return out
 
 
 def received(p: FakeParticipant) -> list[Event]:
@@ -64,6 +78,9 @@ async def test_no_seat_or_spectator_of_a_held_table_receives_a_wall_or_the_seed(
         walls = [e for e in events if isinstance(e, WallRevealed)]
         assert walls, "every hand still ends with its (empty) reveal: versions stay the same"
         assert all(e.salt == "" and e.wall == () and e.wall_commitment for e in walls)
+        held = [w for w in wires(p) if isinstance(w, WireWallRevealed)]
+        assert all(w.salt == "" and w.wall == () for w in held)  # the wire form too
+        assert held or p is viewers[2]  # the late spectator's one catch-up has no live batch
         ends = [e for e in events if isinstance(e, MatchEnded)]
         assert ends and all(e.seed == "" for e in ends)
     # the store keeps what was held: the seed and every hand's wall

@@ -13,9 +13,9 @@ from client_protocol.errors import ErrorCode
 from server.domain.records import AccountKind, MatchRecord, RecoveryRecord, Scope
 from server.hub.clock import ManualClock
 from server.hub.lobby import Lobby
-from server.hub.lobbytypes import LobbyError
 from server.hub.outputs import CatchupOut, ErrorOut, LeftOut, QueuedOut, SeatedOut
 from server.hub.settings import HubSettings, TableTimers
+from server.services.errors import LobbyError
 from server.store.memory import InMemoryRepository
 from tests.hub.helpers import EAST, FakeParticipant, account
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 import json
 import logging
 from pathlib import Path
-from unittest.mock import ANY
 
 import pytest
 
@@ -15,6 +15,8 @@ from client_protocol.messages import Seated, TokenAuth
 from server.app.cli import build_parser, main
 from server.domain.records import AccountKind
 from server.hub import config, logs
+from server.store.memory import InMemoryRepository
+from server.web.api import create_app, serve_http
 from tests.hub.netkit import connect_client, play, serving
 from tests.ops.test_metrics import http_get
 
@@ -142,23 +144,29 @@ async def test_hub_logs_carry_the_match_and_session_as_fields(root_logging: None
 
 
 @pytest.mark.asyncio
-async def test_probe_requests_write_no_log_lines(root_logging: None) -> None:
+async def test_plain_http_requests_are_not_logged_as_websocket_connections(root_logging: None) -> None:
+    """A probe, a static file or a 404 is an HTTP exchange, not a websocket connection: websockets'
+    "HTTP response sent" / "connection closed" pair is not written for it (it was, for every file
+    of the browser client); a websocket connection is still logged, with its path and peer."""
     out = io.StringIO()
     logs.configure("INFO", "json", stream=out)
     async with serving() as hub:
-        for path in ("/healthz", "/readyz", "/metrics", "/healthz?x=1"):
+        for path in ("/healthz", "/readyz", "/metrics", "/healthz?x=1", "/", "/static/style.css"):
             status, _, _ = await http_get(hub.port, path)
-            assert status == 200
-        before = out.getvalue()
-        assert await http_get(hub.port, "/nothing-here") == (404, ANY, "not found\n")
-    probes = [json.loads(line) for line in before.splitlines()]
+            assert status == 200, path
+        status, _, body = await http_get(hub.port, "/nothing-here")
+        assert status == 404 and json.loads(body)["error"]["code"] == "not_found"
+        plain = out.getvalue()
+        client = await connect_client(hub)
+        await client.close()
+    lines = [json.loads(line) for line in plain.splitlines()]
     about_requests = [
-        r for r in probes if r["logger"].startswith("websockets") and "listening" not in r["message"]
+        r for r in lines if r["logger"].startswith("websockets") and "listening" not in r["message"]
     ]
     assert not about_requests, about_requests
-    other = [json.loads(line) for line in out.getvalue().splitlines()[len(probes) :]]
-    sent = [r for r in other if r["logger"] == "websockets.server" and "HTTP response" in r["message"]]
-    assert sent and sent[0]["websocket"].startswith("/nothing-here from 127.0.0.1"), other
+    other = [json.loads(line) for line in out.getvalue().splitlines()[len(lines) :]]
+    opened = [r for r in other if r["logger"] == "websockets.server" and "connection open" in r["message"]]
+    assert opened and opened[0]["websocket"].startswith("/ws from 127.0.0.1"), other
 
 
 def test_the_drain_window_is_a_setting_like_the_others(tmp_path: Path) -> None:
@@ -168,3 +176,33 @@ def test_the_drain_window_is_a_setting_like_the_others(tmp_path: Path) -> None:
     toml = tmp_path / "jantaku.toml"
     toml.write_text("drain_s = 1.5\n")
     assert serve_args(["--config", str(toml)], {}).drain_s == 1.5
+
+
+@pytest.mark.asyncio
+async def test_the_admin_port_logs_in_the_one_format(capfd: pytest.CaptureFixture[str]) -> None:
+    """A client asking for HTTP/2 (an ``Upgrade: h2c`` header, as Java's HttpClient sends by
+    default) makes uvicorn warn: the line is in the configured format, not uvicorn's own on stderr
+    (issue 27 item 11)."""
+    out = io.StringIO()
+    logs.configure("INFO", "json", stream=out)
+    stop = asyncio.Event()
+    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    app = create_app(InMemoryRepository())
+    task = asyncio.create_task(serve_http(app, "127.0.0.1", 0, stop, on_ready=ready.set_result))
+    try:
+        port = int((await asyncio.wait_for(ready, 10)).rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            b"GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings, close\r\n"
+            b"Upgrade: h2c\r\nHTTP2-Settings: AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA\r\n\r\n"
+        )
+        await writer.drain()
+        answer = await reader.read()
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 401"), answer  # answered as HTTP/1.1
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]  # every line is JSON
+    assert any("Unsupported upgrade request" in r["message"] for r in lines), lines
+    assert "Unsupported upgrade" not in capfd.readouterr().err

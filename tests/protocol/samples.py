@@ -110,6 +110,7 @@ EVENTS: list[w.Event] = [
     w.MeldCalled(seat=1, meld_type=w.MeldType.PON, meld=PON, tile="0p", consumed=("5p", "5p")),
     w.MeldCalled(seat=1, meld_type=w.MeldType.KAKAN, meld=KAKAN, tile="5p", consumed=("5p",)),
     w.MeldCalled(seat=1, meld_type=w.MeldType.ANKAN, meld=ANKAN, tile=None, consumed=("1z",) * 4),
+    w.NorthDeclared(seat=2, tile="4z"),
     w.DoraRevealed(indicator="3z"),
     HAND_WON,
     HAND_DRAWN,
@@ -135,6 +136,7 @@ LEGAL = (
     Action(type=ActionType.RON),
     Action(type=ActionType.PASS),
     Action(type=ActionType.KYUUSHU_KYUUHAI),
+    Action(type=ActionType.NUKIDORA),
 )
 
 VIEW = SeatView(

@@ -14,6 +14,7 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 from client_protocol import PROTOCOL_VERSION
+from client_protocol import client as client_module
 from client_protocol import events as w
 from client_protocol.client import Client
 from client_protocol.codec import decode_client, encode
@@ -347,6 +348,33 @@ async def test_reconnect_resumes_from_the_last_version_seen() -> None:
                 break
         assert [m.version for m in rest if isinstance(m, EventMessage)] == [4]
         assert client.tracker.version == 4
+
+
+@pytest.mark.asyncio
+async def test_a_resume_answered_busy_retry_is_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster answers ``busy_retry`` while the match moves between nodes: the client resumes
+    again (from the same version) until the match is found, without the application's help."""
+    monkeypatch.setattr(client_module, "RESUME_RETRY_S", 0.01)
+    resumes: list[Resume] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        await handshake(ws, seats=(SeatInfo(match_id=MATCH, seat=0),))
+        for _ in range(2):
+            resumes.append(await expect(ws, Resume))
+            await send(
+                ws,
+                ErrorMessage(code=ErrorCode.BUSY_RETRY, message="moving", request_id=resumes[-1].request_id),
+            )
+        resumes.append(await expect(ws, Resume))
+        await send(ws, seated(), event(1), prompt(step=3, version=1))
+        await ws.wait_closed()
+
+    async with fake_server(handler) as url, await Client.connect(url, GuestAuth(name="bot")) as client:
+        await client.resume(MATCH)
+        got = await collect_until(client, Prompt)
+        assert [type(m) for m in got] == [ErrorMessage, ErrorMessage, Seated, EventMessage, Prompt]
+        assert [(r.match_id, r.since_version) for r in resumes] == [(MATCH, 0)] * 3
+        assert len({r.request_id for r in resumes}) == 3
 
 
 @pytest.mark.asyncio

@@ -24,8 +24,6 @@ from server.engine.tiles import counts34, parse_tile, tile_name
 from server.engine.views import seat_view
 from server.hub.wire import action_from_wire, event_to_wire, legal_actions_to_wire, meld_to_wire
 
-VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, None)
-
 
 def _names(tiles: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(tile_name(t) for t in tiles)
@@ -85,7 +83,7 @@ def _greedy(rng: random.Random, legal: Sequence[WireAction], hand: tuple[int, ..
     by_type: dict[ActionType, list[WireAction]] = {}
     for action in legal:
         by_type.setdefault(action.type, []).append(action)
-    for wanted in (ActionType.TSUMO, ActionType.RON):
+    for wanted in (ActionType.TSUMO, ActionType.RON, ActionType.NUKIDORA):
         if wanted in by_type:
             return by_type[wanted][0]
     if ActionType.RIICHI in by_type:
@@ -107,8 +105,9 @@ def _greedy(rng: random.Random, legal: Sequence[WireAction], hand: tuple[int, ..
 
 def _play(seed: int, ruleset_name: str, policy: Policy, seen: Counter[str], max_steps: int = 5000) -> int:
     rng = random.Random(seed)
-    transition = new_match(preset(ruleset_name).with_options(game_length="east"), seed.to_bytes(8, "big"))
-    trackers = {viewer: MatchTracker("m", viewer) for viewer in VIEWERS}
+    rules = preset(ruleset_name).with_options(game_length="east")
+    transition = new_match(rules, seed.to_bytes(8, "big"))
+    trackers = {viewer: MatchTracker("m", viewer) for viewer in (None, *range(rules.seats))}
     version = 0
     steps = 0
     while True:
@@ -129,7 +128,7 @@ def _play(seed: int, ruleset_name: str, policy: Policy, seen: Counter[str], max_
         state = transition.state
         if state.finished:
             break
-        for seat in range(4):
+        for seat in range(rules.seats):
             _check_view(trackers[seat], state, seat)
         seat = pending_seats(state)[0]
         legal = legal_actions(state, seat)
@@ -154,6 +153,8 @@ def test_random_matches_fold_to_the_engine_view() -> None:
         (3, "tenhou", _greedy),
         (4, "mahjongsoul", _greedy),
         (5, "ema", _greedy),
+        (7, "tenhou-sanma", _greedy),
+        (8, "mahjongsoul-sanma", _random),
     ]:
         assert _play(seed, ruleset_name, policy, seen) > 0
     # The matches went through every kind of event and meld, so every conversion above was checked.

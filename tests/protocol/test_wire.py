@@ -22,6 +22,7 @@ from server.engine.actions import (
     Discard,
     Kakan,
     KyuushuKyuuhai,
+    Nukidora,
     Pass,
     Pon,
     Riichi,
@@ -137,6 +138,7 @@ CASES: list[tuple[ev.Event, str, dict[str, object]]] = [
             "consumed": ["1z"] * 4,
         },
     ),
+    (ev.NorthDeclared(2, T("4z")), "north_declared", {"seat": 2, "tile": "4z"}),
     (ev.DoraRevealed(T("4z")), "dora_revealed", {"indicator": "4z"}),
     (
         ev.HandWon(
@@ -249,6 +251,7 @@ ACTIONS: list[tuple[Action, dict[str, object]]] = [
     (Ankan((T("9m"),) * 4), {"type": "ankan", "consumed": ["9m"] * 4}),
     (Kakan(T("0m")), {"type": "kakan", "tile": "0m"}),
     (KyuushuKyuuhai(), {"type": "kyuushu_kyuuhai"}),
+    (Nukidora(), {"type": "nukidora"}),
 ]
 
 

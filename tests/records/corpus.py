@@ -23,6 +23,11 @@ if os.environ.get("CI") == "true" and not CORPUS.is_dir():
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=SKIP_REASON)
 
+SANMA_CORPUS = CORPUS.parent / "corpus-sanma"  # three-player records, beside the four-player ones
+needs_sanma_corpus = pytest.mark.skipif(
+    not SANMA_CORPUS.is_dir(), reason=f"the three-player corpus is not at {SANMA_CORPUS}"
+)
+
 
 def _files(directory: Path, pattern: str) -> list[Any]:
     files = sorted(directory.glob(pattern)) if directory.is_dir() else []

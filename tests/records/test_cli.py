@@ -52,9 +52,26 @@ def test_simulate_writes_one_file_per_match_deterministically(
 
 def test_simulate_rejects_bad_players(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "simulate", "--players", "greedy,nobody", "--out", str(tmp_path))
-    assert code == 2 and "--players needs four of" in err
+    assert code == 2 and "--players needs 4 of" in err
+    sanma = ("simulate", "--ruleset", "tenhou-sanma", "--out", str(tmp_path))
+    code, _, err = run(capsys, *sanma, "--players", "greedy,greedy,greedy,greedy")
+    assert code == 2 and "--players needs 3 of" in err
     code, _, err = run(capsys, "simulate", "--games", "0", "--out", str(tmp_path))
     assert code == 2 and "--games" in err
+
+
+def test_simulate_three_players(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Three greedy bots by default; they set norths aside and the records verify."""
+    code, out, err = run(
+        capsys, "simulate", "--ruleset", "tenhou-sanma", "--seed", "s3", "--out", str(tmp_path)
+    )
+    assert code == 0 and err == ""
+    doc = json.loads((tmp_path / "s3-0000.json").read_text())
+    assert doc["name"] == ["greedy 0", "greedy 1", "greedy 2", ""]
+    assert doc["rule"]["disp"].startswith("三")
+    assert any("f44" in hand[4 + 3 * s + 2] for hand in doc["log"] for s in range(3))
+    code, out, _ = run(capsys, "verify", str(tmp_path))
+    assert code == 0 and "0 mismatches" in out
 
 
 def test_verify_clean_records(capsys: pytest.CaptureFixture[str], records: Path) -> None:
@@ -190,6 +207,17 @@ def test_verify_finds_mjson_files_in_folders(tmp_path: Path) -> None:
     assert [p.name for p in found] == ["game.mjson"] and missing == []
 
 
+def test_play_three_players(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "play", "--ruleset", "tenhou-sanma", "--seed", "x")
+    assert code == 0 and "ranks [" in out and out.rstrip().endswith("]")
+    final = out.strip().splitlines()[-1]
+    assert final.startswith("final scores") and "ranks [1, 2, 3]" in final  # three seats
+    code, out, _ = run(
+        capsys, "play", "--ruleset", "tenhou-sanma", "--players", "greedy,greedy,greedy,greedy"
+    )
+    assert code == 2 and "needs 3 of" in out
+
+
 def test_verify_names_the_rules_it_assumed_and_a_mismatchs_line(
     capsys: pytest.CaptureFixture[str], records: Path, tmp_path: Path
 ) -> None:
@@ -222,7 +250,7 @@ def test_simulate_help_gives_every_option_its_meaning_and_default(capsys: pytest
         main(["simulate", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "greedy takes every win" in out and "never calls (no chi, pon or kan)" in out
-    for default in ("(default: greedy,greedy,greedy,greedy)", "(default: tenhou)", "(default: 1)"):
+    for default in ("(default: greedy at every seat)", "(default: tenhou)", "(default: 1)"):
         assert default in out
     assert "(default: jantaku)" in out and "(default: tenhou6)" in out
 

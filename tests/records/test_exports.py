@@ -113,6 +113,8 @@ MATCHES = [
     ("tenhou", ("random", "random", "random", "random")),
     ("mahjongsoul", ("random", "greedy", "random", "greedy")),
     ("ema", ("greedy", "greedy", "random", "random")),
+    ("tenhou-sanma", ("greedy", "random", "greedy")),
+    ("mahjongsoul-sanma", ("random", "greedy", "greedy")),
 ]
 
 
@@ -137,7 +139,9 @@ def test_self_play_round_trip(ruleset: str, bots: tuple[str, ...], fmt: str) -> 
     assert write(record) == text
 
 
-@pytest.mark.parametrize(("ruleset", "bots"), MATCHES[:2], ids=["greedy-random", "random"])
+@pytest.mark.parametrize(
+    ("ruleset", "bots"), [*MATCHES[:2], MATCHES[4]], ids=["greedy-random", "random", "sanma"]
+)
 def test_steps_come_out_as_the_tenhou_readers_order_them(ruleset: str, bots: tuple[str, ...]) -> None:
     """record_from_events places dora reveals and deposits where the tenhou.net/6 reader does."""
     events = match_events(ruleset, bots, f"round-trip-{ruleset}")

@@ -75,8 +75,8 @@ def test_without_end_tag_is_incomplete() -> None:
     assert any("</mjloggm>" in p for p in record.problems)
 
 
-def test_three_player_is_unsupported() -> None:
-    with pytest.raises(UnsupportedRecordError):
+def test_three_player_game_dealing_four_hands_is_refused() -> None:
+    with pytest.raises(RecordError, match="fourth hand in a three-player game"):
         read_mjlog(tiny_game(go_type=169 | 0x10))
 
 
@@ -164,8 +164,8 @@ def test_meld_pon_and_kakan_share_the_layout() -> None:
     assert pon.called == kakan.called and pon.from_rel == kakan.from_rel
 
 
-def test_nukidora_is_unsupported() -> None:
-    with pytest.raises(UnsupportedRecordError):
+def test_a_north_set_aside_is_no_meld() -> None:
+    with pytest.raises(RecordError, match="north set aside"):
         decode_meld(0x20)
 
 

@@ -308,13 +308,18 @@ def test_cut_json_is_truncated(cut: int) -> None:
         read_tenhou6(text[:cut])
 
 
-def test_three_player_is_unsupported() -> None:
-    with pytest.raises(UnsupportedRecordError):
+def test_three_player_rules_with_four_hands_are_refused() -> None:
+    with pytest.raises(RecordError, match="three-player"):
         read_tenhou6(game(kyuushu_hand(), rule={"disp": "三鳳南喰赤", "aka": 1}))
+
+
+def test_a_hand_with_an_empty_fourth_seat_is_three_player() -> None:
     sanma = kyuushu_hand()
     sanma[13:16] = [[], [], []]
-    with pytest.raises(UnsupportedRecordError):
-        read_tenhou6(game(sanma))
+    sanma[1] = [35000, 35000, 35000, 0]
+    record = read_tenhou6(game(sanma))
+    assert record.preset == "tenhou-sanma" and record.ruleset().seats == 3
+    assert record.hands[0].seats == 3 and record.hands[0].start_scores == (35000,) * 3
 
 
 def test_unknown_result_label_is_a_problem() -> None:

@@ -25,6 +25,11 @@ DOCUMENT: dict[str, Any] = {
     ],
     "running_matches": 3,
     "unowned": ["m-1"],
+    "matches": [
+        {"match_id": "m-1", "owner": None, "source": "queue:tenhou", "players": ["p", "q", "r", "s"]},
+        {"match_id": "m-2", "owner": "a", "source": "private:ABCD", "players": ["t", "u", "v", "w"]},
+        {"match_id": "m-3", "owner": "a", "started": 1700000000.5},
+    ],
 }
 
 
@@ -50,6 +55,15 @@ async def test_the_cluster_status_for_admins_only(seeded_db: SeededDb) -> None:
     body = answer.json()
     assert [n["node_id"] for n in body["nodes"]] == ["a", "b"] and body["nodes"][1]["tables"] == 0
     assert body["running_matches"] == 3 and body["unowned"] == ["m-1"]
+    assert [(m["match_id"], m["owner"]) for m in body["matches"]] == [
+        ("m-1", None),
+        ("m-2", "a"),
+        ("m-3", "a"),
+    ]
+    assert (
+        body["matches"][1]["players"] == ["t", "u", "v", "w"]
+        and body["matches"][1]["source"] == "private:ABCD"
+    )
     assert (await _get(seeded_db, settings, None)).status_code == 401
     assert (await _get(seeded_db, settings, "alice")).status_code == 403
 

@@ -61,7 +61,7 @@ def test_serve_prints_and_serves_the_admin_url(tmp_path: Path) -> None:
         found = re.search(r"admin review: (http://\S+)/admin/ \(API (http://\S+)/api/", log.read_text())
         assert found, log.read_text()
         with urllib.request.urlopen(found.group(1) + "/api/openapi.json", timeout=10) as r:
-            assert json.load(r)["info"]["title"] == "Jantaku review API"
+            assert json.load(r)["info"]["title"] == "Jantaku HTTP API"
         with urllib.request.urlopen(found.group(1) + "/admin/", timeout=10) as r:
             assert "Jantaku admin" in r.read().decode()
         text = log.read_text()  # the hub's own lines first (tests read its websocket URL there)

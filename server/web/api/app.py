@@ -1,4 +1,9 @@
-"""The review HTTP API and the admin pages: one FastAPI application (``docs/admin.md``).
+"""The one HTTP application: every HTTP route of both ports (docs/architecture.md "One route table").
+
+Each route is declared once, for its ports (:mod:`server.web.api.ports`): the game port's (the
+hub's probes, metrics, private and live tables: :mod:`server.web.api.gameport`; the browser client
+and the players' pages: :mod:`server.web.api.files`), the admin port's (the review API, ranked
+play, the admin pages) and the players' own games on both. This module holds the review API:
 
 * ``/api/admin/...``: every game, for tokens with the ``admin`` scope. Every read of a game (its
   detail, replay, walls, exports, viewer links) and every listing is written to the audit log
@@ -26,10 +31,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
-from fastapi.dependencies.models import Dependant
-from fastapi.responses import RedirectResponse, Response
-from fastapi.routing import APIRoute
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.responses import Response
+from fastapi.security import HTTPAuthorizationCredentials
 
 from server.domain.ports import Store
 from server.domain.records import Account
@@ -39,7 +42,8 @@ from server.services.auth import Authenticator, AuthError
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
 from server.web.api.events import events_router
-from server.web.api.pages import admin_page_response
+from server.web.api.files import admin_files, game_files
+from server.web.api.gameport import game_router
 from server.web.api.params import (
     ID_PATTERN,
     TEXT_PATTERN,
@@ -50,8 +54,11 @@ from server.web.api.params import (
     Offset,
     Since,
     Until,
+    bearer,
     filters,
+    refuse_unknown_parameters,
 )
+from server.web.api.ports import AdminRoute, BothPortsRoute
 from server.web.api.ranked import SameHostCors, ranked_router
 from server.web.api.review import (
     EXPORT_MEDIA_TYPES,
@@ -65,15 +72,10 @@ from server.web.api.settings import ApiSettings
 T = TypeVar("T")
 
 API_VERSION = "1"
+OPENAPI_PATH = "/api/openapi.json"
 _TOKEN = re.compile(r"^[A-Za-z0-9_\-]{1,64}\.[A-Za-z0-9_\-]{1,128}$")
 
 # -- dependencies ---------------------------------------------------------------------------------------
-
-bearer = HTTPBearer(
-    auto_error=False,
-    scheme_name="token",
-    description="An API token (jantaku admin create-admin / create-player / create-bot) or a session token.",
-)
 
 
 def _review(request: Request) -> Review:
@@ -99,44 +101,8 @@ async def current_account(
         account = await authenticator.account_for_bearer(token)
     except AuthError as exc:
         raise ApiError(m.ErrorCode.UNAUTHENTICATED, exc.message) from None
-    _refuse_unknown_parameters(request)
+    refuse_unknown_parameters(request)
     return account
-
-
-def _query_names(dependant: Dependant) -> set[str]:
-    names = {field.alias for field in dependant.query_params}
-    for sub in dependant.dependencies:
-        names |= _query_names(sub)
-    return names
-
-
-def _refuse_unknown_parameters(request: Request) -> None:
-    """A misspelt filter (``?stauts=running``) must not silently list everything, nor a parameter
-    given twice pick one of its values: 422."""
-    route = request.scope.get("route")
-    if not isinstance(route, APIRoute):
-        return
-    known = _query_names(route.dependant)
-    repeated = sorted({k for k in request.query_params if len(request.query_params.getlist(k)) > 1})
-    if repeated:
-        raise ApiError(
-            m.ErrorCode.INVALID_REQUEST,
-            f"query parameter {repeated[0]!r} is given more than once",
-            [
-                {"loc": ["query", name], "msg": "given more than once", "type": "repeated"}
-                for name in repeated
-            ],
-        )
-    unknown = sorted(set(request.query_params) - known)
-    if unknown:
-        raise ApiError(
-            m.ErrorCode.INVALID_REQUEST,
-            f"unknown query parameter {unknown[0]!r}; this route takes {', '.join(sorted(known)) or 'none'}",
-            [
-                {"loc": ["query", name], "msg": "unknown parameter", "type": "extra_forbidden"}
-                for name in unknown
-            ],
-        )
 
 
 async def admin_account(account: Annotated[Account, Depends(current_account)]) -> Account:
@@ -196,10 +162,12 @@ EXPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 # -- routes: whoami --------------------------------------------------------------------------------------
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", route_class=AdminRoute)
+# a player's own games: on the admin port and on the game port, where the browser client is
+me_router = APIRouter(prefix="/api", route_class=BothPortsRoute)
 
 
-@router.get(
+@me_router.get(
     "/me",
     response_model=m.Account,
     summary="Who this token belongs to",
@@ -387,7 +355,7 @@ async def _own_finished(request: Request, account: Account, game_id: str) -> Non
         raise GameNotFoundError(f"no finished game {game_id!r} of yours")
 
 
-@router.get(
+@me_router.get(
     "/me/games",
     response_model=m.GameList,
     summary="The finished games this account played (newest first)",
@@ -421,7 +389,7 @@ async def my_games(
     return await _review(request).list_games(f)
 
 
-@router.get(
+@me_router.get(
     "/me/games/{game_id}",
     response_model=m.GameDetail,
     summary="One of this account's finished games",
@@ -441,7 +409,7 @@ async def my_game(request: Request, account: CurrentAccount, game_id: GameId) ->
     )
 
 
-@router.get(
+@me_router.get(
     "/me/games/{game_id}/replay",
     response_model=m.Replay,
     summary="The replay of one of this account's finished games: every step, every hand open",
@@ -461,7 +429,7 @@ async def my_replay(request: Request, account: CurrentAccount, game_id: GameId) 
     )
 
 
-@router.get(
+@me_router.get(
     "/me/games/{game_id}/export",
     response_class=Response,
     summary="Export one of this account's finished games",
@@ -484,7 +452,7 @@ async def my_export(
     return _export_response(text, game_id, format, download)
 
 
-@router.get(
+@me_router.get(
     "/me/games/{game_id}/viewer",
     response_model=m.ViewerLinks,
     summary="tenhou.net/6 viewer links for one of this account's finished games",
@@ -504,47 +472,27 @@ async def my_viewer(request: Request, account: CurrentAccount, game_id: GameId) 
     )
 
 
-# -- the admin pages ------------------------------------------------------------------------------------
-
-pages = APIRouter(include_in_schema=False)
-
-
-@pages.get("/")
-async def root() -> RedirectResponse:
-    return RedirectResponse("/admin/", status_code=307)
-
-
-@pages.get("/admin")
-async def admin_root() -> RedirectResponse:
-    return RedirectResponse("/admin/", status_code=307)
-
-
-@pages.get("/admin/{path:path}")
-async def admin_page(path: str) -> Response:
-    found = admin_page_response(path)
-    if found is None:
-        raise ApiError(m.ErrorCode.NOT_FOUND, f"no page /admin/{path}")
-    status, headers, body = found
-    return Response(body, status_code=status, headers=dict(headers))
-
-
 # -- the application ------------------------------------------------------------------------------------
 
 
 def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
-    """The review API and admin pages on ``repo`` (an ASGI application; serve it with
-    :func:`server.web.api.http.serve_http`, in the hub's event loop, since ``repo`` lives there).
-    Any :class:`~server.domain.ports.Store` will do: the SQL one or the in-memory one."""
+    """The one HTTP application of the server on ``repo``: every route of both ports, each declared
+    for its port (:mod:`server.web.api.ports`). uvicorn serves it on the admin port
+    (:func:`server.web.api.http.serve_http`, in the hub's event loop, since ``repo`` lives there);
+    the hub it is attached to (:func:`server.web.api.gameport.attach_hub`) hands it the game port's
+    plain HTTP requests. Any :class:`~server.domain.ports.Store` will do: the SQL one or the
+    in-memory one."""
     settings = settings or ApiSettings()
     app = FastAPI(
-        title="Jantaku review API",
+        title="Jantaku HTTP API",
         version=API_VERSION,
         description=(
-            "Find, replay, verify and export stored games (docs/admin.md). Authenticate with "
-            "`Authorization: Bearer <token>`; `/api/admin/...` needs the admin scope. Errors are "
-            '`{"error": {"code", "message"}}`.'
+            "Find, replay, verify and export stored games (docs/admin.md), ranked play "
+            "(docs/ranking.md), and the game port's routes (docs/hub.md). Authenticate with "
+            "`Authorization: Bearer <token>`; `/api/admin/...` needs the admin scope. Every error "
+            'on both ports is `{"error": {"code", "message"}}`.'
         ),
-        openapi_url="/api/openapi.json",
+        openapi_url=None,  # served below, on the admin port only
         docs_url=None,  # the Swagger UI would load its assets from the internet
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
@@ -561,10 +509,14 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
         Authenticator(repo, session_ttl_s=settings.session_ttl_s, wall=settings.clock),
         wall=settings.clock,
     )
-    app.include_router(router)
-    app.include_router(ranked_router)
-    app.include_router(events_router)
-    app.include_router(pages)
+    app.state.hub = None  # the game port's routes answer for the hub attached (gameport.attach_hub)
+
+    async def openapi() -> dict[str, Any]:
+        return app.openapi()
+
+    app.router.add_api_route(OPENAPI_PATH, openapi, include_in_schema=False, route_class_override=AdminRoute)
+    for part in (router, me_router, ranked_router, events_router, game_router, game_files, admin_files):
+        app.include_router(part)
     install_error_handlers(app, repo.unavailable_errors)
 
     app.add_middleware(SecurityHeaders)

@@ -32,6 +32,7 @@ STATUS_OF: dict[m.ErrorCode, int] = {
     m.ErrorCode.GAME_LIVE: 409,
     m.ErrorCode.NOT_EXPORTABLE: 409,
     m.ErrorCode.INVALID_REQUEST: 422,
+    m.ErrorCode.UPGRADE_REQUIRED: 426,
     m.ErrorCode.NAME_TAKEN: 409,
     m.ErrorCode.RATE_LIMITED: 429,
     m.ErrorCode.UNAVAILABLE: 503,
@@ -115,7 +116,12 @@ def install_error_handlers(app: FastAPI, unavailable_errors: tuple[type[Exceptio
         log.warning("review API: the store is unavailable: %s: %s", type(exc).__name__, exc)
         return error_response(m.ErrorCode.UNAVAILABLE, "the database is unavailable; retry shortly")
 
+    async def bug(request: Request, exc: Exception) -> Response:
+        # Starlette logs it (uvicorn) or re-raises it to the hub's bridge, which logs it
+        return error_response(m.ErrorCode.INTERNAL, "the server failed to answer; this is a bug")
+
     app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(Exception, bug)
     app.add_exception_handler(GameNotFoundError, review_error)
     app.add_exception_handler(GameLiveError, review_error)
     app.add_exception_handler(NotExportableError, review_error)

@@ -26,7 +26,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.domain.records import Scope
@@ -45,6 +44,7 @@ from server.services.tournaments import Actor, EventError, EventService
 from server.tournament.standings import Formula, Standing
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError
+from server.web.api.ports import AdminRoute
 from server.web.api.ranked import COOKIE
 
 EVENT_ID = r"^ev-[A-Za-z0-9_\-]{1,40}$"
@@ -66,8 +66,9 @@ def event_error_response(exc: EventError) -> JSONResponse:
     return JSONResponse(body.model_dump(mode="json", exclude_none=True), status_code=status, headers=NO_STORE)
 
 
-class EventRoute(APIRoute):
-    """A route of this router: the service's :class:`EventError` becomes its typed answer."""
+class EventRoute(AdminRoute):
+    """A route of this router (on the admin port, as the ranked routes): the service's
+    :class:`EventError` becomes its typed answer."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()

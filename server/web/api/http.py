@@ -174,6 +174,10 @@ async def serve_http(
         timeout_keep_alive=limits.idle_timeout_s,
         limit_concurrency=limits.max_connections + 1,  # the guard answers 503 first
         lifespan="off",
+        # uvicorn's own logging setup would give its loggers handlers of their own, printing
+        # outside the format ``jantaku serve`` configured (server/hub/logs.py): its records go to
+        # the root logger's handler like every other line.
+        log_config=None,
         log_level=log_level,
         access_log=False,
         server_header=False,

@@ -30,18 +30,19 @@ class ErrorCode(StrEnum):
     """The ``error.code`` of every error answer."""
 
     UNAUTHENTICATED = "unauthenticated"  # 401: no, unknown, expired or revoked token
-    FORBIDDEN = "forbidden"  # 403: the token lacks the admin scope
+    FORBIDDEN = "forbidden"  # 403: the token lacks the scope (admin, create_private), a foreign Origin
     NOT_FOUND = "not_found"  # 404: no such game (or not one of yours, or not finished), no such route
     METHOD_NOT_ALLOWED = "method_not_allowed"  # 405
     GAME_LIVE = "game_live"  # 409: the game is still being played: its hidden information is sealed
     NOT_EXPORTABLE = "not_exportable"  # 409: the stored log cannot be written in that format
     INVALID_REQUEST = "invalid_request"  # 422: a parameter is missing, malformed or out of range
+    UPGRADE_REQUIRED = "upgrade_required"  # 426: a plain GET of a websocket path (/ws, /mjai)
     NAME_TAKEN = "name_taken"  # 409: register: a player or bot has that name
     CONFLICT = "conflict"  # 409: events: not now (the round is running, sign-up is closed...)
     UNSUPPORTED = "unsupported"  # 409: events: not possible for this table (yet), e.g. on another node
     BUSY = "busy"  # 503: events: a table could not be made now; nothing was made, retry
-    RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins for the account or the address
-    UNAVAILABLE = "unavailable"  # 503: the database cannot be reached right now; retry
+    RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins, or websocket connects, per address
+    UNAVAILABLE = "unavailable"  # 503: the database cannot be reached, or the hub is draining; retry
     INTERNAL = "internal"  # 500: a bug (logged)
 
 
@@ -300,9 +301,20 @@ class ClusterNode(BaseModel):
     up_s: float = 0.0
 
 
+class ClusterMatch(BaseModel):
+    """One running match of a cluster and the node that owns it now."""
+
+    match_id: str
+    owner: str | None = Field(description="the node holding its lease; null: between owners, taken over soon")
+    source: str = Field("", description='how it was made: "queue:tenhou", "private:CODE", ...')
+    players: list[str] = Field(default_factory=list, description="the seats' names, seat 0 first")
+    started: float = Field(0.0, description="when it was created (Unix time)")
+
+
 class ClusterStatus(BaseModel):
-    """The nodes of a cluster, their health and load, and the running matches without an owner."""
+    """The nodes of a cluster, their health and load, and every running match with its owner."""
 
     nodes: list[ClusterNode]
     running_matches: int
     unowned: list[str] = Field(default_factory=list, description="running, no lease: taken over soon")
+    matches: list[ClusterMatch] = Field(default_factory=list, description="every running match, oldest first")

@@ -11,7 +11,10 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import Path, Query
+from fastapi import Path, Query, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPBearer
 from pydantic import BeforeValidator
 
 from server.web.api import models as m
@@ -24,6 +27,11 @@ TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 GameId = Annotated[str, Path(description="the game (match) id", max_length=64, pattern=ID_PATTERN)]
 Format = Annotated[m.ExportFormat, Query(description="tenhou6: tenhou.net/6 JSON; mjai: mjai JSON lines")]
 Download = Annotated[bool, Query(description="answer as an attachment (Content-Disposition) to save")]
+bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="token",
+    description="An API token (jantaku admin create-admin / create-player / create-bot) or a session token.",
+)
 _NUMBER = re.compile(r"^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
 
@@ -105,3 +113,39 @@ def filters(
         limit=limit,
         offset=offset,
     )
+
+
+def query_names(dependant: Dependant) -> set[str]:
+    names = {field.alias for field in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= query_names(sub)
+    return names
+
+
+def refuse_unknown_parameters(request: Request) -> None:
+    """A misspelt filter (``?stauts=running``) must not silently list everything, nor a parameter
+    given twice pick one of its values: 422."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    known = query_names(route.dependant)
+    repeated = sorted({k for k in request.query_params if len(request.query_params.getlist(k)) > 1})
+    if repeated:
+        raise ApiError(
+            m.ErrorCode.INVALID_REQUEST,
+            f"query parameter {repeated[0]!r} is given more than once",
+            [
+                {"loc": ["query", name], "msg": "given more than once", "type": "repeated"}
+                for name in repeated
+            ],
+        )
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        raise ApiError(
+            m.ErrorCode.INVALID_REQUEST,
+            f"unknown query parameter {unknown[0]!r}; this route takes {', '.join(sorted(known)) or 'none'}",
+            [
+                {"loc": ["query", name], "msg": "unknown parameter", "type": "extra_forbidden"}
+                for name in unknown
+            ],
+        )

@@ -35,11 +35,12 @@ from server.services.auth import Authenticated, Authenticator, AuthError
 from server.services.ranked import all_queue_names, requirement
 from server.web.api import models as m
 from server.web.api.errors import ApiError, error_docs
+from server.web.api.ports import AdminRoute
 
 COOKIE = "jantaku_session"
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,31}$"
 
-ranked_router = APIRouter(prefix="/api", tags=["ranked"])
+ranked_router = APIRouter(prefix="/api", tags=["ranked"], route_class=AdminRoute)  # the admin port
 
 
 PASSWORD = r"^[^\x00]*\S[^\x00]*$"  # 8-128 characters, not only spaces, no NUL

@@ -40,7 +40,7 @@ const fetchStub = async (url) => {
   if (String(url).endsWith("/tables/live") && live === "list") {
     return { ok: true, status: 200, json: async () => LIVE };
   }
-  return { ok: false, status: 404, json: async () => ({ error: "not found" }) };
+  return { ok: false, status: 404, json: async () => ({ error: { code: "not_found", message: "no route" } }) };
 };
 
 const HINTS = {

@@ -499,7 +499,7 @@ export class App {
         cache: "no-store",
       });
       body = await response.json();
-      if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
+      if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
     } catch (exc) {
       this.toast(`Cannot open a table: ${exc.message ?? exc}`, "error");
       return;
