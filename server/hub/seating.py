@@ -10,7 +10,9 @@ for that connection (:meth:`Seating.take_played_for`): a returning player is tol
 A player who *leaves* on purpose (the ``leave`` message, not a lost connection) is absent at once:
 the table plays for the seat without waiting for its clock (the other players do not wait for
 someone who said they are gone), its time bank is kept for when it comes back, and the moves are
-stored with the source ``left`` (:meth:`Seating.presence`).
+stored with the source ``left`` (:meth:`Seating.presence`). The store keeps that state in those
+sources: after a restart a seat whose last stored step says ``left`` is left again
+(:func:`left_seats`, :meth:`Seating.restore_left`) until its player comes back.
 
 >>> from server.engine.actions import Pass
 >>> from server.hub.settings import SpectatePolicy
@@ -28,15 +30,27 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from client_protocol.events import Event as WireEvent
+from server.domain.records import StepRecord
 from server.engine import redact_all
 from server.engine.actions import Action
 from server.engine.events import Event
 from server.engine.views import hold_reveals
 from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
 from server.hub.spectators import SpectatorFeed
+
+
+def left_seats(steps: Iterable[StepRecord]) -> frozenset[int]:
+    """The seats whose player had left on purpose when ``steps`` (a stored log) ended: the last
+    step stored for the seat was played for it as ``left``. (A player who comes back and acts
+    stores ``player``; one who comes back and lets the clock run out, ``timeout``.)"""
+    last: dict[int, str | None] = {}
+    for step in steps:
+        if step.seat is not None:
+            last[step.seat] = step.source
+    return frozenset(seat for seat, source in last.items() if source == "left")
 
 
 class Seating:
@@ -105,6 +119,12 @@ class Seating:
         """``participant`` holds ``seat`` now (replacing whoever held it): the seat is back."""
         self._conn[seat] = participant
         self._absent[seat] = self._left[seat] = False
+
+    def restore_left(self, seats: Iterable[int]) -> None:
+        """After a restart (nobody holds a seat yet): ``seats`` had left on purpose
+        (:func:`left_seats`), so they are played for at once again, as ``left``, until they are back."""
+        for seat in seats:
+            self._absent[seat] = self._left[seat] = True
 
     def leave(self, seat: int) -> None:
         """``seat`` has no connection from now on (its clock runs on: :mod:`server.hub.timing`)."""

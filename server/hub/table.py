@@ -66,7 +66,7 @@ from server.hub.outputs import (
     TablePlayerInfo,
 )
 from server.hub.pacing import Pacing
-from server.hub.seating import Seating
+from server.hub.seating import Seating, left_seats
 from server.hub.steplog import (
     Rendered,
     deal_record,
@@ -229,7 +229,8 @@ class TableActor:
         (:func:`server.hub.recovery.replay_log`); an empty log (the server stopped right after
         storing the match) gets its deal stored first. Every stored event counts as seen; then
         whoever must decide is prompted with the full action time and the banks stored with the
-        last step (the down time is charged to nobody). A request id stored with a step is
+        last step (the down time is charged to nobody); a seat whose last stored step was played as
+        ``left`` is left again (played at once). A request id stored with a step is
         remembered: a client re-sending it after reconnecting gets its ``ack`` (``duplicate``).
         Raises when the store refuses the deal.
         """
@@ -239,6 +240,7 @@ class TableActor:
         if not steps:
             await self._commits.call(self._commits.repo.append_step(self._deal_record(transitions[0])))
         self._decisions.time.restore(next((s.banks for s in reversed(steps) if s.banks is not None), None))
+        self._seating.restore_left(left_seats(steps))  # "left" is kept in the stored sources
         for i, t in enumerate(transitions):
             record = steps[i] if i < len(steps) else None
             if record is None:

@@ -119,6 +119,15 @@ def hand_model(h: HandResult, log: LogScan) -> m.HandResult:
     )
 
 
+def spectators_allowed(table: object) -> bool:
+    """Whether a match's table let spectators watch, from its stored settings
+    (``RecoveryRecord.table``: ``{"spectate": {"allowed": ...}, ...}``). A match stored without
+    settings, or with settings this server cannot read, counts as private: publishing its log is
+    the one answer that cannot be taken back."""
+    spectate = table.get("spectate") if isinstance(table, dict) else None
+    return isinstance(spectate, dict) and spectate.get("allowed") is True
+
+
 def server_played(match: MatchRecord, step: StepRecord) -> bool:
     """A human seat's decision the server played: its ``source`` says timeout or disconnected; a
     step stored before sources were recorded (null) counts when no client sent it (no request id)."""

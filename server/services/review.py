@@ -11,10 +11,13 @@ the in-memory one, alike) and decodes stored events through the event log's code
 It returns its own result types (:mod:`server.services.reviewtypes`): the web package turns them
 into its pydantic models, the command line into text or JSON.
 
-It does **not** decide who may see what (the API does: :mod:`server.web.api.app`), except for the
-one rule no caller may bypass: the hidden information of a live game (status ``running``) is never
-served. :meth:`Review.finished_match` raises :class:`GameLiveError` for it, and the replay, the
-walls and the exports go through it.
+Two rules no caller may bypass are decided here. The hidden information of a live game (status
+``running``) is never served: :meth:`Review.finished_match` raises :class:`GameLiveError` for it,
+and the replay, the walls and the exports go through it. And who may read a finished game's log
+(:meth:`Review.reader_access`, ``docs/ranking.md`` "Who may read a game's log"): its players and
+admins always; anyone at all when its table allowed spectators (as Tenhou publishes its logs: a
+game anyone could watch live is public once over); nobody else. The API checks the tokens and
+which routes need the admin scope (:mod:`server.web.api.app`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from server.domain.ports import Store
@@ -41,6 +45,7 @@ from server.services.gamelog import (
     hand_model,
     scan,
     server_played,
+    spectators_allowed,
 )
 from server.services.walls import hand_walls, seed_ok
 
@@ -49,6 +54,7 @@ __all__ = [
     "EXPORT_SUFFIX",
     "MAX_PAGE",
     "TENHOU6_VIEWER",
+    "Access",
     "GameFilters",
     "GameLiveError",
     "GameNotFoundError",
@@ -82,6 +88,14 @@ class GameLiveError(ReviewError):
 
 class NotExportableError(ReviewError):
     """The stored log cannot be written in the requested format."""
+
+
+class Access(StrEnum):
+    """Why a reader may read a finished game's log (:meth:`Review.reader_access`)."""
+
+    ADMIN = "admin"
+    PLAYER = "player"  # the reader's account sat at it
+    PUBLIC = "public"  # its table allowed spectators: anyone with its link
 
 
 def outcome_of(exc: BaseException | None) -> str:
@@ -269,6 +283,25 @@ class Review:
                 "and walls are sealed until the round ends"
             )
         return match
+
+    async def reader_access(self, match_id: str, *, account_id: str | None, admin: bool = False) -> Access:
+        """Why this reader (an account, or None for anyone without one) may read the finished game's
+        log; GameNotFoundError otherwise, the same answer for a game that does not exist, is still
+        being played (spectators watch it live, with the delay) or is private (its table refused
+        spectators), so that a refusal says nothing about the game."""
+        try:
+            match = await self.finished_match(match_id)
+        except (GameNotFoundError, GameLiveError):
+            raise GameNotFoundError(f"no finished game {match_id!r} that you may see") from None
+        if admin:
+            return Access.ADMIN
+        if account_id is not None and any(s.account_id == account_id for s in match.seats):
+            return Access.PLAYER
+        # The recovery record holds the seed too, but that is revealed once the match is over.
+        recovery = await self.repo.recovery_record(match_id)
+        if recovery is not None and spectators_allowed(recovery.table):
+            return Access.PUBLIC
+        raise GameNotFoundError(f"no finished game {match_id!r} that you may see")
 
     # -- one game ------------------------------------------------------------------------------------
 

@@ -5,13 +5,15 @@ and the stored bank, and plays nothing for a seat (connected or not) while that 
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
 import pytest_asyncio
 
-from server.hub.inbox import ActRequest
+from server.domain.records import StepRecord
+from server.hub.inbox import ActRequest, Detach
 from server.hub.outputs import PromptOut
+from server.hub.seating import left_seats
 from server.store.memory import InMemoryRepository
 from tests.hub.helpers import FakeParticipant
 from tests.hub.test_recovery import BOT_DELAY_MS, Lobbies, Player
@@ -93,3 +95,53 @@ async def test_a_restart_charges_an_absent_seat_nothing_either(lobbies: Lobbies)
     player = Player(FakeParticipant(alice.p.account), random.Random(1))
     await lobby.resume(player.p, table.match_id, 0, 1)
     await table.settle()
+
+
+@pytest.mark.asyncio
+async def test_a_seat_left_on_purpose_is_still_left_after_a_restart(lobbies: Lobbies) -> None:
+    """Leave table, then the server restarts: the seat is played at once, as ``left`` (not waited for
+    as a disconnection, 5 s + its bank), and its bank is kept for when its player is back."""
+    repo = InMemoryRepository()
+    lobby, clock, alice, table = await lobbies.start(repo)
+    seat = table.seat_of_account(alice.p.account.id)
+    assert seat is not None
+    table.submit(Detach(alice.p, on_purpose=True))
+    await table.settle()
+
+    def hers(steps: Sequence[StepRecord]) -> list[str | None]:
+        return [s.source for s in steps if s.seat == seat]
+
+    for _ in range(100):  # the bots play; each of her decisions is played at once
+        if hers(await repo.steps(table.match_id)):
+            break
+        clock.advance(BOT_DELAY_MS / 1000)
+        await table.settle()
+    assert set(hers(await repo.steps(table.match_id))) == {"left"}
+    await lobby.shutdown()
+    count = await repo.step_count(table.match_id)
+
+    lobby, clock = lobbies.make(repo)
+    assert (await lobby.recover()).resumed == [table.match_id]
+    table = lobby.tables[table.match_id]
+    await table.settle()
+    for _ in range(40):  # bots' moves only: her own clock (5 s) never runs out in between
+        if hers((await repo.steps(table.match_id))[count:]):
+            break
+        clock.advance(BOT_DELAY_MS / 1000)
+        await table.settle()
+    later = (await repo.steps(table.match_id))[count:]
+    assert hers(later) and set(hers(later)) == {"left"}  # not "disconnected"
+    mine = next(s for s in later if s.seat == seat)
+    before = [s for s in later if s.step < mine.step and s.seat is not None]
+    assert all(s.seat != seat for s in before) and len(before) <= 3  # no clock of hers ran out first
+    assert mine.banks is not None and mine.banks[seat] == 10000  # her bank is kept
+
+
+def test_only_a_seat_whose_last_stored_step_says_left_is_left() -> None:
+    def step(n: int, seat: int | None, source: str | None) -> StepRecord:
+        return StepRecord("m", n, seat, None, (), source=source)
+
+    log = [step(0, None, None), step(1, 0, "left"), step(2, 1, "left"), step(3, 1, "player")]
+    log += [step(4, 2, "left"), step(5, 2, "timeout"), step(6, 3, "disconnected"), step(7, 0, "left")]
+    assert left_seats(log) == {0}  # 1 came back and acted, 2 came back and timed out
+    assert left_seats([]) == frozenset()

@@ -278,6 +278,10 @@ def scenario(name: str) -> dict[str, Any]:
     if name == "end":
         final = list(moments(b"jantaku-web-0"))[-1]
         return _scenario(name, 0, _messages(final.events, 0, end=True))
+    if name == "spectator-end":
+        # a spectator saw the match end: its log is public now (its table allowed spectators)
+        final = list(moments(b"jantaku-web-0"))[-1]
+        return _scenario(name, None, _messages(final.events, None, end=True))
     if name == "riichi-draw":
         m = _first(range(60), _in_riichi_drawing)
         return _scenario(name, 0, _messages(m.events, 0, m))
@@ -316,6 +320,7 @@ SCENARIOS = (
     "end",
     "leftover",
     "spectator-newhand",
+    "spectator-end",
     "riichi-draw",
     "win-offer",
     "tsumo-offer",

@@ -252,6 +252,44 @@ def _table_replay(page: Any, hub: HubThread) -> None:
     other.close()
 
 
+def test_a_shared_link_to_a_finished_public_game_opens_for_anyone(served: tuple[HubThread, Any]) -> None:
+    """A finished game whose table allowed spectators opens from a shared link (``#h1s5``) in a
+    fresh browser that never played nor signed in, every hand open; a private table's game and a
+    running one do not (docs/browser.md, "The replay viewer")."""
+    hub, chromium = served
+    bots = [
+        SeatRecord(seat=s, name=f"greedy-{s}", kind=AccountKind.BOT, account_id=None, bot="greedy")
+        for s in range(4)
+    ]
+    east = preset("tenhou").with_options(game_length="east")
+    for label, spectators in (("open", True), ("closed", False)):
+        played = play_match(f"m-{label}", east, label.encode(), created_at=1_700_000_000.0)
+        hub.run(
+            store_game(
+                hub.repo, Seeded(), label, played, bots, created_at=1_700_000_000.0, spectators=spectators
+            )
+        )
+    context = chromium.new_context(viewport=LAPTOP)  # no cookies, no localStorage: a stranger
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.set_default_timeout(10_000)
+    page.goto(hub.base + "/games/m-open#h1s5")
+    page.wait_for_selector("[data-testid=replay-position]:has-text('Hand 1 · step 5')")
+    assert page.evaluate("localStorage.getItem('jantaku.session_token')") is None
+    for seat in (1, 2, 3):  # every hand open: a finished game hides nothing
+        assert page.locator(f"[data-testid=concealed-{seat}] .tile:not([data-tile=back])").count() >= 10
+    assert page.locator(".river .tile").count() >= 1
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("location.hash") == "#h1s6"
+    for refused in ("m-closed", "m-nobody"):
+        page.goto(hub.base + f"/games/{refused}#h1s5")
+        page.wait_for_selector("[data-testid=replay-error]")
+        assert "private" in (page.text_content("[data-testid=replay-error]") or "")
+    assert not page.errors, page.errors
+    context.close()
+
+
 def test_a_registered_player_pastes_a_token_and_sees_their_games(served: tuple[HubThread, Any]) -> None:
     hub, chromium = served
     account, token = hub.run(hub.hub.auth.create_account("pat", AccountKind.PLAYER))

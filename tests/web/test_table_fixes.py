@@ -190,3 +190,11 @@ def test_a_phone_held_sideways_shows_the_whole_table(harness: Harness, scenario:
             assert box["y"] >= -0.5 and box["y"] + box["height"] <= LANDSCAPE["height"] + 0.5, box
     if scenario == "discard":
         _shot(page, "phone-landscape.png")
+
+
+def test_a_spectator_who_saw_the_match_end_may_replay_it(harness: Harness) -> None:
+    """A table that let spectators watch publishes its log once over (docs/ranking.md, "Who may
+    read a game's log"): the spectator's final screen links to the replay, as a player's does."""
+    page = harness.open("scenario=spectator-end")
+    page.wait_for_selector("[data-testid=match-end]")
+    assert page.get_attribute("[data-testid=replay-this-game]", "href") == "/games/m-demo#h1s0"

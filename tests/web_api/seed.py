@@ -137,12 +137,20 @@ async def store_game(
     created_at: float,
     steps: int | None = None,
     status: MatchStatus = MatchStatus.COMPLETED,
+    spectators: bool | None = None,  # the table's spectate.allowed; None: stored without settings
 ) -> str:
     match_id = f"m-{label}"
+    table = (
+        None
+        if spectators is None
+        else {"spectate": {"delay_steps": 0, "delay_s": 5.0, "allowed": spectators}}
+    )
     record = match_record(
         match_id, played, seats, created_at=created_at, source=f"queue:{played.ruleset.name}"
     )
-    await repo.create_match(record, RecoveryRecord(match_id=match_id, seed_hex=played.seed.hex()))
+    await repo.create_match(
+        record, RecoveryRecord(match_id=match_id, seed_hex=played.seed.hex(), table=table)
+    )
     records = played.records if steps is None else played.records[:steps]
     # Queued together, the steps are group-committed in a few transactions (in order).
     await asyncio.gather(*(repo.append_step(r) for r in records))
@@ -206,9 +214,11 @@ async def seed_database(repo: Store) -> Seeded:
         [_account_seat(0, a), _account_seat(1, robo), _builtin(2), _builtin(3)],
         created_at=T0,
     )
-    # 2. four built-in bots (ema rules)
+    # 2. four built-in bots (ema rules), at a table open to spectators: its log is public
     played = play_match("m-bots", east["ema"], b"seed-bots", created_at=T0 + HOUR)
-    await store_game(repo, s, "bots", played, [_builtin(i) for i in range(4)], created_at=T0 + HOUR)
+    await store_game(
+        repo, s, "bots", played, [_builtin(i) for i in range(4)], created_at=T0 + HOUR, spectators=True
+    )
     # 3. four humans: alice, bob, a guest, bob's friend carol is not here (mahjongsoul rules)
     played = play_match(
         "m-humans",
@@ -224,7 +234,8 @@ async def seed_database(repo: Store) -> Seeded:
         _account_seat(2, a),
         _account_seat(3, s.accounts["mallory"]),
     ]
-    await store_game(repo, s, "humans", played, humans, created_at=T0 + 2 * HOUR)
+    # a private table that refused spectators
+    await store_game(repo, s, "humans", played, humans, created_at=T0 + 2 * HOUR, spectators=False)
     # 4. live: alice and bob with two built-in bots, 40 steps in
     played = play_match("m-live", east["tenhou"], b"seed-live-secret", created_at=T0 + 3 * HOUR)
     s.live_seed_hex = played.seed.hex()
@@ -237,6 +248,7 @@ async def seed_database(repo: Store) -> Seeded:
         created_at=T0 + 3 * HOUR,
         steps=40,
         status=MatchStatus.RUNNING,
+        spectators=True,  # watched live; its log is not readable until it ends
     )
     # 5. aborted in the middle of its second hand: alice and three built-in bots
     played = play_match("m-aborted", east["tenhou"], b"seed-aborted", created_at=T0 + 4 * HOUR)

@@ -42,6 +42,10 @@ ME_ROUTES = (
 )
 
 
+def get_security(item: dict[str, Any]) -> Any:
+    return item["get"].get("security")
+
+
 def error_code(r: httpx.Response) -> str:
     body = r.json()
     assert set(body) == {"error"}, body
@@ -491,6 +495,7 @@ async def test_no_route_ever_shows_a_live_secret(api: Api) -> None:
             f"/api/me/games/m-live{r}"
             for r in ("", "/replay", "/export?format=tenhou6", "/export?format=mjai", "/viewer")
         ),
+        "/api/games/m-live/replay",
         "/api/admin/games",
         "/api/admin/games?status=running",
         "/api/me/games",
@@ -693,6 +698,7 @@ async def test_openapi_document(api: Api) -> None:
         "/api/me/games/{game_id}/replay",
         "/api/me/games/{game_id}/export",
         "/api/me/games/{game_id}/viewer",
+        "/api/games/{game_id}/replay",  # a token is optional: tests/web_api/test_shared_replay.py
         "/api/admin/games",
         "/api/admin/games/{game_id}",
         "/api/admin/games/{game_id}/replay",
@@ -746,6 +752,9 @@ async def test_openapi_document(api: Api) -> None:
     }
     for path, item in doc["paths"].items():
         if path in ranked or path in events or (path in game_port and path != "/private/new"):
+            continue
+        if path == "/api/games/{game_id}/replay":
+            assert get_security(item) == [{"token": []}] and "401" not in item["get"]["responses"]
             continue
         op = item["get"]
         assert op["security"] == [{"token": []}], path

@@ -10,6 +10,8 @@ play, the admin pages) and the players' own games on both. This module holds the
   first; if the audit entry cannot be written, nothing is served.
 * ``/api/me/...``: any authenticated account (players, bots, even guests with a session token)
   lists, reads and exports the finished games it played in.
+* ``/api/games/{id}/replay``: a shared link's replay, with or without a token, for whoever may read
+  the game's log (:meth:`server.services.review.Review.reader_access` decides).
 * ``/api/openapi.json``: the OpenAPI document. ``/admin/``: the admin pages (static HTML + JS).
 
 Authentication is ``Authorization: Bearer <token>``: an API token (``jantaku admin create-player /
@@ -63,6 +65,7 @@ from server.web.api.ranked import SameHostCors, ranked_router
 from server.web.api.review import (
     EXPORT_MEDIA_TYPES,
     EXPORT_SUFFIX,
+    Access,
     GameLiveError,
     GameNotFoundError,
     Review,
@@ -111,7 +114,23 @@ async def admin_account(account: Annotated[Account, Depends(current_account)]) -
     return account
 
 
+async def optional_account(
+    request: Request, creds: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)]
+) -> Account | None:
+    """The account of a valid token, or None: on a route that anyone may read, a stale token (a
+    guest's expired session left in the browser) must not turn a public answer into a 401."""
+    refuse_unknown_parameters(request)
+    if creds is None or not _TOKEN.fullmatch(creds.credentials):
+        return None
+    authenticator: Authenticator = request.app.state.authenticator
+    try:
+        return await authenticator.account_for_bearer(creds.credentials)
+    except AuthError:
+        return None
+
+
 CurrentAccount = Annotated[Account, Depends(current_account)]
+AnyReader = Annotated[Account | None, Depends(optional_account)]
 AdminAccount = Annotated[Account, Depends(admin_account)]
 
 
@@ -469,6 +488,40 @@ async def my_viewer(request: Request, account: CurrentAccount, game_id: GameId) 
         lambda: review.viewer_links(game_id),
         match_id=game_id,
         detail={"as": "player", "format": "tenhou6-viewer"},
+    )
+
+
+# -- routes: shared links (anyone allowed to see the game) ---------------------------------------------
+
+
+@me_router.get(
+    "/games/{game_id}/replay",
+    response_model=m.Replay,
+    summary="A finished game's replay, every hand open, for anyone allowed to see it",
+    description=(
+        "The token is optional. Its players and admins may read a finished game; anyone, with or "
+        "without a token, may read a finished game whose table allowed spectators. A running game, "
+        "a private one (its table refused spectators) and an unknown one all answer 404."
+    ),
+    tags=["games"],
+    responses=error_docs(404, 422, 503),
+)
+async def shared_replay(request: Request, reader: AnyReader, game_id: GameId) -> m.Replay:
+    review = _review(request)
+    admin = reader is not None and AccountScope.ADMIN in reader.scopes
+    access = await review.reader_access(
+        game_id, account_id=None if reader is None else reader.id, admin=admin
+    )
+    if reader is None or access is Access.PUBLIC:
+        # A public log is read by anyone, like a page of the site: no audit entry per view.
+        return await review.replay(game_id)
+    return await _audited(
+        request,
+        reader,
+        "game.replay",
+        lambda: review.replay(game_id),
+        match_id=game_id,
+        detail={"as": access.value},
     )
 
 

@@ -20,6 +20,7 @@ from server.services.review import (
     EXPORT_SUFFIX,
     MAX_PAGE,
     TENHOU6_VIEWER,
+    Access,
     GameFilters,
     GameLiveError,
     GameNotFoundError,
@@ -36,6 +37,7 @@ __all__ = [
     "EXPORT_SUFFIX",
     "MAX_PAGE",
     "TENHOU6_VIEWER",
+    "Access",
     "GameFilters",
     "GameLiveError",
     "GameNotFoundError",
@@ -88,6 +90,9 @@ class Review:
 
     async def finished_match(self, match_id: str) -> MatchRecord:
         return await self.service.finished_match(match_id)
+
+    async def reader_access(self, match_id: str, *, account_id: str | None, admin: bool = False) -> Access:
+        return await self.service.reader_access(match_id, account_id=account_id, admin=admin)
 
     async def detail(self, match_id: str) -> m.GameDetail:
         return model(m.GameDetail, await self.service.detail(match_id))

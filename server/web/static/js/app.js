@@ -851,7 +851,8 @@ export class App {
       ui: this.ui,
       results: this.results,
       matchEnd: this.matchEnd,
-      replayHref: match.spectating ? null : `/games/${encodeURIComponent(match.id)}#h1s0`,
+      // A spectator could watch, so the table allowed spectators: its log is public once it ends.
+      replayHref: `/games/${encodeURIComponent(match.id)}#h1s0`,
       elapsed: this.prompt ? now - this.promptAt : 0,
       prefs: this.prefs,
       fresh: recent(this.fresh),

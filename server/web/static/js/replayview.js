@@ -1,8 +1,9 @@
 // The replay viewer's page (replay.html, also served at /games/<match id>): a finished game drawn
 // by the table's own renderer (js/render.js), position by position (js/replay.js), with the hand
 // results as in play, one seat's view or every hand open, keys, and a link to each position
-// (`/games/<id>#h3s42`). The data is the player's own replay, GET /api/me/games/{id}/replay with
-// this browser's session (docs/browser.md, "The replay viewer").
+// (`/games/<id>#h3s42`). The data is GET /api/games/{id}/replay, with this browser's session when it
+// has one: anyone may open a finished game whose table allowed spectators, its players any of theirs
+// (docs/browser.md, "The replay viewer").
 
 import { el, renderBoard, renderHand, renderResult, renderSideInfo } from "./render.js";
 import { roundLabel } from "./actions.js";
@@ -12,14 +13,14 @@ const TOKEN_KEY = "jantaku.session_token"; // js/protocol.js
 const ADMIN_TOKEN_KEY = "jantaku.admin.token"; // admin/js/api.js (sessionStorage: this tab only)
 
 /**
- * Where the replay comes from: a player's own game with this browser's session (the game port's
- * /games/<id>), or, on the admin pages (admin/table.html, `<body data-mode="admin">`), any game with
+ * Where the replay comes from: a shared link's game, with this browser's session if any (the game
+ * port's /games/<id>: public games for anyone, private ones for their players), or, on the admin pages (admin/table.html, `<body data-mode="admin">`), any game with
  * the admin token of this tab.
  */
 export function replaySource(mode, id, { storage, session }) {
   const game = encodeURIComponent(id);
   if (mode === "admin") return { path: `/api/admin/games/${game}/replay`, token: session?.getItem(ADMIN_TOKEN_KEY) ?? null, back: `/admin/#/game/${game}` };
-  return { path: `/api/me/games/${game}/replay`, token: storage?.getItem(TOKEN_KEY) ?? null, back: "/games/" };
+  return { path: `/api/games/${game}/replay`, token: storage?.getItem(TOKEN_KEY) ?? null, back: "/games/" };
 }
 
 /** The game a page's address names: /games/<id>, or ?game=<id>. */
@@ -73,7 +74,7 @@ export class ReplayViewer {
       const why = body?.error?.message ?? `HTTP ${response.status}`;
       this.fail(
         this.mode === "player" && (response.status === 404 || response.status === 401 || response.status === 403)
-          ? `This replay is for the game's players, once it is finished (${why}).`
+          ? `This game cannot be replayed here: it is still being played, or its table was private (only its players can replay it) (${why}).`
           : `Cannot load the replay: ${why}`,
       );
       return;
