@@ -106,8 +106,9 @@ def test_fuzz_the_openapi_document(schema: Any, seeded_db: SeededDb) -> None:
     # the admin port's (the game port's routes, tagged so, answer only there: tests/hub)
     operations = [op for op in every if "game port" not in op.definition.raw.get("tags", [])]
     assert len(every) - len(operations) == 5  # /healthz, /readyz, /metrics, /private/new, /tables/live
-    # 12 of the review API, /api/me replay, /api/cluster, 8 of ranked play, 22 of events
-    assert len(operations) == 44
+    # 12 of the review API, /api/me replay, /api/cluster, the shared replay, 8 of ranked play,
+    # 22 of events
+    assert len(operations) == 45
     statuses: dict[int, int] = {}
     for operation in operations:
         admin_route = operation.path.startswith("/api/admin/")
