@@ -48,6 +48,7 @@ from client_protocol.messages import (
     Act,
     Action,
     Auth,
+    Chat,
     ClientMessage,
     ErrorMessage,
     EventMessage,
@@ -68,6 +69,7 @@ from client_protocol.messages import (
     SessionAuth,
     Snapshot,
     SpectateTarget,
+    Stamp,
     TokenAuth,
     Welcome,
 )
@@ -273,6 +275,19 @@ class Client:
 
     async def leave(self, match_id: str | None = None) -> None:
         await self._send(Leave(match_id=match_id, request_id=next(self._request_ids)))
+
+    async def chat(self, text: str) -> int:
+        """Say ``text`` at the table this connection follows; returns the request id. The line comes
+        back as a ``chat`` message (a refusal as an ``error`` with this id) through iteration."""
+        rid = next(self._request_ids)
+        await self._send(Chat(text=text, request_id=rid))
+        return rid
+
+    async def stamp(self, stamp: str) -> int:
+        """Send a stamp (docs/social.md) at the table this connection follows; as :meth:`chat`."""
+        rid = next(self._request_ids)
+        await self._send(Stamp(stamp=stamp, request_id=rid))
+        return rid
 
     async def resume(self, match_id: str | None = None, since_version: int | None = None) -> None:
         """Ask for the events of ``match_id`` after ``since_version`` (default: the last one seen)."""

@@ -34,6 +34,15 @@ class ErrorCode(StrEnum):
     BUSY_RETRY = "busy_retry"  # the server cannot take this now (e.g. shutting down); retry later
     NOT_FOUND = "not_found"  # unknown match, private table code or queue preset
     INTERNAL = "internal"  # a server bug; the request had no effect
+    # chat and stamps (docs/social.md): the message was not delivered
+    EMPTY = "empty"  # nothing left of the text after normalisation
+    TOO_LONG = "too_long"  # more characters than the room allows
+    UNKNOWN_STAMP = "unknown_stamp"  # not one of the stamps
+    TEXT_OFF = "text_off"  # free text is off in this room (or while a hand is live)
+    STAMPS_OFF = "stamps_off"  # stamps are off in this room
+    NOT_IN_ROOM = "not_in_room"  # this connection follows no table to talk at
+    CHAT_BANNED = "chat_banned"  # an administrator's chat ban (or suspension) is running
+    SUSPENDED = "suspended"  # a join for a seat while an administrator's suspension runs
 
 
 class JantakuError(Exception):

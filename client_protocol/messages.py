@@ -12,10 +12,12 @@ Client to server (unknown fields are rejected as ``malformed``)::
     resume  {match_id, since_version, request_id?}
     ping    {nonce?}
     leave   {match_id?, request_id?}
+    chat    {text, request_id?}
+    stamp   {stamp, request_id?}
 
 Server to client (unknown fields must be ignored by clients)::
 
-    welcome, error, queued, seated, ack, prompt, event, snapshot, match_end, pong, left
+    welcome, error, queued, seated, ack, prompt, event, snapshot, match_end, pong, left, chat
 
 ``docs/protocol.md`` describes each message, the step/ack rules and a complete example session.
 """
@@ -210,10 +212,25 @@ class Leave(_ClientMessage, frozen=True, tag="leave"):
     request_id: RequestId | None = None
 
 
-ClientMessage = Hello | Join | Act | Resume | Ping | Leave
+class Chat(_ClientMessage, frozen=True, tag="chat"):
+    """Say ``text`` at the table this connection follows (seated or watching). The server
+    normalises it and checks the room's rules (docs/social.md); it is never interpreted."""
+
+    text: Annotated[str, msgspec.Meta(max_length=1000)]
+    request_id: RequestId | None = None
+
+
+class Stamp(_ClientMessage, frozen=True, tag="stamp"):
+    """Send one of the fixed reactions (docs/social.md) to the table this connection follows."""
+
+    stamp: Annotated[str, msgspec.Meta(max_length=32)]
+    request_id: RequestId | None = None
+
+
+ClientMessage = Hello | Join | Act | Resume | Ping | Leave | Chat | Stamp
 """Any client-to-server message."""
 
-CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = (Hello, Join, Act, Resume, Ping, Leave)
+CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = (Hello, Join, Act, Resume, Ping, Leave, Chat, Stamp)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -400,6 +417,24 @@ class Left(_ServerMessage, frozen=True, tag="left"):
     match_id: MatchId | None = None
 
 
+class ChatRole(StrEnum):
+    SEATED = "seated"
+    SPECTATOR = "spectator"
+
+
+class ChatLine(_ServerMessage, frozen=True, tag="chat", omit_defaults=True):
+    """A chat line or a stamp at ``match_id``. ``from`` is the seat of a seated sender or the name
+    of a watching one (``role``); ``name`` is the sender's name either way. Exactly one of ``text``
+    and ``stamp`` is set. The text is plain text: show it as text, never as markup."""
+
+    match_id: MatchId
+    role: ChatRole
+    sender: Seat | str = msgspec.field(name="from")
+    name: str
+    text: str | None = None
+    stamp: str | None = None
+
+
 ServerMessage = (
     Welcome
     | ErrorMessage
@@ -413,6 +448,7 @@ ServerMessage = (
     | Pong
     | Left
     | PlayedFor
+    | ChatLine
 )
 """Any server-to-client message."""
 
@@ -429,4 +465,5 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     Pong,
     Left,
     PlayedFor,
+    ChatLine,
 )

@@ -91,6 +91,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.engine",
             "server.ranking",
             "server.tournament",
+            "server.social",
             "server.domain",
             "server.eventlog",
             "server.records",
@@ -100,6 +101,7 @@ LAYERS: dict[str, frozenset[str]] = {
         {
             "server.engine",
             "server.ranking",
+            "server.social",
             "server.domain",
             "server.eventlog",
             "server.records",

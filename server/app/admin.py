@@ -26,7 +26,7 @@ from typing import TypeAlias, TypeVar
 from pydantic import TypeAdapter
 from sqlalchemy.exc import SQLAlchemyError
 
-from server.app import events_cli
+from server.app import events_cli, moderation
 from server.app.compose import run_with_repo
 from server.domain.errors import NotFoundError, RepositoryError
 from server.domain.ports import Repository, Store
@@ -98,6 +98,8 @@ def register(sub: SubParsers) -> None:
     rb.add_argument("--check", action="store_true", help="only report differences (exit 1 if any)")
     add_database_options(rb)
     rb.set_defaults(handler=run_ratings_rebuild)
+
+    moderation.register(asub)  # jantaku admin moderation ... (server/app/moderation.py)
 
     games = asub.add_parser("games", help="find, show and verify stored games")
     gsub = games.add_subparsers(dest="games_command", metavar="GAMES_COMMAND")

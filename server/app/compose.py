@@ -38,6 +38,7 @@ from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
 from server.services.eventrules import sealed_games
+from server.services.social import social_service
 from server.services.tables import TableFactory
 from server.services.tournaments import EventService
 from server.store.db import resolve_url
@@ -202,11 +203,13 @@ def build_hub(
     game port's routes (probes, metrics, private and live tables, the browser client's files, the
     players' game pages and API) through the hub, the admin port's through :func:`running_server`
     (``hub.http_app``); ``placement`` places tables across a cluster's nodes (None: this process
-    alone)."""
+    alone). One social service per store: the hub's chat and the HTTP API's friends and blocks
+    share it."""
+    social = social_service(repo, time.time) if isinstance(repo, SqlRepository | InMemoryRepository) else None
     # A tournament round's finished games are sealed while its walls are still played elsewhere.
     api = dataclasses.replace(api or ApiSettings(), sealed=sealed_games(event_store(repo)))
     app = create_app(repo, api)
-    hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement)
+    hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement, social=social)
     attach_hub(app, hub)
     # The events API (admin port) runs events on this hub's table factory.
     app.state.settings = dataclasses.replace(app.state.settings, events=event_service(repo, hub.tables))

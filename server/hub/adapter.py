@@ -30,6 +30,7 @@ from websockets.frames import CloseCode
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import Auth
 from server.domain.records import Account
+from server.hub.chatroom import ChatRoom
 from server.hub.clock import Clock
 from server.hub.inbox import Detach, InboxItem
 from server.hub.outputs import Outbound, Participant, TablePlayerInfo
@@ -71,6 +72,10 @@ class TableInbox(Protocol):
         ...
 
     def submit(self, item: InboxItem) -> None: ...
+
+    def chat_room(self) -> ChatRoom:
+        """Who hears a chat line at this table now (chat never goes through the inbox)."""
+        ...
 
 
 class Directory(Protocol):
@@ -240,6 +245,11 @@ class SeatConnection(abc.ABC):
     @property
     def wants_hints(self) -> bool:
         return self._wants_hints
+
+    @property
+    def following(self) -> str | None:
+        """The match it plays or watches now (what the table told it), if any."""
+        return self._match_id
 
     def deliver(self, item: Outbound) -> None:
         """Never raises into the table: a failure to render drops this connection only."""

@@ -75,6 +75,7 @@ from server.hub.inbox import ActRequest
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
+    ChatOut,
     ErrorOut,
     EventsOut,
     LeftOut,
@@ -193,8 +194,8 @@ class MjaiSession(SeatConnection):
                     }
                 )
                 self._outbox.close(CloseCode.NORMAL_CLOSURE, "game over")  # one connection, one game
-            case LeftOut() | PlayedForOut():
-                pass  # mjai has no message for these
+            case LeftOut() | PlayedForOut() | ChatOut():
+                pass  # mjai has no message for these (a bot is not told the table's chat)
 
     def attached(self, match_id: str, seat: int | None) -> bool:
         """Seated (a bot never watches: a spectator's attachment is ignored); a new match starts a

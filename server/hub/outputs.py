@@ -169,6 +169,20 @@ class LeftOut:
     match_id: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class ChatOut:
+    """A chat line or a stamp at a table (:mod:`server.hub.tablechat`; not game state, never in
+    the event log). ``seat``: the seated sender's, None for a spectator. One object goes to every
+    listener: the first adapter that encodes it leaves its frame in ``frames`` for the others."""
+
+    match_id: str
+    seat: int | None
+    name: str
+    text: str | None
+    stamp: str | None
+    frames: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+
 Outbound = (
     QueuedOut
     | SeatedOut
@@ -180,6 +194,7 @@ Outbound = (
     | MatchEndOut
     | LeftOut
     | PlayedForOut
+    | ChatOut
 )
 
 

@@ -60,7 +60,9 @@ from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
+from server.hub.tablechat import TableChat, presence
 from server.services.auth import Authenticator
+from server.services.social import SocialService
 from server.services.tables import TableFactory
 
 log = logging.getLogger(__name__)
@@ -156,6 +158,7 @@ class Hub:
         http_app: asgi.AsgiApp | None = None,
         ratings: Ratings | None = None,
         placement: Placement | None = None,
+        social: SocialService | None = None,
     ) -> None:
         self.settings = settings
         self.ratings = ratings  # ranked rooms (server.services.ranked); None: no ranked play
@@ -188,6 +191,8 @@ class Hub:
             ratings=ratings,
             hand_off=self._hand_off,
         )
+        self.chat = TableChat(social or SocialService(wall), self._clock, limits)  # beside the tables
+        self.chat.service.presence = lambda account_id: presence(self._by_account.get(account_id))
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
         self.metrics.watch(
@@ -274,6 +279,8 @@ class Hub:
         # queue's matcher moved here): that relay is the way to the client, not an older tab
         if old is not None and old is not session and not (old.handing_off and session.handed_over):
             old.replaced()
+        if isinstance(session.core, ProtocolSession):
+            session.core.bind_chat(self.chat, session.address)
 
     def guest_allowed(self, session: WebSocketConnection) -> bool:
         return self._guest_hellos.take(session.address)
@@ -380,6 +387,7 @@ class Hub:
     async def start(self) -> None:
         """Resume the matches the store has as running (crash recovery), then listen."""
         self.recovery = await self._lobby.recover()
+        await self.chat.service.load()  # the links, mutes and sanctions chat is checked against
         if self.ratings is not None:
             # A ranked match whose result was stored but whose rating write failed: rate it now.
             rated = await self.ratings.rate_pending(time.time())

@@ -28,6 +28,9 @@ from client_protocol.errors import ErrorCode, ProtocolError
 from client_protocol.messages import (
     Ack,
     Act,
+    Chat,
+    ChatLine,
+    ChatRole,
     ClientMessage,
     ErrorMessage,
     EventMessage,
@@ -53,6 +56,7 @@ from client_protocol.messages import (
     ServerMessage,
     SessionAuth,
     SpectateTarget,
+    Stamp,
     TablePlayer,
     Welcome,
 )
@@ -71,6 +75,7 @@ from server.hub.inbox import ActRequest
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
+    ChatOut,
     ErrorOut,
     EventsOut,
     LeftOut,
@@ -82,6 +87,7 @@ from server.hub.outputs import (
     SeatedOut,
     SharedFrames,
 )
+from server.hub.tablechat import ChatLink, TableChat
 from server.hub.wire import (
     action_from_wire,
     action_to_wire,
@@ -106,12 +112,23 @@ class ProtocolSession(SeatConnection):
         # to that table, behind the resume in the table's inbox (docs/protocol.md#versions-and-resume).
         self._resuming: str | None = None
         self._hello: Hello | None = None  # its hello, as sent (a relay to another node repeats it)
+        self._chat: ChatLink | None = None  # the hub's chat desk, once authenticated (bind_chat)
+
+    def bind_chat(self, desk: TableChat, address: str | None) -> None:
+        """Chat and stamps go through ``desk``, rate-limited for this connection and ``address``."""
+        self._chat = desk.link(address)
 
     # -- frames out --------------------------------------------------------------------------------
 
     def _deliver(self, item: Outbound) -> None:
         if isinstance(item, EventsOut) and item.shared is not None:
             self._deliver_events(item, item.shared)
+            return
+        if isinstance(item, ChatOut):  # one frame for every listener of the line
+            frame = item.frames.get(_SHARED_KEY)
+            if frame is None:
+                frame = item.frames[_SHARED_KEY] = encode(_chat_line(item))
+            self._outbox.put(frame)
             return
         for message in self._render(item):
             if not self._send(message):
@@ -357,6 +374,11 @@ class ProtocolSession(SeatConnection):
                             ErrorCode.FORBIDDEN, f"you play in {self._match_id}; leave it before joining", rid
                         )
                         return None
+                if self._chat is not None and not isinstance(target, SpectateTarget):
+                    refused = self._chat.may_play(self.account.id)  # a suspension (docs/social.md)
+                    if refused is not None:
+                        self._error(refused.code, refused.message, rid)
+                        return None
                 self._stop_following()
                 self._resuming = None
                 match target:
@@ -374,6 +396,10 @@ class ProtocolSession(SeatConnection):
                 ):
                     self._resuming = match_id
                 return ResumeRequest(match_id, since, rid)
+            case Chat(text=text, request_id=rid):
+                self._say(rid, text=text)
+            case Stamp(stamp=stamp, request_id=rid):
+                self._say(rid, stamp=stamp)
             case Leave(match_id=match_id, request_id=rid):
                 self._resuming = None
                 if match_id is None and self._directory.leave_queue(self):
@@ -387,3 +413,28 @@ class ProtocolSession(SeatConnection):
                         ErrorCode.NOT_FOUND, f"not waiting for or following {match_id or 'anything'}", rid
                     )
         return None
+
+    def _say(self, rid: int | None, *, text: str | None = None, stamp: str | None = None) -> None:
+        """A chat line or stamp at the table this connection follows: checked and delivered beside
+        the table (:mod:`server.hub.tablechat`), never through its inbox."""
+        table = None if self._match_id is None else self._directory.table(self._match_id)
+        if self._chat is None or table is None:
+            self._error(ErrorCode.NOT_IN_ROOM, "this connection follows no table to talk at", rid)
+            return
+        refused = self._chat.say(self, table.chat_room(), self._seat, text=text, stamp=stamp, request_id=rid)
+        if refused is not None:
+            self._error(refused.code, refused.message, rid)
+            if refused.code is ErrorCode.RATE_LIMITED:
+                self._count_violation()
+
+
+def _chat_line(item: ChatOut) -> ChatLine:
+    seated = item.seat is not None
+    return ChatLine(
+        match_id=item.match_id,
+        role=ChatRole.SEATED if seated else ChatRole.SPECTATOR,
+        sender=item.seat if item.seat is not None else item.name,
+        name=item.name,
+        text=item.text,
+        stamp=item.stamp,
+    )

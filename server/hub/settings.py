@@ -53,6 +53,10 @@ class ConnectionLimits:
     connect_per_ip_burst: int = 100  # ... and burst (beyond: HTTP 429 before the handshake)
     guest_per_ip_per_s: float = 5.0  # guest hellos per client address: sustained ...
     guest_per_ip_burst: int = 60  # ... and burst (beyond: rate_limited, closed 1008)
+    chat_per_s: float = 1.0  # chat lines and stamps per connection: sustained ...
+    chat_burst: int = 5  # ... and burst (beyond: rate_limited, counted as a violation)
+    chat_per_ip_per_s: float = 4.0  # chat lines and stamps per client address: sustained ...
+    chat_per_ip_burst: int = 20  # ... and burst
 
     def __post_init__(self) -> None:
         if self.outbound_queue < 2 * self.snapshot_after + 16:
@@ -67,6 +71,11 @@ class ConnectionLimits:
             or min(self.connect_per_ip_burst, self.guest_per_ip_burst) < 1
         ):
             raise SettingsError("the per-address connection and guest limits must be positive")
+        if (
+            min(self.chat_per_s, self.chat_per_ip_per_s) <= 0
+            or min(self.chat_burst, self.chat_per_ip_burst) < 1
+        ):
+            raise SettingsError("the chat limits must be positive")
 
 
 @dataclass(frozen=True, slots=True)

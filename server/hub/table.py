@@ -49,6 +49,7 @@ from server.engine.errors import RulesError
 from server.engine.events import Event, MatchEnded, RoundStarted
 from server.hub.botturns import BotTurns
 from server.hub.catchups import Catchups
+from server.hub.chatroom import ChatRoom
 from server.hub.commits import Commits
 from server.hub.decisions import Decisions
 from server.hub.inbox import ActRequest, Attach, Barrier, CommitError, Detach, InboxItem, Pause, Stop, Tick
@@ -169,6 +170,10 @@ class TableActor:
     def last_request_id(self, seat: int) -> int | None:
         """The highest request id of ``seat``'s acts applied in this match (None: none)."""
         return self._decisions.last_request_id(seat)
+
+    def chat_room(self) -> ChatRoom:
+        """Who hears chat here now, and whether a hand is live (read only: :mod:`server.hub.chatroom`)."""
+        return ChatRoom.of(self.match_id, self.source, self._seating, self._pacing.stream, self.finished)
 
     def seat_of_account(self, account_id: str) -> int | None:
         return next((i for i, s in enumerate(self.seats) if s.account_id == account_id), None)

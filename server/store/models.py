@@ -419,3 +419,42 @@ class OrganizerRow(Base):
         String(ID_LENGTH), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
     )
     granted_at: Mapped[timestamp]
+
+
+class SocialLinkRow(Base):
+    """The one link between two accounts (docs/social.md): ``low`` < ``high`` is the pair, ``a`` and
+    ``b`` its direction (``a`` asked or blocked ``b``)."""
+
+    __tablename__ = "social_links"
+
+    low: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    high: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True, index=True)
+    a: Mapped[str] = mapped_column(String(ID_LENGTH))
+    b: Mapped[str] = mapped_column(String(ID_LENGTH))
+    kind: Mapped[str] = mapped_column(String(16))  # requested | friends | blocked
+    since: Mapped[timestamp]
+
+
+class SocialMuteRow(Base):
+    """``account_id`` muted ``muted_id``: its messages and stamps are not delivered to it."""
+
+    __tablename__ = "social_mutes"
+
+    account_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    muted_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+
+
+class SanctionRow(Base):
+    """A chat ban or suspension an administrator gave (kept when lifted or over: the audit)."""
+
+    __tablename__ = "sanctions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[str] = mapped_column(String(ID_LENGTH), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # chat_ban | suspension
+    reason: Mapped[str] = mapped_column(Text)
+    given_by: Mapped[short_text]
+    starts: Mapped[timestamp]
+    ends: Mapped[optional_timestamp]
+    lifted_at: Mapped[optional_timestamp]
+    lifted_by: Mapped[str | None] = mapped_column(String(64))

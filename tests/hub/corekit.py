@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.domain.records import AccountKind
+from server.hub.chatroom import ChatRoom
 from server.hub.inbox import InboxItem
 from server.hub.outputs import Participant, TablePlayerInfo
 
@@ -46,13 +47,22 @@ class Sink:
 
 @dataclass
 class Table:
-    """A table's inbox: what was submitted to it."""
+    """A table's inbox: what was submitted to it; and who hears its chat (``seats``,
+    ``spectators``), its ``source`` and whether a hand is live."""
 
     finished: bool = False
     items: list[InboxItem] = field(default_factory=list)
     players: tuple[TablePlayerInfo, ...] = tuple(
         TablePlayerInfo(f"p{i}", AccountKind.GUEST) for i in range(4)
     )
+    match_id: str = "m-1"
+    source: str = "private:ABCD"
+    hand_live: bool = False
+    seats: list[Participant | None] = field(default_factory=lambda: [None] * 4)
+    spectators: list[Participant] = field(default_factory=list)
+
+    def chat_room(self) -> ChatRoom:
+        return ChatRoom(self.match_id, self.source, self.hand_live, self.seats, self.spectators)
 
     def submit(self, item: InboxItem) -> None:
         self.items.append(item)

@@ -250,3 +250,15 @@ def test_an_answer_that_repeats_a_key_is_invalid_and_the_default_played() -> Non
     assert error["code"] == "illegal_action" and "repeats a key" in error["message"]
     (item,) = table.items
     assert isinstance(item, ActRequest) and item.action in prompt.legal
+
+
+def test_a_bot_is_not_told_the_tables_chat_and_keeps_its_connection() -> None:
+    from server.hub.outputs import ChatOut
+
+    mjai, sink, _, _ = core()
+    assert mjai.receive_hello(hello()) == AuthenticateBearer("t0k")
+    mjai.authenticated(account("bot"))
+    mjai.welcome(None)
+    sink.json()
+    mjai.deliver(ChatOut("m-1", 2, "alice", "gg", None))
+    assert sink.json() == [] and sink.open

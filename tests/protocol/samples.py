@@ -10,6 +10,9 @@ from client_protocol.messages import (
     Act,
     Action,
     ActionType,
+    Chat,
+    ChatLine,
+    ChatRole,
     ClientMessage,
     ErrorMessage,
     EventMessage,
@@ -38,6 +41,7 @@ from client_protocol.messages import (
     SessionAuth,
     Snapshot,
     SpectateTarget,
+    Stamp,
     TablePlayer,
     TokenAuth,
     Welcome,
@@ -179,6 +183,8 @@ CLIENT_MESSAGES: list[ClientMessage] = [
     Ping(),
     Leave(match_id="m-1", request_id=4),
     Leave(),
+    Chat(text="gg wp", request_id=5),
+    Stamp(stamp="thanks"),
 ]
 
 SERVER_MESSAGES: list[ServerMessage] = [
@@ -218,6 +224,8 @@ SERVER_MESSAGES: list[ServerMessage] = [
     Pong(),
     Left(match_id="m-1"),
     Left(),
+    ChatLine(match_id="m-1", role=ChatRole.SEATED, sender=2, name="alice", text="gg <b>wp</b>"),
+    ChatLine(match_id="m-1", role=ChatRole.SPECTATOR, sender="bob", name="bob", stamp="nice"),
     PlayedFor(
         match_id="m-1",
         moves=(

@@ -42,6 +42,9 @@ TABLES = {
     "event_adjustments",
     "event_audit",
     "organizers",
+    "social_links",
+    "social_mutes",
+    "sanctions",
 }
 
 

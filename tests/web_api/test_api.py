@@ -741,8 +741,17 @@ async def test_openapi_document(api: Api) -> None:
         "/api/events/{event_id}/notice",
         "/api/events/{event_id}/finish-round",
     }
+    social = {  # docs/social.md: the signed-in account's friends, blocks and mutes
+        "/api/me/friends",
+        "/api/me/friends/requests",
+        "/api/me/friends/requests/{account_id}",
+        "/api/me/friends/requests/{account_id}/accept",
+        "/api/me/friends/{account_id}",
+        "/api/me/blocks/{account_id}",
+        "/api/me/mutes/{account_id}",
+    }
     game_port = {"/healthz", "/readyz", "/metrics", "/tables/live", "/private/new"}  # docs/hub.md
-    assert set(doc["paths"]) == review | ranked | game_port | events
+    assert set(doc["paths"]) == review | ranked | social | game_port | events
     for path in game_port:
         assert doc["paths"][path]["get"]["tags"] == ["game port"]
     assert doc["components"]["securitySchemes"]["token"] == {
@@ -751,7 +760,7 @@ async def test_openapi_document(api: Api) -> None:
         "description": doc["components"]["securitySchemes"]["token"]["description"],
     }
     for path, item in doc["paths"].items():
-        if path in ranked or path in events or (path in game_port and path != "/private/new"):
+        if path in ranked | social | events or (path in game_port and path != "/private/new"):
             continue
         if path == "/api/games/{game_id}/replay":
             assert get_security(item) == [{"token": []}] and "401" not in item["get"]["responses"]

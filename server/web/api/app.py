@@ -71,6 +71,7 @@ from server.web.api.review import (
     Review,
 )
 from server.web.api.settings import ApiSettings
+from server.web.api.social import social_router
 
 T = TypeVar("T")
 
@@ -568,7 +569,16 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
         return app.openapi()
 
     app.router.add_api_route(OPENAPI_PATH, openapi, include_in_schema=False, route_class_override=AdminRoute)
-    for part in (router, me_router, ranked_router, events_router, game_router, game_files, admin_files):
+    for part in (
+        router,
+        me_router,
+        ranked_router,
+        events_router,
+        social_router,
+        game_router,
+        game_files,
+        admin_files,
+    ):
         app.include_router(part)
     install_error_handlers(app, repo.unavailable_errors)
 

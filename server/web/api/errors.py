@@ -34,6 +34,7 @@ STATUS_OF: dict[m.ErrorCode, int] = {
     m.ErrorCode.INVALID_REQUEST: 422,
     m.ErrorCode.UPGRADE_REQUIRED: 426,
     m.ErrorCode.NAME_TAKEN: 409,
+    m.ErrorCode.CONFLICT: 409,
     m.ErrorCode.RATE_LIMITED: 429,
     m.ErrorCode.UNAVAILABLE: 503,
     m.ErrorCode.INTERNAL: 500,

@@ -424,7 +424,18 @@ async def _stats(store: Store, changes: Sequence[RatingChange]) -> StatsOut:
     )
 
 
-RANKED_PATHS = ("/api/accounts/", "/api/rooms", "/api/leaderboard", "/api/players/", "/api/events")
+RANKED_PATHS = (
+    "/api/accounts/",
+    "/api/rooms",
+    "/api/leaderboard",
+    "/api/players/",
+    # the browser's Friends card (server/web/api/social.py): its changes cannot use the game port,
+    # whose HTTP side answers GETs only
+    "/api/me/friends",
+    "/api/me/blocks/",
+    "/api/me/mutes/",
+    "/api/events",  # the events page (docs/tournaments.md), served on the game port
+)
 
 
 class SameHostCors:
@@ -448,7 +459,7 @@ class SameHostCors:
                 status_code=204,
                 headers={
                     "Access-Control-Allow-Origin": str(origin),
-                    "Access-Control-Allow-Methods": "GET, POST",
+                    "Access-Control-Allow-Methods": "GET, POST, PUT, DELETE",
                     "Access-Control-Allow-Headers": "authorization, content-type",
                     "Access-Control-Max-Age": "600",
                     "Vary": "Origin",

@@ -21,6 +21,8 @@ const connection = {
   resendAct(request_id, step, action) { sent.push({ type: "act", request_id, step, action }); },
   resume(match_id, since_version) { const id = nextId++; sent.push({ type: "resume", match_id, since_version, request_id: id }); return id; },
   leave(match_id) { sent.push({ type: "leave", match_id }); },
+  chat(text) { const id = nextId++; sent.push({ type: "chat", text, request_id: id }); return id; },
+  stamp(stamp) { const id = nextId++; sent.push({ type: "stamp", stamp, request_id: id }); return id; },
   takeOver() { sent.push({ type: "take_over" }); app.onStatus("open"); },
 };
 

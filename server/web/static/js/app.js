@@ -8,6 +8,7 @@ import { httpBase } from "./protocol.js";
 import { MatchTracker, TrackerError } from "./view.js";
 import { handSlots, playedForText, promptOptions, slotAction } from "./actions.js";
 import { onKey } from "./keys.js";
+import { ChatPanel } from "./chat.js";
 import { autoAction, loadPrefs, readHints, savePref, shownWaits } from "./comforts.js";
 import { Sounds, loudest, soundOf } from "./sound.js";
 import { inviteLink, inviteFromLocation, renderLiveTables, renderPrivate, renderQueue } from "./lobby.js";
@@ -94,6 +95,7 @@ export class App {
     this.timerHandle = null;
     this.$ = (id) => doc.getElementById(id);
     this._bind();
+    this.chat = new ChatPanel({ doc, conn: connection, toast: (text) => this.toast(text) }); // chat.js
   }
 
   // ---- wiring ---------------------------------------------------------------------------------
@@ -254,6 +256,9 @@ export class App {
           this.afterMatchEnd?.(this.match, gameLength(this.match.tracker.view())); // ranked.js: the standing, the climb
         }
         break;
+      case "chat":
+        this.chat.add(message, this.match?.players); // beside the table: nothing to redraw
+        return;
       case "played_for":
         if (this.match && message.match_id === this.match.id) this.toast(playedForText(message.moves));
         break;
@@ -789,6 +794,7 @@ export class App {
     $("table").hidden = !match;
     $("btn-leave").hidden = !match || match.spectating;
     $("btn-stop-watching").hidden = !match || !match.spectating;
+    this.chat.show(Boolean(match), match?.id ?? null);
     this.doc.body.dataset.screen = match ? "table" : "lobby";
     this._flushSounds();
     if (!match) {

@@ -2,6 +2,7 @@
 import { App } from "./app.js";
 import { Connection, websocketURL } from "./protocol.js";
 import { Ranked } from "./ranked.js";
+import { Friends } from "./friends.js";
 
 const storage = (() => {
   try {
@@ -25,11 +26,16 @@ const connection = new Connection({
 app = new App({ doc: document, connection, storage });
 const ranked = new Ranked({ doc: document, app, storage, location: globalThis.location });
 app.afterSideInfo = (side, players, length) => ranked.decorateSeats(side, players, length);
-app.afterWelcome = (welcome) => ranked.onWelcome(welcome.player);
+const friends = new Friends({ doc: document, storage, location: globalThis.location });
+app.afterWelcome = (welcome) => {
+  ranked.onWelcome(welcome.player);
+  friends.onWelcome(welcome.player);
+};
 app.afterMatchEnd = (match, length) => ranked.onMatchEnd(match.id, length);
 app.afterResult = (box, match) => ranked.decorateResult(box, match.id);
 globalThis.jantaku = app; // for debugging and end-to-end tests
 globalThis.jantakuRanked = ranked;
+globalThis.jantakuFriends = friends;
 app.render();
 connection.start();
 ranked.render(); // signed out until the hub's welcome says who this page plays as

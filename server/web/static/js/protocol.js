@@ -158,6 +158,19 @@ export class Connection {
     return request_id;
   }
 
+  /** A chat line at the table this connection follows (docs/social.md). */
+  chat(text) {
+    const request_id = this.nextRequestId();
+    this.send({ type: "chat", text, request_id });
+    return request_id;
+  }
+
+  stamp(stamp) {
+    const request_id = this.nextRequestId();
+    this.send({ type: "stamp", stamp, request_id });
+    return request_id;
+  }
+
   leave(matchId = null) {
     const message = { type: "leave", request_id: this.nextRequestId() };
     if (matchId) message.match_id = matchId;
