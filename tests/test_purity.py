@@ -117,6 +117,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.eventlog",
             "server.records",
             "server.services",
+            "server.tournament",  # pure: the events API shows standings in their formula's unit
         }
     ),
     # cluster mode: registry, leases, takeover; the hub never imports it (docs/scaling.md)

@@ -26,7 +26,7 @@ from typing import TypeAlias, TypeVar
 from pydantic import TypeAdapter
 from sqlalchemy.exc import SQLAlchemyError
 
-from server.app import moderation
+from server.app import events_cli, moderation
 from server.app.compose import run_with_repo
 from server.domain.errors import NotFoundError, RepositoryError
 from server.domain.ports import Repository, Store
@@ -86,6 +86,8 @@ def register(sub: SubParsers) -> None:
     ca.add_argument("name")
     add_database_options(ca)
     ca.set_defaults(handler=run_create_admin)
+
+    events_cli.register_admin(asub)  # admin organizer ..., admin events ...
 
     ratings = asub.add_parser("ratings", help="ranked play's ratings (docs/ranking.md)")
     rsub = ratings.add_subparsers(dest="ratings_command", metavar="RATINGS_COMMAND")

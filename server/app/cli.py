@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from server import __version__, buildinfo
-from server.app import admin, serve, simulate
+from server.app import admin, events_cli, serve, simulate
 from server.bots import cli as bots_cli
 from server.bots import connect_cli
 from server.records import cli as records_cli
@@ -31,6 +31,7 @@ REGISTRARS: tuple[Registrar, ...] = (
     simulate.register,  # simulate
     serve.register,  # serve
     admin.register,  # admin ..., export
+    events_cli.register,  # event ...
     store_cli.register,  # db
 )
 

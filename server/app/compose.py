@@ -16,9 +16,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
+import secrets
 import sys
 import time
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,14 +31,20 @@ from sqlalchemy.exc import SQLAlchemyError
 from server.app.review_api import ReviewServer, review_api
 from server.domain.errors import ConflictError
 from server.domain.ports import Repository, Store
+from server.domain.records import MatchStatus
+from server.domain.tournaments import EventStore
 from server.hub import gcpolicy
 from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
+from server.services.eventrules import sealed_games
 from server.services.social import social_service
+from server.services.tables import TableFactory
+from server.services.tournaments import EventService
 from server.store.db import resolve_url
 from server.store.errors import StoreConfigError
 from server.store.memory import AccountFile, InMemoryRepository
+from server.store.memory_events import InMemoryEvents
 from server.store.repository import SqlRepository
 from server.web.api import ApiSettings, create_app
 from server.web.api.gameport import attach_hub
@@ -121,6 +130,69 @@ def run_with_repo(args: argparse.Namespace, fn: Callable[[Store], Awaitable[T]])
         return 1
 
 
+# The events of an in-memory repository live beside it (one store per repository, as long as it lives).
+_MEMORY_EVENTS: weakref.WeakKeyDictionary[Store, InMemoryEvents] = weakref.WeakKeyDictionary()
+
+
+def event_store(repo: Store) -> EventStore:
+    """Where the events of ``repo`` are kept: the SQL repository itself (its ``events`` tables), or
+    one :class:`InMemoryEvents` per in-memory repository."""
+    if isinstance(repo, SqlRepository):
+        return repo
+    store = _MEMORY_EVENTS.get(repo)
+    if store is None:
+        store = _MEMORY_EVENTS[repo] = InMemoryEvents()
+    return store
+
+
+class StoredResults:
+    """The event service's :class:`~server.services.tournaments.MatchResults` read from the store.
+
+    A completed match: its stored result (final scores and places). A match ended early (aborted,
+    e.g. by an organizer's ``end table``): the scores after its last finished hand, placed by score
+    with ties to the seat nearer the first dealer (seat 0), as the engine breaks them. A match
+    still running (or unknown): None."""
+
+    def __init__(self, repo: Store) -> None:
+        self._repo = repo
+
+    async def final(self, match_id: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        result = await self._repo.get_result(match_id)
+        if result is not None:
+            return tuple(result.scores), tuple(result.ranks)
+        match = await self._repo.get_match(match_id)
+        if match is None or match.status is not MatchStatus.ABORTED:
+            return None
+        hands = await self._repo.hand_results(match_id)
+        played = [h.scores_after for h in hands if h.scores_after is not None]
+        if played:
+            scores = tuple(played[-1])
+        elif hands:
+            scores = tuple(hands[0].scores_before)
+        else:
+            return None
+        order = sorted(range(len(scores)), key=lambda seat: (-scores[seat], seat))
+        ranks = [0] * len(scores)
+        for place, seat in enumerate(order, start=1):
+            ranks[seat] = place
+        return scores, tuple(ranks)
+
+
+def event_service(repo: Store, tables: TableFactory, *, now: Callable[[], float] = time.time) -> EventService:
+    """The event service (``docs/tournaments.md``) on ``repo``: events kept by :func:`event_store`,
+    tables made by ``tables`` (the hub's factory), results read from the stored games, accounts
+    from the store, ids ``ev-<12 hex>``, a 32-byte random secret per event."""
+    return EventService(
+        store=event_store(repo),
+        tables=tables,
+        results=StoredResults(repo),
+        accounts=repo.account_by_id,
+        now=now,
+        new_id=lambda: f"ev-{secrets.token_hex(6)}",
+        new_secret=lambda: secrets.token_bytes(32),
+    )
+
+
 def build_hub(
     settings: HubSettings,
     repo: Store,
@@ -134,9 +206,13 @@ def build_hub(
     alone). One social service per store: the hub's chat and the HTTP API's friends and blocks
     share it."""
     social = social_service(repo, time.time) if isinstance(repo, SqlRepository | InMemoryRepository) else None
+    # A tournament round's finished games are sealed while its walls are still played elsewhere.
+    api = dataclasses.replace(api or ApiSettings(), sealed=sealed_games(event_store(repo)))
     app = create_app(repo, api)
     hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement, social=social)
     attach_hub(app, hub)
+    # The events API (admin port) runs events on this hub's table factory.
+    app.state.settings = dataclasses.replace(app.state.settings, events=event_service(repo, hub.tables))
     return hub
 
 
@@ -152,8 +228,9 @@ async def running_server(
 ) -> AsyncIterator[tuple[Hub, ReviewServer]]:
     """The whole server on ``repo`` while the block runs: the hub (started: crash recovery, then
     listening), the admin review API beside it on ``review_port`` (``server.web.api``,
-    docs/admin.md), and the process's garbage-collector policy (``settings.gc``,
-    server/hub/gcpolicy.py) with the GIL's switch interval (``settings.gil_switch_interval_s``). The
+    docs/admin.md) with the events API on the hub's table factory (docs/tournaments.md), and the
+    process's garbage-collector policy (``settings.gc``, server/hub/gcpolicy.py) with the GIL's
+    switch interval (``settings.gil_switch_interval_s``). The
     hub is shut down at the end; the caller closes ``repo``."""
     with gcpolicy.switching(settings.gil_switch_interval_s):
         hub = build_hub(settings, repo, placement, ApiSettings(host=settings.host, cluster=cluster_status))

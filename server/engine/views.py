@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from server.engine.events import Event, RoundStarted, TileDrawn
+from server.engine.events import Event, MatchEnded, RoundStarted, TileDrawn, WallRevealed
 from server.engine.melds import Meld
 from server.engine.state import MatchState, RiverTile
 from server.engine.tiles import Tile
@@ -165,3 +165,19 @@ def seat_view(state: MatchState, seat: int) -> SeatView:
         live_remaining=h.live_remaining,
         step=state.step,
     )
+
+
+def hold_reveals(events: tuple[Event, ...]) -> tuple[Event, ...]:
+    """``events`` with each hand's wall and the match's seed held back: a table that shares its
+    walls with other tables still playing (a tournament's duplicate walls) shows ``wall_revealed``
+    with an empty salt and wall (its commitment kept) and ``match_ended`` with an empty seed. The
+    stored log keeps them; the event publishes the seeds when its round ends."""
+    return tuple(_held(e) for e in events)
+
+
+def _held(event: Event) -> Event:
+    if isinstance(event, WallRevealed):
+        return dataclasses.replace(event, salt="", wall=())
+    if isinstance(event, MatchEnded):
+        return dataclasses.replace(event, seed="")
+    return event

@@ -146,6 +146,7 @@ class RecoveredMatch:
     spectate: SpectatePolicy
     transitions: tuple[Transition, ...]  # one per stored step (just the deal for an empty log)
     steps: tuple[StepRecord, ...]  # the stored log (may be empty)
+    hold_reveals: bool = False  # stored with the table's settings (TableSpec.hold_reveals)
 
 
 class UnrecoverableError(Exception):
@@ -192,6 +193,7 @@ def rebuild(
         spectate=spectate,
         transitions=tuple(transitions),
         steps=tuple(steps),
+        hold_reveals=isinstance(recovery.table, dict) and recovery.table.get("hold_reveals") is True,
     )
 
 

@@ -37,6 +37,7 @@ from server.domain.records import StepRecord
 from server.engine import redact_all
 from server.engine.actions import Action
 from server.engine.events import Event
+from server.engine.views import hold_reveals
 from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
 from server.hub.spectators import SpectatorFeed
 
@@ -53,11 +54,14 @@ def left_seats(steps: Iterable[StepRecord]) -> frozenset[int]:
 
 
 class Seating:
-    """The four seats' connections, and the spectators."""
+    """The four seats' connections, and the spectators. ``hold``: the table holds its wall reveals
+    and its seed back from seats and spectators alike (``TableSpec.hold_reveals``,
+    :func:`server.engine.views.hold_reveals`)."""
 
-    __slots__ = ("_absent", "_conn", "_left", "_played", "feed")
+    __slots__ = ("_absent", "_conn", "_left", "_played", "feed", "hold")
 
-    def __init__(self, feed: SpectatorFeed) -> None:
+    def __init__(self, feed: SpectatorFeed, *, hold: bool = False) -> None:
+        self.hold = feed.hold = hold
         self._conn: list[Participant | None] = [None] * 4
         self._absent = [False] * 4  # played for while it had no connection, and not back since
         self._left = [False] * 4  # its player left on purpose, and is not back since
@@ -159,12 +163,18 @@ class Seating:
         """Events ``first``, ``first + 1``, ... to every connected seat, each redacted for its seat;
         the frames of the events no seat sees differently are encoded once, from the step log's
         rendering of the batch when given (``rendered``, :class:`SharedFrames`)."""
-        views = [redact_all(batch, seat) for seat in range(4)]
-        public = tuple(all(view[i] is event for view in views) for i, event in enumerate(batch))
+        # A held reveal is a new event, not the step log's: its rendering (with the wall) is not used.
+        held = hold_reveals(batch) if self.hold else batch
+        views = [redact_all(held, seat) for seat in range(4)]
+        public = tuple(all(view[i] is event for view in views) for i, event in enumerate(held))
         shared = SharedFrames(public, batch, rendered) if rendered is not None or any(public) else None
         for seat, conn in enumerate(self._conn):
             if conn is not None:
                 conn.deliver(EventsOut(match_id, first, views[seat], shared))
+
+    def view(self, events: tuple[Event, ...], viewer: int | None) -> tuple[Event, ...]:
+        """``events`` as ``viewer`` (a seat, None: a spectator) may receive them (a catch-up)."""
+        return redact_all(hold_reveals(events) if self.hold else events, viewer)
 
     def broadcast(self, item: Outbound) -> None:
         """``item`` to every connected seat and every spectator."""

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from client_protocol.events import Event as WireEvent
 from server.engine import redact_all
 from server.engine.events import Event, RoundStarted
+from server.engine.views import hold_reveals
 from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
 from server.hub.settings import SpectatePolicy
 
@@ -141,6 +142,7 @@ class SpectatorFeed:
         self.policy = policy
         self.members: dict[Participant, None] = {}
         self.released = 0  # events released so far (versions 1..released)
+        self.hold = False  # wall reveals and the seed held back (Seating's ``hold``)
 
     def __contains__(self, participant: Participant) -> bool:
         return participant in self.members
@@ -206,7 +208,8 @@ class SpectatorFeed:
         if upto <= self.released:
             return False
         if self.members:  # every spectator receives the same frames: encoded once (SharedFrames)
-            batch = redact_all(stream.window(self.released, upto), None)
+            window = stream.window(self.released, upto)
+            batch = redact_all(hold_reveals(window) if self.hold else window, None)
             shared = SharedFrames((True,) * len(batch))
             self.broadcast(EventsOut(self.match_id, self.released + 1, batch, shared))
         self.released = upto

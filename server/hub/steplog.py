@@ -79,6 +79,13 @@ def step_record(
     )
 
 
-def table_settings_json(timers: TableTimers, spectate: SpectatePolicy) -> JSON:
-    """A table's settings as its :class:`~server.domain.records.RecoveryRecord` keeps them."""
-    return {"timers": dataclasses.asdict(timers), "spectate": dataclasses.asdict(spectate)}
+def table_settings_json(timers: TableTimers, spectate: SpectatePolicy, *, hold: bool = False) -> JSON:
+    """A table's settings as its :class:`~server.domain.records.RecoveryRecord` keeps them
+    (``hold_reveals`` only when set, so other tables' records are unchanged)."""
+    settings: dict[str, JSON] = {
+        "timers": dataclasses.asdict(timers),
+        "spectate": dataclasses.asdict(spectate),
+    }
+    if hold:
+        settings["hold_reveals"] = True
+    return settings

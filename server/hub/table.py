@@ -42,7 +42,7 @@ from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEndReason
 from server.domain.errors import FencedError
 from server.domain.records import AccountKind, MatchStatus, RecoveryRecord, ResultRecord, StepRecord
-from server.engine import MatchState, Transition, new_match, pending_seats, redact_all
+from server.engine import MatchState, Transition, new_match, pending_seats
 from server.engine import apply as engine_apply
 from server.engine.actions import Action
 from server.engine.errors import RulesError
@@ -123,7 +123,7 @@ class TableActor:
             metrics=deps.metrics,
         )
         self._turns = BotTurns(match_id, seats, self._log)
-        self._seating = Seating(self._pacing.feed)
+        self._seating = Seating(self._pacing.feed, hold=setup.hold_reveals)
         self._decisions = Decisions(timers, self._seating, bots=self._turns.bot_seats)
 
         self.state: MatchState | None = None
@@ -215,7 +215,7 @@ class TableActor:
         )
         # The seed is stored (secret until the end) so that a restarted server can replay the match;
         # a match dealt from injected walls (tests) cannot be replayed from its seed.
-        settings = table_settings_json(self.timers, self.spectate)
+        settings = table_settings_json(self.timers, self.spectate, hold=setup.hold_reveals)
         recovery = RecoveryRecord(self.match_id, setup.seed.hex(), settings) if setup.walls is None else None
         commits = self._commits
         await commits.call(commits.repo.create_match(match, recovery))
@@ -546,7 +546,7 @@ class TableActor:
         if a.announce:
             p.deliver(SeatedOut(self.match_id, seat, self.players))
         shown = stream.published if seat is not None else seating.feed.released
-        events = redact_all(forgotten + stream.window(stream.base, shown), seat)
+        events = seating.view(forgotten + stream.window(stream.base, shown), seat)
         p.deliver(CatchupOut(self.match_id, seat, a.since_version, events))
         played = seating.take_played_for(seat) if seat is not None else ()
         if played:  # what the table played for this seat while it had no connection

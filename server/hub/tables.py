@@ -204,6 +204,7 @@ class LocalTables:
                 spectate=spec.spectate or self.settings.spectate,
                 walls=spec.walls,
                 source=spec.source,
+                hold_reveals=spec.hold_reveals,
             )
         )
         self._register(table, spec.tags)
@@ -281,6 +282,7 @@ class LocalTables:
                 timers=recovered.timers,
                 spectate=recovered.spectate,
                 source=match.source,
+                hold_reveals=recovered.hold_reveals,
             )
         )
         self._register(table, {})

@@ -31,6 +31,7 @@ class TableSetup:
     spectate: SpectatePolicy
     walls: Sequence[Sequence[Tile]] | None = None  # injected walls (None: dealt from the seed)
     source: str = ""  # how the table was made (stored with the match)
+    hold_reveals: bool = False  # keep wall reveals and the seed from seats and spectators (TableSpec)
 
 
 @dataclass(frozen=True, slots=True)

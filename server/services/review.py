@@ -238,10 +238,19 @@ class Review:
         *,
         clock: Callable[[], float] = time.time,
         viewer_base: str = TENHOU6_VIEWER,
+        sealed: Callable[[MatchRecord], Awaitable[bool]] | None = None,
     ) -> None:
         self.repo = repo
         self.clock = clock
         self.viewer_base = viewer_base
+        # A finished game whose walls others may still be playing (a tournament's duplicate walls,
+        # until its round ends) is sealed as a live one is (server.services.eventrules.sealed_games).
+        self._sealed = sealed
+
+    async def _hidden(self, match: MatchRecord) -> bool:
+        if match.status is MatchStatus.RUNNING:
+            return True
+        return self._sealed is not None and await self._sealed(match)
 
     # -- finding games -------------------------------------------------------------------------------
 
@@ -267,6 +276,11 @@ class Review:
         if match.status is MatchStatus.RUNNING:
             raise GameLiveError(
                 f"game {match_id} is still being played; its hands and walls are sealed until it ends"
+            )
+        if await self._hidden(match):
+            raise GameLiveError(
+                f"game {match_id} shares its walls with tables of its event still playing; its hands "
+                "and walls are sealed until the round ends"
             )
         return match
 
@@ -301,7 +315,7 @@ class Review:
             "wall_algorithm": match.wall_algorithm,
             "seed_commitment": match.seed_commitment,
         }
-        if match.status is MatchStatus.RUNNING:
+        if await self._hidden(match):
             return m.GameDetail(**common, seed=None, steps=0, hands=[], auto_played=[], auto_by_seat=[])
         steps = await self.repo.steps(match_id)
         hands = await self.repo.hand_results(match_id)

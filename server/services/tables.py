@@ -156,7 +156,14 @@ class SeatRequest:
 class TableSpec:
     """What to make: see the module docstring. ``seed`` None: a fresh random seed; ``walls``
     (injected, one per hand, in order) replace the seeded ones (a match dealt from them cannot be
-    replayed from its seed after a restart). ``timers`` / ``spectate`` None: the server's."""
+    replayed from its seed after a restart). ``timers`` / ``spectate`` None: the server's.
+
+    ``hold_reveals``: the table's walls are shared with other tables that may still be playing the
+    same hand (a tournament's duplicate walls), so no seat or spectator receives a hand's wall
+    (``wall_revealed`` comes with an empty salt and wall, its commitment kept) nor the match's seed
+    (``match_ended`` with an empty seed); both are stored as usual, so the game verifies later, and
+    whoever made the table publishes the seed when it is safe (the event service: when the round
+    ends). The setting survives a restart (it is stored with the match's recovery record)."""
 
     seats: tuple[SeatRequest, ...]
     ruleset: Ruleset
@@ -166,6 +173,7 @@ class TableSpec:
     timers: TableTimers | None = None
     spectate: SpectatePolicy | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
+    hold_reveals: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,8 +40,8 @@ from server.domain.tournaments import (
     RoundTableRecord,
     SpectatorMode,
 )
-from server.engine.errors import RulesError
 from server.engine.rules import Ruleset
+from server.services.eventrules import EventError, check_settings, seats_of
 from server.services.tables import (
     SeatRequest,
     SpectatePolicy,
@@ -70,14 +70,9 @@ from server.tournament.standings import (
     standings,
 )
 
+__all__ = ["BOT_PREFIX", "Actor", "EventError", "EventService", "EventView", "MatchResults"]
+
 BOT_PREFIX = "bot:"
-
-
-class EventError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,36 +98,6 @@ class EventView:
     event: EventRecord
     entrants: tuple[EntrantRecord, ...]
     rounds: tuple[RoundRecord, ...]
-
-
-def _settings_errors(s: EventSettings) -> Ruleset:
-    if not s.name.strip() or len(s.name) > 100:
-        raise EventError("malformed", "an event needs a name of 1 to 100 characters")
-    try:
-        ruleset = Ruleset.from_json(s.ruleset_json)
-    except (RulesError, ValueError) as exc:
-        raise EventError("malformed", f"ruleset: {exc}") from None
-    if not 1 <= s.rounds <= 100:
-        raise EventError("malformed", f"rounds must be 1..100, got {s.rounds}")
-    try:
-        SeatingMethod(s.seating)
-        Formula(s.formula)
-        SeatingRules(seats=_seats(ruleset), max_meetings=s.max_meetings, max_wind_spread=s.max_wind_spread)
-    except (ValueError, SeatingError) as exc:
-        raise EventError("malformed", str(exc)) from None
-    if Formula(s.formula) is Formula.BEST_CONSECUTIVE and not (s.best_n and s.best_n >= 1):
-        raise EventError("malformed", "the best_consecutive formula needs best_n >= 1")
-    if Formula(s.formula) is Formula.TEAMS and not s.teams:
-        raise EventError("malformed", "the teams formula needs the entrants' teams")
-    if s.duplicate is DuplicateMode.SETS and not (s.set_size and s.set_size >= 1):
-        raise EventError("malformed", "duplicate sets need set_size >= 1")
-    if s.cap is not None and s.cap < 1:
-        raise EventError("malformed", f"cap must be at least 1, got {s.cap}")
-    return ruleset
-
-
-def _seats(ruleset: Ruleset) -> int:
-    return int(getattr(ruleset, "seats", 4))
 
 
 class EventService:
@@ -206,7 +171,7 @@ class EventService:
             raise EventError(
                 "forbidden", "creating events needs the organizer role (an administrator grants it)"
             )
-        _settings_errors(settings)
+        check_settings(settings)
         event = EventRecord(
             id=self._new_id(),
             settings=settings,
@@ -234,6 +199,27 @@ class EventService:
         await self._store.put_event(event)
         await self._audit(event, actor, "add_organizer", {"account": account_id}, reason=reason)
         return event
+
+    async def update_settings(
+        self, actor: Actor, event_id: str, settings: EventSettings, reason: str = ""
+    ) -> EventRecord:
+        """Change the settings while the event is open and no round is seated."""
+        event = await self._organized(event_id, actor)
+        if event.status is not EventStatus.OPEN or await self._store.rounds(event_id):
+            raise EventError("conflict", "settings change only before the first round is seated")
+        check_settings(settings)
+        event = dataclasses.replace(event, settings=settings)
+        await self._store.put_event(event)
+        await self._audit(event, actor, "settings", {"name": settings.name}, reason=reason)
+        return event
+
+    async def events(self) -> list[EventRecord]:
+        return await self._store.events()
+
+    async def notices(self, event_id: str) -> list[AuditRecord]:
+        """The organizers' notices to every entrant (public), oldest first."""
+        await self._event(event_id)
+        return [a for a in await self._store.audit(event_id) if a.action == "notice"]
 
     async def view(self, event_id: str) -> EventView:
         event = await self._event(event_id)
@@ -363,7 +349,7 @@ class EventService:
         if number > s.rounds:
             raise EventError("conflict", f"the event has {s.rounds} rounds")
         ruleset = Ruleset.from_json(s.ruleset_json)
-        seats = _seats(ruleset)
+        seats = seats_of(ruleset)
         rules = SeatingRules(seats=seats, max_meetings=s.max_meetings, max_wind_spread=s.max_wind_spread)
         entrants = [
             e
@@ -451,6 +437,7 @@ class EventService:
                 timers=self._timers(s),
                 spectate=self._spectate(s),
                 tags={"event": event.id, "round": str(rnd.number), "table": str(table.index)},
+                hold_reveals=s.duplicate is not DuplicateMode.OFF,  # a set's other tables share the walls
             )
             try:
                 live = await self._tables.create(spec)
@@ -606,7 +593,10 @@ class EventService:
         await self._store.put_round(rnd)
         if rnd.number == event.settings.rounds:
             await self._store.put_event(dataclasses.replace(event, status=EventStatus.FINISHED))
-        await self._audit(event, actor, "finish_round", {"round": rnd.number}, reason=reason)
+        shown = [[r.name, r.total, r.rank] for r in await self._standings(event)]  # rebuild --check
+        await self._audit(
+            event, actor, "finish_round", {"round": rnd.number, "standings": shown}, reason=reason
+        )
         return rnd
 
     # -- standings -------------------------------------------------------------------------------------
@@ -635,7 +625,7 @@ class EventService:
         ]
         try:
             rules = ScoringRules.of(
-                ruleset, Formula(s.formula), seats=_seats(ruleset), best_n=s.best_n, teams=s.teams
+                ruleset, Formula(s.formula), seats=seats_of(ruleset), best_n=s.best_n, teams=s.teams
             )
             games = await self.games(event)
             # substitutes' games count for the seat's entrant of record only if they are entrants

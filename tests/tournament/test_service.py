@@ -189,6 +189,7 @@ async def test_a_round_with_duplicate_walls_goes_through_the_factory() -> None:
     assert await w.service.start(ORG, event_id) == started and len(w.tables.made) == 2  # idempotent
     seeds = {t.spec.seed for t in w.tables.made}
     assert seeds == {wall_set_seed(b"event secret", 1, 0)}  # every table: the same walls
+    assert all(t.spec.hold_reveals for t in w.tables.made)  # so no table shows the shared walls early
     spec = w.tables.made[0].spec
     assert spec.tags == {"event": event_id, "round": "1", "table": "0"}
     assert spec.source == f"event:{event_id}:r1:t0"

@@ -718,6 +718,29 @@ async def test_openapi_document(api: Api) -> None:
         "/api/leaderboard",
         "/api/players/{name}",
     }
+    events = {  # docs/tournaments.md: public, or authenticated by the session cookie as well
+        "/api/events",
+        "/api/events/{event_id}",
+        "/api/events/{event_id}/standings",
+        "/api/admin/organizers",
+        "/api/events/{event_id}/settings",
+        "/api/events/{event_id}/organizers",
+        "/api/events/{event_id}/log",
+        "/api/events/{event_id}/entry",
+        "/api/events/{event_id}/withdraw",
+        "/api/events/{event_id}/checkin",
+        "/api/events/{event_id}/bots",
+        "/api/events/{event_id}/drop",
+        "/api/events/{event_id}/seat",
+        "/api/events/{event_id}/start",
+        "/api/events/{event_id}/pause",
+        "/api/events/{event_id}/resume",
+        "/api/events/{event_id}/tables/{table}/end",
+        "/api/events/{event_id}/substitute",
+        "/api/events/{event_id}/adjust",
+        "/api/events/{event_id}/notice",
+        "/api/events/{event_id}/finish-round",
+    }
     social = {  # docs/social.md: the signed-in account's friends, blocks and mutes
         "/api/me/friends",
         "/api/me/friends/requests",
@@ -728,7 +751,7 @@ async def test_openapi_document(api: Api) -> None:
         "/api/me/mutes/{account_id}",
     }
     game_port = {"/healthz", "/readyz", "/metrics", "/tables/live", "/private/new"}  # docs/hub.md
-    assert set(doc["paths"]) == review | ranked | social | game_port
+    assert set(doc["paths"]) == review | ranked | social | game_port | events
     for path in game_port:
         assert doc["paths"][path]["get"]["tags"] == ["game port"]
     assert doc["components"]["securitySchemes"]["token"] == {
@@ -737,7 +760,7 @@ async def test_openapi_document(api: Api) -> None:
         "description": doc["components"]["securitySchemes"]["token"]["description"],
     }
     for path, item in doc["paths"].items():
-        if path in ranked | social or (path in game_port and path != "/private/new"):
+        if path in ranked | social | events or (path in game_port and path != "/private/new"):
             continue
         if path == "/api/games/{game_id}/replay":
             assert get_security(item) == [{"token": []}, {}] and "401" not in item["get"]["responses"]

@@ -43,6 +43,7 @@ from server.services.accounts import Accounts
 from server.services.auth import Authenticator, AuthError
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
+from server.web.api.events import events_router
 from server.web.api.files import admin_files, game_files
 from server.web.api.gameport import game_router
 from server.web.api.params import (
@@ -551,7 +552,9 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
     )
-    app.state.review = Review(repo, clock=settings.clock, viewer_base=settings.tenhou_viewer)
+    app.state.review = Review(
+        repo, clock=settings.clock, viewer_base=settings.tenhou_viewer, sealed=settings.sealed
+    )
     app.state.authenticator = Authenticator(repo, session_ttl_s=0, wall=settings.clock)
     app.state.settings = settings
     app.state.store = repo
@@ -567,7 +570,16 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
         return app.openapi()
 
     app.router.add_api_route(OPENAPI_PATH, openapi, include_in_schema=False, route_class_override=AdminRoute)
-    for part in (router, me_router, ranked_router, social_router, game_router, game_files, admin_files):
+    for part in (
+        router,
+        me_router,
+        ranked_router,
+        events_router,
+        social_router,
+        game_router,
+        game_files,
+        admin_files,
+    ):
         app.include_router(part)
     install_error_handlers(app, repo.unavailable_errors)
 

@@ -38,7 +38,9 @@ class ErrorCode(StrEnum):
     INVALID_REQUEST = "invalid_request"  # 422: a parameter is missing, malformed or out of range
     UPGRADE_REQUIRED = "upgrade_required"  # 426: a plain GET of a websocket path (/ws, /mjai)
     NAME_TAKEN = "name_taken"  # 409: register: a player or bot has that name
-    CONFLICT = "conflict"  # 409: friends, blocks, mutes: already so, or yourself (docs/social.md)
+    CONFLICT = "conflict"  # 409: not now (events: a round is running...), or already so (friends)
+    UNSUPPORTED = "unsupported"  # 409: events: not possible for this table (yet), e.g. on another node
+    BUSY = "busy"  # 503: events: a table could not be made now; nothing was made, retry
     RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins, or websocket connects, per address
     UNAVAILABLE = "unavailable"  # 503: the database cannot be reached, or the hub is draining; retry
     INTERNAL = "internal"  # 500: a bug (logged)

@@ -77,8 +77,9 @@ class Review:
         *,
         clock: Callable[[], float] = time.time,
         viewer_base: str = TENHOU6_VIEWER,
+        sealed: Callable[[MatchRecord], Awaitable[bool]] | None = None,
     ) -> None:
-        self.service = service.Review(repo, clock=clock, viewer_base=viewer_base)
+        self.service = service.Review(repo, clock=clock, viewer_base=viewer_base, sealed=sealed)
         self.repo = repo
 
     async def list_games(self, f: GameFilters) -> m.GameList:

@@ -7,6 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.domain.records import MatchRecord
+from server.services.tournaments import EventService
 from server.web.api.review import TENHOU6_VIEWER
 
 DEFAULT_HTTP_PORT = 8766  # the hub's default port + 1
@@ -23,6 +25,12 @@ class ApiSettings:
     # Cluster mode: the status document of GET /api/cluster (server/cluster/status.py, wired by the
     # composition root; the web layer never imports the cluster). None: not a cluster node.
     cluster: Callable[[], Awaitable[dict[str, Any]]] | None = None
+    # The event service (tournaments, /api/events; server/web/api/events.py), wired by the
+    # composition root on the hub's table factory. None: events are not served here.
+    events: EventService | None = None
+    # Which finished games are sealed as live ones are (their event's round still plays the same
+    # walls: server.services.eventrules.sealed_games). None: none.
+    sealed: Callable[[MatchRecord], Awaitable[bool]] | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
