@@ -39,15 +39,15 @@ from server.hub.spectators import SpectatorFeed
 
 
 class Seating:
-    """The four seats' connections, and the spectators."""
+    """The seats' connections (three or four, as the ruleset plays), and the spectators."""
 
     __slots__ = ("_absent", "_conn", "_left", "_played", "feed")
 
-    def __init__(self, feed: SpectatorFeed) -> None:
-        self._conn: list[Participant | None] = [None] * 4
-        self._absent = [False] * 4  # played for while it had no connection, and not back since
-        self._left = [False] * 4  # its player left on purpose, and is not back since
-        self._played: list[list[tuple[int, Action]]] = [[] for _ in range(4)]  # (step, action) while gone
+    def __init__(self, feed: SpectatorFeed, seats: int = 4) -> None:
+        self._conn: list[Participant | None] = [None] * seats  # seats: the ruleset's (3 or 4)
+        self._absent = [False] * seats  # played for while it had no connection, and not back since
+        self._left = [False] * seats  # its player left on purpose, and is not back since
+        self._played: list[list[tuple[int, Action]]] = [[] for _ in range(seats)]  # (step, action) while gone
         self.feed = feed
 
     def seat(self, participant: Participant, seat: int, match_id: str) -> bool:
@@ -81,6 +81,11 @@ class Seating:
                 self._absent[seat] = self._left[seat] = True
             found = True
         return found
+
+    @property
+    def seats(self) -> int:
+        """How many seats the table has (its ruleset's)."""
+        return len(self._conn)
 
     def seat_of(self, participant: Participant) -> int | None:
         for seat, conn in enumerate(self._conn):
@@ -139,7 +144,7 @@ class Seating:
         """Events ``first``, ``first + 1``, ... to every connected seat, each redacted for its seat;
         the frames of the events no seat sees differently are encoded once, from the step log's
         rendering of the batch when given (``rendered``, :class:`SharedFrames`)."""
-        views = [redact_all(batch, seat) for seat in range(4)]
+        views = [redact_all(batch, seat) for seat in range(len(self._conn))]
         public = tuple(all(view[i] is event for view in views) for i, event in enumerate(batch))
         shared = SharedFrames(public, batch, rendered) if rendered is not None or any(public) else None
         for seat, conn in enumerate(self._conn):

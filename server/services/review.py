@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from server.domain.ports import Store
 from server.domain.reads import AuditEntry, Lineup, MatchQuery, StatusFilter, is_bot
 from server.domain.records import MatchRecord, MatchStatus, ResultRecord, SeatRecord
+from server.engine.rules import Ruleset
 from server.eventlog.codec import StoredEventError, log_events, wire_json
 from server.records.errors import RecordError
 from server.records.export import export_match
@@ -354,7 +355,8 @@ class Review:
             raise NotExportableError(f"game {match_id}: {exc}") from None
         names = [s.name for s in sorted(match.seats, key=lambda s: s.seat)]
         try:
-            return export_match(events, fmt.value, names=names if len(names) == 4 else None)
+            seats = Ruleset.from_json(match.ruleset_json).seats  # one name per seat: three or four
+            return export_match(events, fmt.value, names=names if len(names) == seats else None)
         except (RecordError, ValueError) as exc:
             raise NotExportableError(f"game {match_id} cannot be written as {fmt.value}: {exc}") from None
 
