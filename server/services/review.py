@@ -110,13 +110,14 @@ class GameFilters:
     until: datetime | None = None  # created before
     lineup: Lineup | None = None
     account_id: str | None = None  # only games where this account had a seat
+    seats: int | None = None  # 3 or 4: only games of that many seats
     limit: int = 50
     offset: int = 0
 
     def describe(self) -> dict[str, Any]:
         """The filters that are set, as JSON (for the audit log)."""
         out: dict[str, Any] = {}
-        for name in ("status", "player", "q", "ruleset", "lineup", "account_id"):
+        for name in ("status", "player", "q", "ruleset", "lineup", "account_id", "seats"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = str(value)
@@ -138,6 +139,7 @@ class GameFilters:
             until=self.until,
             lineup=self.lineup,
             account_id=self.account_id,
+            seats=self.seats,
             limit=max(1, min(self.limit, MAX_PAGE)),
             offset=max(0, self.offset),
         )
