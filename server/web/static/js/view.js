@@ -9,6 +9,8 @@
 
 /** Draws from the live wall in a hand without kans (136 - 14 dead wall - 4 x 13 dealt). */
 export const LIVE_WALL_DRAWS = 70;
+/** Three seats: 108 tiles (no 2m-8m) - 14 dead wall - 3 x 13 dealt. */
+export const LIVE_WALL_DRAWS_3 = 55;
 
 const SUITS = "mpsz";
 
@@ -187,6 +189,12 @@ export class MatchTracker {
       case "meld_called":
         this._meld(event);
         break;
+      case "north_declared":
+        this._tilesLeft -= 1; // its replacement comes from the dead wall, which takes one
+        this._handSizes[seat] -= 1;
+        this._drawn[seat] = null;
+        this._take(seat, [event.tile]);
+        break;
       case "dora_revealed":
         this._dora.push(event.indicator);
         break;
@@ -225,7 +233,7 @@ export class MatchTracker {
     };
     this._scores = [...event.scores];
     this._dora = [event.dora_indicator];
-    this._tilesLeft = LIVE_WALL_DRAWS;
+    this._tilesLeft = n === 4 ? LIVE_WALL_DRAWS : LIVE_WALL_DRAWS_3;
     this._turn = null;
     this._hands = event.hands.map((h) => (h === null ? null : sortTiles(h)));
     this._drawn = new Array(n).fill(null);
