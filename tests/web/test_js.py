@@ -73,7 +73,8 @@ def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
     streams: list[dict[str, Any]] = []
     snapshots: list[dict[str, Any]] = []
     sanma = SANMA_PRESETS["tenhou-sanma"].with_options(game_length="east")
-    matches = ((b"jantaku-web-js-1", east), (b"jantaku-web-js-2", PRESETS["mahjongsoul"]), (b"web-js-3", sanma))
+    mahjongsoul = PRESETS["mahjongsoul"]
+    matches = ((b"jantaku-web-js-1", east), (b"jantaku-web-js-2", mahjongsoul), (b"web-js-3", sanma))
     for seed, ruleset in matches:
         events = full_match(seed, ruleset)
         if ruleset.seats == 3:  # the fold of a north set aside is checked too
