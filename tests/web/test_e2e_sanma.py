@@ -40,8 +40,11 @@ def test_play_a_three_player_hand_against_two_bots(page: Any) -> None:  # noqa: 
                 page.keyboard.press("n")  # the North key
                 state["norths"] += 1
                 continue
-            if shots and not shot_taken and state["discards"] >= 3 and page.is_visible(
-                "[data-testid=hand-tile][data-legal=true]"
+            if (
+                shots
+                and not shot_taken
+                and state["discards"] >= 3
+                and page.is_visible("[data-testid=hand-tile][data-legal=true]")
             ):
                 page.screenshot(path=str(shots / "sanma-table.png"))
                 page.set_viewport_size({"width": 390, "height": 844})
