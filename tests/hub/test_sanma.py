@@ -23,6 +23,7 @@ from server.services.tables import SeatRequest, TableSpec, TableSpecError
 from server.store.memory import InMemoryRepository
 from tests.hub.helpers import EAST, FakeParticipant, account
 from tests.hub.netkit import connect_client, http_get, next_of, play, serving
+from tests.hub.test_network import assert_view_matches_engine
 from tests.hub.test_recovery import BOT_DELAY_MS, SEED, Player
 from tests.hub.test_recovery import play as play_fake
 from tests.hub.test_table_factory import factory
@@ -111,6 +112,9 @@ async def test_play_now_seats_two_bots_and_a_spectator_and_a_reconnect_follow_it
         assert again.step == prompt.step and alice.tracker is not None and alice.tracker.view() == before
         await alice.resume(seated.match_id, since_version=0)
         assert (await next_of(alice, Snapshot)).view == before
+        table = hub.lobby.table(seated.match_id)
+        assert table is not None and seated.seat is not None
+        assert_view_matches_engine(alice.tracker.view(), table, seated.seat)  # norths included
         end = await play(alice)
         assert isinstance(end, MatchEnd) and end.result is not None and len(end.result.ranks) == 3
         assert await alice.verify(hub.repo) > 0

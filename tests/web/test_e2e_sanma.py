@@ -39,6 +39,7 @@ def test_play_a_three_player_hand_against_two_bots(page: Any) -> None:  # noqa: 
             if page.is_visible("[data-testid=action-nukidora]"):
                 page.keyboard.press("n")  # the North key
                 state["norths"] += 1
+                page.wait_for_selector(".norths", timeout=5000)  # the pile beside the melds
                 continue
             if (
                 shots

@@ -188,6 +188,8 @@ export function renderBoard(board, ctx) {
         : Array.from({ length: seatState.hand_size }, () => tileEl(null, { back: true }));
       strip.append(el("span", { className: "concealed", "data-testid": `concealed-${seat}` }, hidden));
       strip.append(el("span", { className: "melds" }, seatState.melds.map((m, i) => meldEl(m, seat, "meld", { dora: view.dora_indicators, fresh: freshMeld(ctx, seat, i), seats: view.seats.length }))));
+      const norths = northsEl(seatState, seat);
+      if (norths) strip.append(norths);
     }
     const classes = ["zone", `pos-${pos}`];
     if (view.turn === seat) classes.push("turn");
@@ -307,6 +309,16 @@ export function renderHand(handBox, meldBox, ctx, handlers) {
     handBox.append(button);
   });
   meldBox.append(...seatState.melds.map((m, i) => meldEl(m, ownSeat, "my-meld", { dora, fresh: freshMeld(ctx, ownSeat, i), seats: view.seats.length })));
+  const norths = northsEl(seatState, ownSeat);
+  if (norths) meldBox.append(norths);
+}
+
+/** Three players: the norths a seat has set aside this hand, face up beside its melds (null: none). */
+function northsEl(seatState, seat) {
+  const n = seatState.norths ?? 0;
+  if (n === 0) return null;
+  const tiles = Array.from({ length: n }, () => tileEl("4z"));
+  return el("span", { className: "norths", "data-testid": `norths-${seat}`, title: `${n} north${n > 1 ? "s" : ""} set aside (bonus dora)` }, tiles);
 }
 
 /** The toggles (和了 / 鳴きなし / ツモ切り / sound): a player's only; spectators get none. */

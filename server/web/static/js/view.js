@@ -66,6 +66,7 @@ export class MatchTracker {
     this._melds = [];
     this._rivers = [];
     this._riichi = [];
+    this._norths = []; // norths set aside this hand, per seat (three players)
     this._results = [];
     this._matchResult = null;
   }
@@ -87,6 +88,7 @@ export class MatchTracker {
     t._melds = view.seats.map((s) => clone(s.melds));
     t._rivers = view.seats.map((s) => clone(s.river));
     t._riichi = view.seats.map((s) => s.riichi);
+    t._norths = view.seats.map((s) => s.norths ?? 0);
     t._results = clone(view.results);
     t._matchResult = clone(view.match_result);
     return t;
@@ -110,6 +112,7 @@ export class MatchTracker {
         melds: clone(this._melds[s]),
         river: clone(this._rivers[s]),
         riichi: this._riichi[s],
+        norths: this._norths[s],
       })),
       results: clone(this._results),
       match_result: clone(this._matchResult),
@@ -194,6 +197,7 @@ export class MatchTracker {
         this._handSizes[seat] -= 1;
         this._drawn[seat] = null;
         this._take(seat, [event.tile]);
+        this._norths[seat] += 1;
         break;
       case "dora_revealed":
         this._dora.push(event.indicator);
@@ -241,6 +245,7 @@ export class MatchTracker {
     this._melds = Array.from({ length: n }, () => []);
     this._rivers = Array.from({ length: n }, () => []);
     this._riichi = new Array(n).fill(false);
+    this._norths = new Array(n).fill(0);
     this._results = [];
   }
 
