@@ -81,6 +81,21 @@ async def test_three_network_clients_play_a_three_player_match() -> None:
             assert isinstance(end, MatchEnd) and end.reason is MatchEndReason.COMPLETED
         for client in clients:
             assert await client.verify(hub.repo) > 0  # every event it saw, as stored, redacted for it
+        # My games: the finished three-player game, its replay and its exports, for a player of it.
+        assert clients[0].welcome is not None
+        auth = {"Authorization": f"Bearer {clients[0].welcome.session_token}"}
+        status, body = await http_get(hub, "/api/me/games", auth)
+        assert status == 200, body
+        (game,) = json.loads(body)["games"]
+        assert game["id"] == match_id and len(game["seats"]) == 3 and len(game["standings"]) == 3
+        status, body = await http_get(hub, f"/api/me/games/{match_id}/replay", auth)
+        assert status == 200, body
+        for fmt in ("tenhou6", "mjai"):
+            status, body = await http_get(hub, f"/api/me/games/{match_id}/export?format={fmt}", auth)
+            assert status == 200, (fmt, body[:300])
+        status, body = await http_get(hub, "/api/me/games/" + match_id + "/export?format=tenhou6", auth)
+        assert sorted(json.loads(body)["name"][:3]) == ["p0", "p1", "p2"]  # the three players' names
+        for client in clients:
             await client.close()
 
 
