@@ -52,7 +52,8 @@ class SeatState(_Value, frozen=True):
     ``hand`` (sorted: by suit m, p, s, z, then number, a red five after its plain fives) includes the
     drawn tile and is null where the tiles are hidden from the receiver; ``drawn`` is the tile drawn
     this turn while it is still in the hand and known to the receiver; ``hand_size`` counts the
-    concealed tiles (known or not).
+    concealed tiles (known or not); ``norths`` counts the norths the seat has set aside this hand
+    (three players; always 0 with four).
     """
 
     seat: Seat
@@ -62,6 +63,7 @@ class SeatState(_Value, frozen=True):
     melds: tuple[Meld, ...]
     river: tuple[RiverTile, ...]
     riichi: bool
+    norths: int = 0
 
 
 class SeatView(_Value, frozen=True):

@@ -79,6 +79,7 @@ class MatchTracker:
         self._melds: list[list[Meld]] = []
         self._rivers: list[list[RiverTile]] = []
         self._riichi: list[bool] = []
+        self._norths: list[int] = []  # norths set aside this hand, per seat (three players)
         self._results: list[HandWon | HandDrawn] = []
         self._match_result: MatchEnded | None = None
 
@@ -100,6 +101,7 @@ class MatchTracker:
         tracker._melds = [list(s.melds) for s in view.seats]
         tracker._rivers = [list(s.river) for s in view.seats]
         tracker._riichi = [s.riichi for s in view.seats]
+        tracker._norths = [s.norths for s in view.seats]
         tracker._results = list(view.results)
         tracker._match_result = view.match_result
         return tracker
@@ -114,6 +116,7 @@ class MatchTracker:
                 melds=tuple(self._melds[s]),
                 river=tuple(self._rivers[s]),
                 riichi=self._riichi[s],
+                norths=self._norths[s],
             )
             for s, hand in enumerate(self._hands)
         )
@@ -212,6 +215,7 @@ class MatchTracker:
                 self._hand_sizes[seat] -= 1
                 self._drawn[seat] = None
                 self._take(seat, (tile,))
+                self._norths[seat] += 1
             case DoraRevealed(indicator=indicator):
                 self._dora.append(indicator)
             case HandWon() | HandDrawn():
@@ -250,6 +254,7 @@ class MatchTracker:
         self._melds = [[] for _ in range(n)]
         self._rivers = [[] for _ in range(n)]
         self._riichi = [False] * n
+        self._norths = [0] * n
         self._results = []
 
     def _meld(self, event: MeldCalled) -> None:

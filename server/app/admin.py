@@ -116,6 +116,7 @@ def register(sub: SubParsers) -> None:
     ls.add_argument("--until", type=_iso, help="created before (ISO 8601 date or time, UTC by default)")
     ls.add_argument("--ruleset", help="a ruleset name (tenhou, ema, mahjongsoul, ...) or its hash")
     ls.add_argument("--lineup", choices=[v.value for v in Lineup], help="humans, bots or both at the table")
+    ls.add_argument("--seats", type=int, choices=(3, 4), help="only games of that many seats")
     ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50, max 500)")
     ls.add_argument("--offset", type=int, default=0, help="skip this many")
     add_database_options(ls)
@@ -353,6 +354,7 @@ def run_list_games(args: argparse.Namespace) -> int:
         since=args.since,
         until=args.until,
         lineup=None if args.lineup is None else Lineup(args.lineup),
+        seats=args.seats,
         limit=args.limit,
         offset=args.offset,
     )

@@ -15,6 +15,7 @@ A :class:`MatchQuery` selects matches; every field None means "any", and the fie
 * ``since`` / ``until``: created at or after / before.
 * ``lineup``: who sat at the table; a seat is a bot when it was a bot account or a built-in bot.
 * ``account_id``: only matches where that account had a seat.
+* ``seats``: only matches of that many seats (3 or 4; stored with each match, ``matches.seat_count``).
 
 A page (:class:`MatchPage`) is newest first (creation time, then id, both descending); ``total``
 counts every match the query selects, over all pages.
@@ -63,6 +64,7 @@ class MatchQuery:
     until: datetime | None = None
     lineup: Lineup | None = None
     account_id: str | None = None
+    seats: int | None = None  # 3 or 4: only matches of that many seats
     limit: int = 50
     offset: int = 0
 

@@ -411,11 +411,12 @@ MAHJONGSOUL_SANMA = Ruleset(
 )
 
 PRESETS: dict[str, Ruleset] = {"tenhou": TENHOU, "mahjongsoul": MAHJONGSOUL, "ema": EMA}
-"""The four-player presets: what the hub's queues and private tables offer (its tables seat four)."""
+"""The four-player presets (the hub offers these and the three-player ones: ``QUEUE_PRESETS``)."""
 
 SANMA_PRESETS: dict[str, Ruleset] = {"tenhou-sanma": TENHOU_SANMA, "mahjongsoul-sanma": MAHJONGSOUL_SANMA}
 """The three-player presets: the engine, the records, the bots and the command line (``jantaku
-simulate``, ``play``, ``verify``) play them; the hub does not seat three yet."""
+simulate``, ``play``, ``verify``) play them, and the hub's queues and private tables offer them
+(``server.hub.lobby.QUEUE_PRESETS``)."""
 
 ALL_PRESETS: dict[str, Ruleset] = {**PRESETS, **SANMA_PRESETS}
 

@@ -73,13 +73,14 @@ class Decisions:
     )
 
     def __init__(self, timers: TableTimers, seating: Seating, *, bots: frozenset[int]) -> None:
-        self.time = TimeKeeper(timers)
+        self.time = TimeKeeper(timers, seating.seats)
         self._seating = seating  # who is connected, and which seats are absent (played for at once)
         self._bots = bots  # the seats of built-in bots: their "deadline" is when they answer
         self.prompts: dict[int, OpenPrompt] = {}  # seats prompted and not answered yet
         self._opened_at: dict[int, int] = {}  # seat -> the version after which its latest decision opened
         self._last_prompted: dict[int, int] = {}  # seat -> the number of its latest prompt
-        self._answered: list[dict[int, int]] = [{} for _ in range(4)]  # request id -> its decision's number
+        # per seat: request id -> its decision's number
+        self._answered: list[dict[int, int]] = [{} for _ in range(seating.seats)]
         self._last_request: dict[int, int] = {}  # seat -> the highest request id applied
 
     def answered(self, seat: int, request_id: int) -> int | None:

@@ -1,9 +1,10 @@
 """The lobby: quick-match queues per ruleset preset, private tables with invite codes, spectating,
 and the registry of live tables (who holds which seat).
 
-* Quick match: ``{"type": "queue", "preset": "tenhou"}``. Four waiting players make a table; when
+* Quick match: ``{"type": "queue", "preset": "tenhou"}``. As many waiting players as the preset
+  has seats (four; three for the three-player presets, :data:`QUEUE_PRESETS`) make a table; when
   the oldest has waited ``bot_fill_after_s``, built-in bots take the empty seats. The variant
-  ``"tenhou+bots"`` ("play now against bots") seats the player at once with three bots. Cluster
+  ``"tenhou+bots"`` ("play now against bots") seats the player at once with bots in the other seats. Cluster
   mode pairs a node's own players first (:mod:`server.hub.crossnode`).
 * Private tables: made by :meth:`Lobby.create_private` (over HTTP: ``GET /private/new``, see
   ``docs/hub.md``) with a preset, rule overrides, per-table timers and a number of bots; players
@@ -37,7 +38,7 @@ from server.bots import BOTS
 from server.domain.ports import Ratings, Repository
 from server.domain.records import Account, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
-from server.engine.rules import PRESETS, Ruleset
+from server.engine.rules import PRESETS, SANMA_PRESETS, GameLength, Ruleset
 from server.hub.clock import Cancellable, Clock
 from server.hub.crossnode import RECHECK_S, QueueHandoff, Stragglers
 from server.hub.inbox import Attach
@@ -55,7 +56,16 @@ from server.services.tables import SeatRequest, TableBusyError, TableSpec
 
 log = logging.getLogger(__name__)
 
-BOTS_SUFFIX = "+bots"  # "tenhou+bots": play now, against three built-in bots
+BOTS_SUFFIX = "+bots"  # "tenhou+bots": play now, against built-in bots in every other seat
+EAST_SUFFIX = "-east"  # "tenhou-sanma-east": a three-player preset played east round only
+
+QUEUE_PRESETS: dict[str, Ruleset] = {
+    **PRESETS,
+    **SANMA_PRESETS,
+    **{name + EAST_SUFFIX: r.with_options(game_length=GameLength.EAST) for name, r in SANMA_PRESETS.items()},
+}
+"""What the hub's quick-match queues and private tables offer by default: the four-player presets,
+the three-player ones (east-south, as the presets are) and each three-player one east only."""
 
 
 class Lobby:
@@ -84,7 +94,7 @@ class Lobby:
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
         self.settings = settings
-        self.rulesets: Mapping[str, Ruleset] = dict(rulesets if rulesets is not None else PRESETS)
+        self.rulesets: Mapping[str, Ruleset] = dict(rulesets if rulesets is not None else QUEUE_PRESETS)
         self._rng = rng or random.SystemRandom()
         # The table factory of this node: every table the lobby makes or recovers is made there.
         self.factory = LocalTables(
@@ -178,13 +188,14 @@ class Lobby:
 
     def _enqueue(self, name: str, entry: _Waiting) -> Reservation | None:
         """Queue ``entry`` (in the order players first queued: one handed over from another node
-        has waited longer) and take the first four out as a table if there are four."""
+        has waited longer) and take the first ones out as a table once there are as many as it has
+        seats."""
         queue = self._queues.setdefault(name, [])
         bisect.insort(queue, entry, key=lambda w: w.since)
         reserved: Reservation | None = None
-        if len(queue) >= 4:
-            group, queue[:] = queue[:4], queue[4:]
-            ruleset, source = self._queue_table(name)
+        ruleset, source = self._queue_table(name)
+        if len(queue) >= ruleset.seats:
+            group, queue[:] = queue[: ruleset.seats], queue[ruleset.seats :]
             reserved = self._reserve(group, ruleset, source, self.settings.timers)
         self._queue_changed(name)
         return reserved
@@ -259,8 +270,9 @@ class Lobby:
         if queue[0].since + self.settings.bot_fill_after_s > self._clock.now():
             self._arm_fill(name)
             return
-        group, queue[:] = queue[:4], queue[4:]
-        reserved = self._reserve(group, self.rulesets[name], f"queue:{name}", self.settings.timers)
+        ruleset = self.rulesets[name]
+        group, queue[:] = queue[: ruleset.seats], queue[ruleset.seats :]
+        reserved = self._reserve(group, ruleset, f"queue:{name}", self.settings.timers)
         self._queue_changed(name)
         await self._start(reserved)
 
@@ -296,8 +308,8 @@ class Lobby:
             table_timers = self.settings.timers.replace(**dict(timers)) if timers else self.settings.timers
         except (RulesError, SettingsError, TypeError, ValueError) as exc:
             raise LobbyError(ErrorCode.MALFORMED, f"bad table options: {exc}") from None
-        if not 0 <= bots <= 3:
-            raise LobbyError(ErrorCode.MALFORMED, f"bots must be 0 to 3, got {bots}")
+        if not 0 <= bots < ruleset.seats:
+            raise LobbyError(ErrorCode.MALFORMED, f"bots must be 0 to {ruleset.seats - 1}, got {bots}")
         bot_name = bot or self.settings.fill_bot
         if bot_name not in BOTS:
             raise LobbyError(ErrorCode.MALFORMED, f"no bot {bot_name!r}; bots: {sorted(BOTS)}")
@@ -439,7 +451,7 @@ class Lobby:
         """Seat ``humans`` in a random order (built-in bots in the empty seats) at a new table of
         the factory, registered with their seats; the caller starts it (:meth:`_start`) once
         nothing else is being changed."""
-        entries: list[_Waiting | None] = [*humans, *([None] * (4 - len(humans)))]
+        entries: list[_Waiting | None] = [*humans, *([None] * (ruleset.seats - len(humans)))]
         self._rng.shuffle(entries)
         seats = tuple(
             SeatRequest.built_in(bot) if e is None else SeatRequest.player(e.participant.account)

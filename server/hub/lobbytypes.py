@@ -28,7 +28,8 @@ class _Waiting:
 
 @dataclass(eq=False, slots=True)
 class PrivateTable:
-    """An invitation: the table starts once ``4 - bots`` players have joined with ``code``."""
+    """An invitation: the table starts once ``seats - bots`` players (the ruleset's seats) have joined
+    with ``code``."""
 
     code: str
     creator_id: str
@@ -43,7 +44,7 @@ class PrivateTable:
 
     @property
     def humans(self) -> int:
-        return 4 - self.bots
+        return self.ruleset.seats - self.bots
 
 
 @dataclass(slots=True)

@@ -55,6 +55,7 @@ from server.engine.actions import (
     Discard,
     Kakan,
     KyuushuKyuuhai,
+    Nukidora,
     Pass,
     Pon,
     Riichi,
@@ -322,6 +323,8 @@ class MjaiSession(SeatConnection):
                     out.append({"type": "hora", "actor": seat, "target": claim_actor, "pai": claim_pai})
                 case KyuushuKyuuhai() if not after_reach:
                     out.append({"type": "ryukyoku", "actor": seat})
+                case Nukidora() if not after_reach:  # three players: a north set aside (RiichiEnv's form)
+                    out.append({"type": "nukidora", "actor": seat, "pai": "N"})
                 case Pass() if not after_reach:
                     out.append({"type": "none"})
         if reach:
@@ -429,6 +432,10 @@ class MjaiSession(SeatConnection):
                 if KyuushuKyuuhai() in legal:
                     return KyuushuKyuuhai()
                 raise InvalidReplyError("ryukyoku (kyuushu kyuuhai) is not possible now")
+            case "nukidora":
+                if Nukidora() in legal:
+                    return Nukidora()
+                raise InvalidReplyError("nukidora is not possible now (no north in hand, or four seats)")
             case "none":
                 if Pass() in legal:
                     return Pass()
@@ -584,6 +591,7 @@ _ORDER: tuple[type[Any], ...] = (
     Tsumo,
     Ron,
     KyuushuKyuuhai,
+    Nukidora,
     Pass,
 )
 

@@ -162,8 +162,6 @@ def rebuild(
     default_spectate: SpectatePolicy,
 ) -> RecoveredMatch:
     """Replay a stored match. Raises :class:`UnrecoverableError` or :class:`ReplayDivergedError`."""
-    if sorted(s.seat for s in match.seats) != [0, 1, 2, 3]:
-        raise UnrecoverableError(f"it has seats {sorted(s.seat for s in match.seats)}, not 0-3")
     if recovery is None:
         raise UnrecoverableError("no seed stored for it (made by a server without crash recovery?)")
     try:
@@ -178,6 +176,10 @@ def rebuild(
         raise UnrecoverableError(f"the stored ruleset does not load: {exc}") from None
     if ruleset.hash != match.ruleset_hash:
         raise ReplayDivergedError(0, "the stored ruleset does not match its hash")
+    if sorted(s.seat for s in match.seats) != list(range(ruleset.seats)):  # the ruleset's 3 or 4
+        raise UnrecoverableError(
+            f"it has seats {sorted(s.seat for s in match.seats)}, not 0-{ruleset.seats - 1}"
+        )
     unknown = next((s for s in steps if s.format_version not in FORMAT_VERSIONS), None)
     if unknown is not None:  # written by a newer server: not this one's to continue
         raise UnrecoverableError(

@@ -54,18 +54,18 @@ def left_seats(steps: Iterable[StepRecord]) -> frozenset[int]:
 
 
 class Seating:
-    """The four seats' connections, and the spectators. ``hold``: the table holds its wall reveals
-    and its seed back from seats and spectators alike (``TableSpec.hold_reveals``,
-    :func:`server.engine.views.hold_reveals`)."""
+    """The seats' connections (three or four, as the ruleset plays), and the spectators. ``hold``: the
+    table holds its wall reveals and its seed back from seats and spectators alike
+    (``TableSpec.hold_reveals``, :func:`server.engine.views.hold_reveals`)."""
 
     __slots__ = ("_absent", "_conn", "_left", "_played", "feed", "hold")
 
-    def __init__(self, feed: SpectatorFeed, *, hold: bool = False) -> None:
+    def __init__(self, feed: SpectatorFeed, seats: int = 4, *, hold: bool = False) -> None:
         self.hold = feed.hold = hold
-        self._conn: list[Participant | None] = [None] * 4
-        self._absent = [False] * 4  # played for while it had no connection, and not back since
-        self._left = [False] * 4  # its player left on purpose, and is not back since
-        self._played: list[list[tuple[int, Action]]] = [[] for _ in range(4)]  # (step, action) while gone
+        self._conn: list[Participant | None] = [None] * seats  # seats: the ruleset's (3 or 4)
+        self._absent = [False] * seats  # played for while it had no connection, and not back since
+        self._left = [False] * seats  # its player left on purpose, and is not back since
+        self._played: list[list[tuple[int, Action]]] = [[] for _ in range(seats)]  # (step, action) while gone
         self.feed = feed
 
     def seat(self, participant: Participant, seat: int, match_id: str) -> bool:
@@ -99,6 +99,11 @@ class Seating:
                 self._absent[seat] = self._left[seat] = True
             found = True
         return found
+
+    @property
+    def seats(self) -> int:
+        """How many seats the table has (its ruleset's)."""
+        return len(self._conn)
 
     def seat_of(self, participant: Participant) -> int | None:
         for seat, conn in enumerate(self._conn):
@@ -165,7 +170,7 @@ class Seating:
         rendering of the batch when given (``rendered``, :class:`SharedFrames`)."""
         # A held reveal is a new event, not the step log's: its rendering (with the wall) is not used.
         held = hold_reveals(batch) if self.hold else batch
-        views = [redact_all(held, seat) for seat in range(4)]
+        views = [redact_all(held, seat) for seat in range(len(self._conn))]
         public = tuple(all(view[i] is event for view in views) for i, event in enumerate(held))
         shared = SharedFrames(public, batch, rendered) if rendered is not None or any(public) else None
         for seat, conn in enumerate(self._conn):

@@ -94,8 +94,8 @@ class TableActor:
         on_retire: Callable[[TableActor], None] | None = None,
     ) -> None:
         seats = tuple(setup.seats)
-        if len(seats) != 4:
-            raise ValueError(f"a table needs 4 seats, got {len(seats)}")
+        if len(seats) != setup.ruleset.seats:
+            raise ValueError(f"a table of this ruleset needs {setup.ruleset.seats} seats, got {len(seats)}")
         self.setup = setup
         self.match_id = match_id = setup.match_id
         self.ruleset = setup.ruleset
@@ -123,7 +123,7 @@ class TableActor:
             metrics=deps.metrics,
         )
         self._turns = BotTurns(match_id, seats, self._log)
-        self._seating = Seating(self._pacing.feed, hold=setup.hold_reveals)
+        self._seating = Seating(self._pacing.feed, len(seats), hold=setup.hold_reveals)
         self._decisions = Decisions(timers, self._seating, bots=self._turns.bot_seats)
 
         self.state: MatchState | None = None

@@ -47,8 +47,6 @@ from server.services.tables import (
 
 log = logging.getLogger(__name__)
 
-SEATS = 4
-
 
 @dataclass(eq=False, slots=True)
 class Reservation:
@@ -211,8 +209,9 @@ class LocalTables:
         return Reservation(table, joining)
 
     def _seat_specs(self, spec: TableSpec) -> list[SeatSpec]:
-        if len(spec.seats) != SEATS:
-            raise TableSpecError(f"a table has {SEATS} seats, got {len(spec.seats)}")
+        if len(spec.seats) != spec.ruleset.seats:
+            n = spec.ruleset.seats
+            raise TableSpecError(f"a table of this ruleset has {n} seats, got {len(spec.seats)}")
         seats: list[SeatSpec] = []
         n_bots = 0
         taken: set[str] = set()

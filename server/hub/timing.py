@@ -42,9 +42,9 @@ class OpenPrompt:
 class TimeKeeper:
     """The timers of one table and the time bank left to each seat."""
 
-    def __init__(self, timers: TableTimers) -> None:
+    def __init__(self, timers: TableTimers, seats: int = 4) -> None:
         self.timers = timers
-        self.banks: list[float] = [float(timers.bank_ms)] * 4  # milliseconds
+        self.banks: list[float] = [float(timers.bank_ms)] * seats  # milliseconds, one per seat
 
     def deadline(self, seat: int, prompt: OpenPrompt, *, bot: bool, connected: bool, absent: bool) -> float:
         """When the table answers for the seat: a bot's thinking time on its own turn (at once in a
@@ -70,7 +70,7 @@ class TimeKeeper:
         return int(action_left), int(bank_left)
 
     def stored_banks(self, seat: int | None, prompt: OpenPrompt | None, now: float) -> tuple[int, ...]:
-        """The four banks (whole ms) as they will be once ``seat`` answered ``prompt`` at ``now``
+        """The banks, one per seat (whole ms), as they will be once ``seat`` answered ``prompt`` at ``now``
         (:meth:`charge`; None: nobody answered): what the step log stores with the step."""
         banks = list(self.banks)
         if seat is not None and prompt is not None:
@@ -81,7 +81,7 @@ class TimeKeeper:
     def restore(self, banks: tuple[int, ...] | None) -> None:
         """The banks a restarted table resumes with (the last stored step's; crash recovery). None
         (a log stored before banks were kept): they stay full."""
-        if banks is not None and len(banks) == 4 and all(isinstance(b, int) for b in banks):
+        if banks is not None and len(banks) == len(self.banks) and all(isinstance(b, int) for b in banks):
             self.banks = [float(min(max(0, b), self.timers.bank_ms)) for b in banks]
 
     def charge(self, seat: int, prompt: OpenPrompt, now: float) -> None:

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 from server.domain.ports import Store
 from server.domain.reads import AuditEntry, Lineup, MatchQuery, StatusFilter, is_bot
 from server.domain.records import MatchRecord, MatchStatus, ResultRecord, SeatRecord
+from server.engine.rules import Ruleset
 from server.eventlog.codec import StoredEventError, log_events, wire_json
 from server.records.errors import RecordError
 from server.records.export import export_match
@@ -123,13 +124,14 @@ class GameFilters:
     until: datetime | None = None  # created before
     lineup: Lineup | None = None
     account_id: str | None = None  # only games where this account had a seat
+    seats: int | None = None  # 3 or 4: only games of that many seats
     limit: int = 50
     offset: int = 0
 
     def describe(self) -> dict[str, Any]:
         """The filters that are set, as JSON (for the audit log)."""
         out: dict[str, Any] = {}
-        for name in ("status", "player", "q", "ruleset", "lineup", "account_id"):
+        for name in ("status", "player", "q", "ruleset", "lineup", "account_id", "seats"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = str(value)
@@ -151,6 +153,7 @@ class GameFilters:
             until=self.until,
             lineup=self.lineup,
             account_id=self.account_id,
+            seats=self.seats,
             limit=max(1, min(self.limit, MAX_PAGE)),
             offset=max(0, self.offset),
         )
@@ -401,7 +404,8 @@ class Review:
             raise NotExportableError(f"game {match_id}: {exc}") from None
         names = [s.name for s in sorted(match.seats, key=lambda s: s.seat)]
         try:
-            return export_match(events, fmt.value, names=names if len(names) == 4 else None)
+            seats = Ruleset.from_json(match.ruleset_json).seats  # one name per seat: three or four
+            return export_match(events, fmt.value, names=names if len(names) == seats else None)
         except (RecordError, ValueError) as exc:
             raise NotExportableError(f"game {match_id} cannot be written as {fmt.value}: {exc}") from None
 

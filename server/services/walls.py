@@ -74,7 +74,7 @@ def _deal_matches(deal: ev.RoundStarted, wall: tuple[int, ...], dealer: int) -> 
     """The dealt hands and the first dora indicator of ``round_started`` are the wall's."""
     try:
         expected = dealt_hands(wall, dealer)
-        if len(deal.hands) != 4:
+        if len(deal.hands) != len(expected):  # the wall's seats: three or four
             return False
         for seat, shown in enumerate(deal.hands):
             if shown is None or sorted_tiles(shown) != sorted_tiles(expected[seat]):

@@ -448,6 +448,8 @@ def _selects(q: MatchQuery, match: MatchRecord) -> bool:
             return False
     if q.ruleset is not None and not _ruleset_selects(q.ruleset, match):
         return False
+    if q.seats is not None and len(seats) != q.seats:
+        return False
     created = from_unix(match.created_at)
     if (q.since is not None and created < q.since) or (q.until is not None and created >= q.until):
         return False

@@ -134,6 +134,9 @@ class MatchRow(Base):
     # fencing token it acquired; every append of that node is checked against it.
     owner_node: Mapped[str | None] = mapped_column(String(64))
     fence: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
+    # How many seats play it: 4, or 3 for a three-player ruleset (migration 0010; admin search's
+    # ``seats`` filter). Matches stored before it were counted from their seat rows.
+    seat_count: Mapped[int] = mapped_column(SmallInteger, server_default=text("4"), index=True)
 
     seats: Mapped[list[SeatRow]] = relationship(
         back_populates="match", order_by="SeatRow.seat", lazy="raise", passive_deletes=True

@@ -88,6 +88,8 @@ def _clauses(q: MatchQuery, names_matching: set[str] | None) -> list[ColumnEleme
             # ruleset_json is canonical (sorted keys, no spaces), so the name is this exact text.
             needle = '"name":' + json.dumps(text)
             clauses.append(MatchRow.ruleset_json.contains(needle, autoescape=True))
+    if q.seats is not None:
+        clauses.append(MatchRow.seat_count == q.seats)
     if q.since is not None:
         clauses.append(MatchRow.created_at >= q.since)
     if q.until is not None:

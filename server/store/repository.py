@@ -345,6 +345,7 @@ class SqlRepository(SqlReads, SqlRatings, SqlEvents, SqlSocial):
             "status_reason": match.status_reason,
             "owner_node": self.owner,
             "fence": 0 if self.owner is None else 1,
+            "seat_count": len(match.seats),
         }
         seats = [
             {

@@ -16,6 +16,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server.domain.records import AccountKind
 from server.engine import hand as analysis
+from server.engine.rules import Ruleset
 from server.engine.tiles import kind
 from server.hub.server import Hub, running_hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
@@ -36,6 +37,7 @@ async def mjai_hub(
     seed: bytes | None = None,
     fill_after_s: float = 60.0,
     repo: InMemoryRepository | None = None,
+    rulesets: dict[str, Ruleset] | None = None,
 ) -> AsyncIterator[Hub]:
     """A hub on a free localhost port, east-only 'tenhou', seats in the order players came, with
     ranked play on its store (``repo``, a new in-memory one by default)."""
@@ -47,7 +49,7 @@ async def mjai_hub(
         bot_fill_after_s=fill_after_s,
         shutdown_grace_s=2.0,
     )
-    options: dict[str, Any] = {"rulesets": {"tenhou": EAST}, "rng": KeepOrder()}
+    options: dict[str, Any] = {"rulesets": rulesets or {"tenhou": EAST}, "rng": KeepOrder()}
     if seed is not None:
         options["seed_source"] = lambda: seed
     async with asyncio.timeout(60):

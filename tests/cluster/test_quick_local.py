@@ -103,3 +103,18 @@ async def test_two_nodes_pair_locally_first(pair: Cluster) -> None:
     """The scenarios in order on one two-node cluster (starting nodes is the slow part)."""
     await four_players_on_each_node_get_a_table_on_their_node(pair)
     await nobody_is_left_behind_when_the_matchers_name_moves(pair)
+
+
+@pytest.mark.asyncio
+async def test_three_players_on_two_nodes_make_one_three_player_table(pair: Cluster) -> None:
+    """A three-player queue across nodes: two players on one node and one on the other are paired
+    by the queue's matcher into one table of three seats."""
+    first, second = pair.nodes
+    clients = [*await _connected(first, ["s0", "s1"]), *await _connected(second, ["s2"])]
+    for c in clients:
+        await c.join_queue("tenhou-sanma")
+    seated = [await next_of(c, Seated) for c in clients]  # the nodes fill with bots after 60 s
+    assert len({s.match_id for s in seated}) == 1 and len(seated[0].players) == 3
+    assert sorted(s.seat for s in seated if s.seat is not None) == [0, 1, 2]
+    for c in clients:
+        await c.close()

@@ -7,7 +7,7 @@ import contextlib
 import json
 import random
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -27,6 +27,7 @@ from client_protocol.messages import (
     ServerMessage,
     Snapshot,
 )
+from server.engine.rules import Ruleset
 from server.hub.server import Hub, running_hub
 from server.hub.settings import ConnectionLimits, HubSettings, SpectatePolicy, TableTimers
 from server.store.memory import InMemoryRepository
@@ -65,10 +66,11 @@ async def serving(
     timers: TableTimers | None = None,
     limits: ConnectionLimits | None = None,
     keep_order: bool = False,
+    rulesets: Mapping[str, Ruleset] | None = None,
     **settings: Any,
 ) -> AsyncIterator[Hub]:
-    """A hub on a free localhost port with an east-only 'tenhou' and short shutdown timeouts,
-    answering its HTTP routes with the one HTTP application (``server.web.api``)."""
+    """A hub on a free localhost port with an east-only 'tenhou' (or ``rulesets``) and short
+    shutdown timeouts, answering its HTTP routes with the one HTTP application (``server.web.api``)."""
     options: dict[str, Any] = {
         "port": 0,
         "timers": timers or TableTimers(),
@@ -84,7 +86,7 @@ async def serving(
         async with running_hub(
             HubSettings(**options),
             repo,
-            rulesets={"tenhou": EAST},
+            rulesets=rulesets if rulesets is not None else {"tenhou": EAST},
             rng=KeepOrder() if keep_order else None,
             http_app=app,
         ) as hub:

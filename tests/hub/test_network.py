@@ -83,6 +83,7 @@ def assert_view_matches_engine(view: WireSeatView, table: TableActor, seat: int)
     for s, public in enumerate(truth.seats):
         got = view.seats[s]
         assert got.hand_size == public.hand_size and got.riichi == public.riichi
+        assert got.norths == public.norths
         assert got.melds == tuple(meld_to_wire(m) for m in public.melds)
         assert [(r.tile, r.tsumogiri, r.sideways, r.called) for r in got.river] == [
             (tile_to_wire(r.tile), r.tsumogiri, r.sideways, r.called) for r in public.river

@@ -138,3 +138,27 @@ async def test_seed_is_revealed_only_after_the_end(database: Database) -> None:
                 await conn.exec_driver_sql("UPDATE matches SET status = 'paused'")
     finally:
         await engine.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_seat_count_is_counted_from_the_seats_of_existing_matches(database: Database) -> None:
+    engine = database.engine()
+    try:
+        await upgrade(engine, "0010")
+        insert = (
+            "INSERT INTO matches (id, ruleset_json, ruleset_hash, seed_commitment, engine_version, "
+            "wall_algorithm, status, source, created_at) VALUES "
+            "('{id}', '{{}}', 'h', 'c', '1', 'w', 'running', '', '2026-01-01 00:00:00+00:00')"
+        )
+        seat = "INSERT INTO seats (match_id, seat, name, kind) VALUES ('{id}', {seat}, 'p{seat}', 'bot')"
+        async with write_connection(engine) as conn:
+            for match_id, seats in (("m-four", 4), ("m-three", 3), ("m-none", 0)):
+                await conn.exec_driver_sql(insert.format(id=match_id))
+                for s in range(seats):
+                    await conn.exec_driver_sql(seat.format(id=match_id, seat=s))
+        await upgrade(engine)
+        async with engine.connect() as conn:
+            rows = (await conn.exec_driver_sql("SELECT id, seat_count FROM matches ORDER BY id")).all()
+        assert [tuple(r) for r in rows] == [("m-four", 4), ("m-none", 4), ("m-three", 3)]
+    finally:
+        await engine.dispose()

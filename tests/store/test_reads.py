@@ -138,3 +138,15 @@ async def test_the_audit_log(any_store: Store) -> None:
     assert latest[1] == AuditEntry(T0 + 1, "cli:ops", "games.list", None, None, {}, ids[1])
     assert [e.action for e in await any_store.audit_entries(match_id="m-1")] == ["game.export", "game.read"]
     assert [e.id for e in await any_store.audit_entries(actor_id="p-root", limit=1)] == [ids[2]]
+
+
+@pytest.mark.asyncio
+async def test_find_matches_by_seat_count(any_store: Store) -> None:
+    await _matches(any_store)  # four seats each
+    three = replace(match("m-sanma"), seats=_seats(None, None, None), created_at=T0 + 3600 * 5)
+    await any_store.create_match(three)
+    page = await any_store.find_matches(MatchQuery(seats=3))
+    assert [listing.match.id for listing in page.listings] == ["m-sanma"] and page.total == 1
+    assert page.listings[0].match == await any_store.get_match("m-sanma")
+    four = await any_store.find_matches(MatchQuery(seats=4))
+    assert [listing.match.id for listing in four.listings] == ["m-5", "m-4", "m-3", "m-2", "m-1"]

@@ -19,8 +19,8 @@ import pytest
 from client_protocol.codec import decode_server
 from client_protocol.messages import EventMessage
 from client_protocol.tracker import MatchTracker
-from server.engine.events import Event, RoundStarted
-from server.engine.rules import PRESETS
+from server.engine.events import Event, NorthDeclared, RoundStarted
+from server.engine.rules import PRESETS, SANMA_PRESETS
 from server.hub.wire import event_to_wire
 from tests.web.scenarios import MATCH_ID, full_match, wire_stream
 
@@ -72,9 +72,14 @@ def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
     east = PRESETS["tenhou"].with_options(game_length="east")
     streams: list[dict[str, Any]] = []
     snapshots: list[dict[str, Any]] = []
-    for seed, ruleset in ((b"jantaku-web-js-1", east), (b"jantaku-web-js-2", PRESETS["mahjongsoul"])):
+    sanma = SANMA_PRESETS["tenhou-sanma"].with_options(game_length="east")
+    mahjongsoul = PRESETS["mahjongsoul"]
+    matches = ((b"jantaku-web-js-1", east), (b"jantaku-web-js-2", mahjongsoul), (b"web-js-3", sanma))
+    for seed, ruleset in matches:
         events = full_match(seed, ruleset)
-        for viewer in (0, 1, 2, 3, None):
+        if ruleset.seats == 3:  # the fold of a north set aside is checked too
+            assert any(isinstance(e, NorthDeclared) for e in events)
+        for viewer in (*range(ruleset.seats), None):
             messages = wire_stream(events, viewer)
             streams.append(_stream_fixture(messages, viewer, every=1 if viewer in (0, None) else 7))
             snapshots.append(_snapshot_fixture(messages, viewer, cut=len(messages) // 2))

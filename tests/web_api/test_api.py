@@ -219,6 +219,14 @@ async def test_filters(api: Api) -> None:
     assert len(await ids(api, since="0001-01-01T00:00:00+05:00", until="9999-12-31T23:59:59-05:00")) == 5
 
 
+async def test_the_seats_filter(api: Api) -> None:
+    # Every game of the fixture has four seats (the store's own test has three-player games too).
+    assert await ids(api, seats=4) == ["m-aborted", "m-live", "m-humans", "m-bots", "m-mixed"]
+    assert await ids(api, seats=3) == []
+    r = await api.get("/api/admin/games", "admin", seats=5)
+    assert r.status_code == 422 and error_code(r) == "invalid_request"
+
+
 async def test_search_by_player_name(api: Api) -> None:
     assert await ids(api, q="ROB") == ["m-mixed"]  # case-insensitive
     assert await ids(api, q="lic") == ["m-aborted", "m-live", "m-humans", "m-mixed"]

@@ -77,6 +77,8 @@ def test_games_list(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (["--search", "ROB"], ["m-mixed"]),
         (["--ruleset", "ema"], ["m-bots"]),
         (["--lineup", "humans"], ["m-humans"]),
+        (["--seats", "3"], []),  # every game here has four seats
+        (["--seats", "4", "--ruleset", "ema"], ["m-bots"]),
         (["--since", "2023-11-15", "--until", "2023-11-15T02:00:00Z"], ["m-live", "m-humans"]),
         (["--limit", "2", "--offset", "1"], ["m-live", "m-humans"]),
         (["--player", "nobody"], []),

@@ -228,6 +228,7 @@ async def admin_list_games(
     since: Since = None,
     until: Until = None,
     lineup: Annotated[m.Lineup | None, Query(description="humans, bots or both at the table")] = None,
+    seats: Annotated[int | None, Query(ge=3, le=4, description="3 or 4: games of that many seats")] = None,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> m.GameList:
@@ -239,6 +240,7 @@ async def admin_list_games(
         since=since,
         until=until,
         lineup=lineup,
+        seats=seats,
         limit=limit,
         offset=offset,
     )

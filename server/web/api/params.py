@@ -100,6 +100,7 @@ def filters(
     limit: int,
     offset: int,
     account_id: str | None = None,
+    seats: int | None = None,
 ) -> GameFilters:
     return GameFilters(
         status=status,
@@ -110,6 +111,7 @@ def filters(
         until=_utc(until, "until"),
         lineup=lineup,
         account_id=account_id,
+        seats=seats,
         limit=limit,
         offset=offset,
     )

@@ -78,6 +78,17 @@ test("keys", () => {
   assert.equal(buttonForKey("w", buttons).id, "tsumo");
   assert.equal(buttonForKey("t", buttons).id, "tsumo");
   assert.equal(buttonForKey("c", buttons), null);
+  const north = promptOptions([{ type: "nukidora" }, { type: "tsumo" }, { type: "discard", tile: "4z", tsumogiri: true }]);
+  assert.deepEqual(north.buttons.map((b) => b.id), ["tsumo", "nukidora"]);
+  assert.equal(buttonForKey("n", north.buttons).actions[0].type, "nukidora");
+});
+
+test("three seats: the next on the right, the previous on the left, nobody across", () => {
+  assert.deepEqual([0, 1, 2].map((s) => relativePosition(s, 0, 3)), [0, 1, 3]);
+  assert.deepEqual([0, 1, 2].map((s) => relativePosition(s, 2, 3)), [1, 3, 0]);
+  assert.deepEqual([0, 1, 2].map((s) => seatWind(s, 2, 3)), [1, 2, 0]);
+  const pon = { type: "pon", tiles: ["1z", "1z", "1z"], called: "1z", from_seat: 2, added: null };
+  assert.deepEqual(meldLayout(pon, 0, 3).map((t) => t.sideways), [true, false, false]); // from the left
 });
 
 test("seats around the table and winds", () => {

@@ -36,6 +36,7 @@ export const BUTTONS = [
   { id: "pon", label: "Pon", key: "P", types: ["pon"] },
   { id: "chi", label: "Chi", key: "C", types: ["chi"] },
   { id: "kyuushu", label: "Nine terminals (draw)", key: "A", types: ["kyuushu_kyuuhai"] },
+  { id: "nukidora", label: "North", key: "N", types: ["nukidora"] }, // three seats: set a north aside
   { id: "pass", label: "Pass", key: "Space", types: ["pass"] },
 ];
 
@@ -88,14 +89,19 @@ export function buttonForKey(key, buttons) {
   return null;
 }
 
-/** Position of `seat` around the table as seen from `viewer`: 0 bottom, 1 right, 2 top, 3 left. */
-export function relativePosition(seat, viewer) {
-  return (((seat - (viewer ?? 0)) % 4) + 4) % 4;
+/**
+ * Position of `seat` around the table as seen from `viewer`: 0 bottom, 1 right, 2 top, 3 left. At a
+ * table of three `seats` nobody sits across: the next seat is on the right, the previous one on
+ * the left (3), as three-player tables are laid out.
+ */
+export function relativePosition(seat, viewer, seats = 4) {
+  const r = (((seat - (viewer ?? 0)) % seats) + seats) % seats;
+  return seats === 3 && r === 2 ? 3 : r;
 }
 
-/** The seat wind index (0 east .. 3 north) of `seat` in a hand dealt by `dealer`. */
-export function seatWind(seat, dealer) {
-  return (((seat - dealer) % 4) + 4) % 4;
+/** The seat wind index (0 east .. 3 north; three seats: east, south, west) of `seat` in a hand dealt by `dealer`. */
+export function seatWind(seat, dealer, seats = 4) {
+  return (((seat - dealer) % seats) + seats) % seats;
 }
 
 /** "East 1", "South 4" (kyoku is 0-based on the wire). */
@@ -189,7 +195,7 @@ export const DRAW_REASONS = {
  * right); a kakan's added tile on top of the called one; an ankan with its outer tiles face down.
  * Returns [{tile, sideways, back, added}] (an `added` entry is stacked on the previous one).
  */
-export function meldLayout(meld, owner) {
+export function meldLayout(meld, owner, seats = 4) {
   const tiles = [...meld.tiles];
   if (meld.type === "ankan") {
     // show the red five (if any) face up in the middle
@@ -216,7 +222,7 @@ export function meldLayout(meld, owner) {
     added = meld.added;
   }
   const out = rest.sort(compareTiles).map((tile) => ({ tile, sideways: false, back: false, added: false }));
-  const from = relativePosition(meld.from_seat, owner);
+  const from = relativePosition(meld.from_seat, owner, seats);
   const at = from === 3 ? 0 : from === 2 ? 1 : out.length;
   const called = { tile: meld.called, sideways: true, back: false, added: false };
   out.splice(at, 0, called);

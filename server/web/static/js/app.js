@@ -467,7 +467,13 @@ export class App {
       this.joinRequest = this.conn.join({ type: "queue", preset: `${preset}+bots` });
       return;
     }
-    // The quick-match queue has no game length: an east-only game is a private table with 3 bots.
+    if (preset.endsWith("-sanma")) {
+      // Three players: the hub has east-only queues of each three-player preset.
+      this.lastJoin = { kind: "queue" };
+      this.joinRequest = this.conn.join({ type: "queue", preset: `${preset}-east+bots` });
+      return;
+    }
+    // The four-player queues have no game length: an east-only game is a private table with 3 bots.
     this.createPrivate({ preset, length, bots: 3 });
   }
 

@@ -68,9 +68,9 @@ function animateFrom(node, age) {
   return node;
 }
 
-function meldEl(meld, owner, testid = "meld", { dora = null, fresh = null } = {}) {
+function meldEl(meld, owner, testid = "meld", { dora = null, fresh = null, seats = 4 } = {}) {
   const parts = [];
-  const layout = meldLayout(meld, owner);
+  const layout = meldLayout(meld, owner, seats);
   const tileOf = (item, sideways) => {
     const mark = item.back ? { className: "", props: {} } : doraMark(item.tile, dora);
     return tileEl(item.tile, { sideways, back: item.back, className: mark.className, props: mark.props });
@@ -135,9 +135,10 @@ function centerEl(ctx) {
   const { view, viewer, players, prompt } = ctx;
   const round = view.round;
   const dealer = round ? round.dealer : 0;
-  const sides = [0, 1, 2, 3].map((seat) => {
-    const pos = relativePosition(seat, viewer);
-    const wind = seatWind(seat, dealer);
+  const n = view.seats.length; // three or four seats
+  const sides = view.seats.map((_, seat) => {
+    const pos = relativePosition(seat, viewer, n);
+    const wind = seatWind(seat, dealer, n);
     const classes = ["c-side", `pos-${pos}`];
     if (view.turn === seat) classes.push("turn");
     if (prompt && prompt.seat === seat) classes.push("deciding");
@@ -178,7 +179,7 @@ export function renderBoard(board, ctx) {
   }
   for (const seatState of view.seats) {
     const seat = seatState.seat;
-    const pos = relativePosition(seat, viewer);
+    const pos = relativePosition(seat, viewer, view.seats.length);
     const own = seat === ctx.ownSeat;
     const strip = el("div", { className: "strip" });
     if (!own) {
@@ -186,7 +187,9 @@ export function renderBoard(board, ctx) {
         ? seatState.hand.map((t) => tileEl(t))
         : Array.from({ length: seatState.hand_size }, () => tileEl(null, { back: true }));
       strip.append(el("span", { className: "concealed", "data-testid": `concealed-${seat}` }, hidden));
-      strip.append(el("span", { className: "melds" }, seatState.melds.map((m, i) => meldEl(m, seat, "meld", { dora: view.dora_indicators, fresh: freshMeld(ctx, seat, i) }))));
+      strip.append(el("span", { className: "melds" }, seatState.melds.map((m, i) => meldEl(m, seat, "meld", { dora: view.dora_indicators, fresh: freshMeld(ctx, seat, i), seats: view.seats.length }))));
+      const norths = northsEl(seatState, seat);
+      if (norths) strip.append(norths);
     }
     const classes = ["zone", `pos-${pos}`];
     if (view.turn === seat) classes.push("turn");
@@ -195,7 +198,7 @@ export function renderBoard(board, ctx) {
   board.append(centerEl(ctx));
   const callout = ctx.callout;
   if (callout) {
-    const pos = relativePosition(callout.seat, viewer);
+    const pos = relativePosition(callout.seat, viewer, view.seats.length);
     const node = el("div", { className: `callout pos-${pos} callout-${callout.text.toLowerCase()}`, "data-testid": "callout", "aria-hidden": "true" }, callout.text);
     board.append(animateFrom(node, callout.age));
   }
@@ -207,7 +210,9 @@ export function renderSideInfo(side, ctx) {
   const { view, players, matchId, spectating } = ctx;
   const round = view.round;
   const dealer = round ? round.dealer : 0;
-  const rows = [0, 1, 2, 3].map((seat) => {
+  // Three or four seats: the deal's, else the players seated (before the first deal).
+  const n = view.seats.length || players?.length || view.scores.length || 4;
+  const rows = Array.from({ length: n }, (_, seat) => {
     const kind = players?.[seat]?.kind;
     const classes = ["player"];
     if (view.turn === seat) classes.push("turn");
@@ -215,7 +220,7 @@ export function renderSideInfo(side, ctx) {
     return el(
       "li",
       { className: classes.join(" "), "data-testid": `player-${seat}` },
-      el("span", { className: "p-wind" }, round ? WINDS[seatWind(seat, dealer)] : "·"),
+      el("span", { className: "p-wind" }, round ? WINDS[seatWind(seat, dealer, n)] : "·"),
       el("span", { className: "p-name" }, playerName(players, seat), kind === "bot" ? el("small", {}, " bot") : null),
       view.seats[seat]?.riichi ? el("span", { className: "p-riichi", title: "riichi" }, "立") : null,
       el("span", { className: "p-score", "data-testid": `player-score-${seat}` }, formatPoints(view.scores[seat] ?? 0)),
@@ -303,7 +308,17 @@ export function renderHand(handBox, meldBox, ctx, handlers) {
     );
     handBox.append(button);
   });
-  meldBox.append(...seatState.melds.map((m, i) => meldEl(m, ownSeat, "my-meld", { dora, fresh: freshMeld(ctx, ownSeat, i) })));
+  meldBox.append(...seatState.melds.map((m, i) => meldEl(m, ownSeat, "my-meld", { dora, fresh: freshMeld(ctx, ownSeat, i), seats: view.seats.length })));
+  const norths = northsEl(seatState, ownSeat);
+  if (norths) meldBox.append(norths);
+}
+
+/** Three players: the norths a seat has set aside this hand, face up beside its melds (null: none). */
+function northsEl(seatState, seat) {
+  const n = seatState.norths ?? 0;
+  if (n === 0) return null;
+  const tiles = Array.from({ length: n }, () => tileEl("4z"));
+  return el("span", { className: "norths", "data-testid": `norths-${seat}`, title: `${n} north${n > 1 ? "s" : ""} set aside (bonus dora)` }, tiles);
 }
 
 /** The toggles (和了 / 鳴きなし / ツモ切り / sound): a player's only; spectators get none. */
@@ -551,7 +566,7 @@ function drawEl(event, players, bonus = null, melds = null) {
 }
 
 function matchEndEl(result, players, ownSeat, bonus = null) {
-  const order = [0, 1, 2, 3].sort((a, b) => result.ranks[a] - result.ranks[b]);
+  const order = result.ranks.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
   const sticks = bonus ? bonus.map((b, seat) => [b, seat]).filter(([b]) => b !== 0) : [];
   return el(
     "section",

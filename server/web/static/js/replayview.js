@@ -199,7 +199,7 @@ export class ReplayViewer {
     const seats = el(
       "select",
       { "data-testid": "replay-seat", "aria-label": "Seat at the bottom", onchange: (e) => this.setBottom(Number(e.target.value)) },
-      [0, 1, 2, 3].map((s) => el("option", { value: s, selected: s === this.bottom }, `${s + 1}. ${this.players?.[s]?.name ?? `Seat ${s + 1}`}`)),
+      Array.from({ length: p.view.seats.length || 4 }, (_, s) => s).map((s) => el("option", { value: s, selected: s === this.bottom }, `${s + 1}. ${this.players?.[s]?.name ?? `Seat ${s + 1}`}`)),
     );
     const step = this.steps[p.step];
     const raw = el(

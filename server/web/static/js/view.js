@@ -9,6 +9,8 @@
 
 /** Draws from the live wall in a hand without kans (136 - 14 dead wall - 4 x 13 dealt). */
 export const LIVE_WALL_DRAWS = 70;
+/** Three seats: 108 tiles (no 2m-8m) - 14 dead wall - 3 x 13 dealt. */
+export const LIVE_WALL_DRAWS_3 = 55;
 
 const SUITS = "mpsz";
 
@@ -64,6 +66,7 @@ export class MatchTracker {
     this._melds = [];
     this._rivers = [];
     this._riichi = [];
+    this._norths = []; // norths set aside this hand, per seat (three players)
     this._results = [];
     this._matchResult = null;
   }
@@ -85,6 +88,7 @@ export class MatchTracker {
     t._melds = view.seats.map((s) => clone(s.melds));
     t._rivers = view.seats.map((s) => clone(s.river));
     t._riichi = view.seats.map((s) => s.riichi);
+    t._norths = view.seats.map((s) => s.norths ?? 0);
     t._results = clone(view.results);
     t._matchResult = clone(view.match_result);
     return t;
@@ -108,6 +112,7 @@ export class MatchTracker {
         melds: clone(this._melds[s]),
         river: clone(this._rivers[s]),
         riichi: this._riichi[s],
+        norths: this._norths[s],
       })),
       results: clone(this._results),
       match_result: clone(this._matchResult),
@@ -187,6 +192,13 @@ export class MatchTracker {
       case "meld_called":
         this._meld(event);
         break;
+      case "north_declared":
+        this._tilesLeft -= 1; // its replacement comes from the dead wall, which takes one
+        this._handSizes[seat] -= 1;
+        this._drawn[seat] = null;
+        this._take(seat, [event.tile]);
+        this._norths[seat] += 1;
+        break;
       case "dora_revealed":
         this._dora.push(event.indicator);
         break;
@@ -225,7 +237,7 @@ export class MatchTracker {
     };
     this._scores = [...event.scores];
     this._dora = [event.dora_indicator];
-    this._tilesLeft = LIVE_WALL_DRAWS;
+    this._tilesLeft = n === 4 ? LIVE_WALL_DRAWS : LIVE_WALL_DRAWS_3;
     this._turn = null;
     this._hands = event.hands.map((h) => (h === null ? null : sortTiles(h)));
     this._drawn = new Array(n).fill(null);
@@ -233,6 +245,7 @@ export class MatchTracker {
     this._melds = Array.from({ length: n }, () => []);
     this._rivers = Array.from({ length: n }, () => []);
     this._riichi = new Array(n).fill(false);
+    this._norths = new Array(n).fill(0);
     this._results = [];
   }
 
