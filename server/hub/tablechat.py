@@ -60,13 +60,17 @@ class TableChat:
         self._clock = clock
         self._limits = limits
         self._by_address = AddressLimiter(limits.chat_per_ip_per_s, limits.chat_per_ip_burst, clock.now)
-        self._refreshed = clock.now()
+        # when the sanctions were last read: the hub loads them at start, so the clock starts at the
+        # first message (a hub may be built before its event loop runs: no clock to read yet)
+        self._refreshed: float | None = None
         self._refresh: asyncio.Future[None] | None = None
 
     def refresh_if_due(self) -> None:
         """Read the sanctions again in the background when the last read is old (a ban given with
         ``jantaku admin moderation`` applies within ``SANCTIONS_REFRESH_S``); never waits."""
         now = self._clock.now()
+        if self._refreshed is None:
+            self._refreshed = now
         if now - self._refreshed < SANCTIONS_REFRESH_S or (
             self._refresh is not None and not self._refresh.done()
         ):

@@ -4,6 +4,7 @@ its options on (serving on another port)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -52,7 +53,14 @@ def test_every_command_of_the_table_exists(words: list[str], capsys: pytest.Capt
 def test_make_serve_passes_its_args_on() -> None:
     """README.md#serving: `make serve ARGS="--port 9000"` serves on another port."""
     assert 'make serve ARGS="--port 9000"' in README
+    # run as a make of its own even under `make test` (a sub-make would print its directory)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     plan = subprocess.run(
-        ["make", "-n", "serve", "ARGS=--port 9000"], cwd=ROOT, capture_output=True, text=True, check=True
+        ["make", "--no-print-directory", "-n", "serve", "ARGS=--port 9000"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     ).stdout
     assert plan.splitlines()[-1] == ".venv/bin/jantaku serve --port 9000"
