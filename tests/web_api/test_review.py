@@ -19,11 +19,12 @@ from server.engine.rules import PRESETS, preset
 from server.eventlog.codec import FORMAT_VERSION, StoredEventError, decode_event, decode_events
 from server.eventlog.convert import event_to_wire
 from server.records.export import export_match
+from server.services.review import GameFilters, hand_label
 from server.store.db import sqlite_url
 from server.store.models import HandResultRow, MatchRow, StepRow
 from server.store.repository import SqlRepository
 from server.web.api import models as m
-from server.web.api.review import GameFilters, Review, hand_label, viewer_links
+from server.web.api.review import Review, viewer_links
 from tests.web_api.seed import T0, Seeded, play_match, store_game
 
 

@@ -41,6 +41,7 @@ from server.domain.records import Account
 from server.domain.records import Scope as AccountScope
 from server.services.accounts import Accounts
 from server.services.auth import Authenticator, AuthError
+from server.services.review import EXPORT_MEDIA_TYPES, EXPORT_SUFFIX, Access, GameLiveError, GameNotFoundError
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
 from server.web.api.events import events_router
@@ -62,14 +63,7 @@ from server.web.api.params import (
 )
 from server.web.api.ports import AdminRoute, BothPortsRoute
 from server.web.api.ranked import SameHostCors, ranked_router
-from server.web.api.review import (
-    EXPORT_MEDIA_TYPES,
-    EXPORT_SUFFIX,
-    Access,
-    GameLiveError,
-    GameNotFoundError,
-    Review,
-)
+from server.web.api.review import Review
 from server.web.api.settings import ApiSettings
 from server.web.api.social import social_router
 

@@ -19,8 +19,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.domain.errors import UnavailableError
+from server.services.review import GameLiveError, GameNotFoundError, NotExportableError
 from server.web.api import models as m
-from server.web.api.review import GameLiveError, GameNotFoundError, NotExportableError
 
 log = logging.getLogger(__name__)
 

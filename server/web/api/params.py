@@ -17,9 +17,9 @@ from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
 from pydantic import BeforeValidator
 
+from server.services.review import MAX_PAGE, GameFilters
 from server.web.api import models as m
 from server.web.api.errors import ApiError
-from server.web.api.review import MAX_PAGE, GameFilters
 
 ID_PATTERN = r"^[A-Za-z0-9_.:\-]{1,64}$"
 TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"

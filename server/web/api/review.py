@@ -1,7 +1,7 @@
 """The review service (:mod:`server.services.review`) as the web package uses it: the same calls,
 each answer turned into the API's pydantic model of the same name (:mod:`server.web.api.models`).
 
-The service's errors, filters and constants are re-exported here for the API's modules.
+The service's errors, filters and constants are imported from the service itself.
 """
 
 from __future__ import annotations
@@ -16,40 +16,13 @@ from server.domain.ports import Store
 from server.domain.records import MatchRecord
 from server.services import review as service
 from server.services.review import (
-    EXPORT_MEDIA_TYPES,
-    EXPORT_SUFFIX,
-    MAX_PAGE,
     TENHOU6_VIEWER,
     Access,
     GameFilters,
-    GameLiveError,
-    GameNotFoundError,
-    NotExportableError,
-    ReviewError,
-    hand_label,
-    outcome_of,
-    utc,
 )
 from server.web.api import models as m
 
-__all__ = [
-    "EXPORT_MEDIA_TYPES",
-    "EXPORT_SUFFIX",
-    "MAX_PAGE",
-    "TENHOU6_VIEWER",
-    "Access",
-    "GameFilters",
-    "GameLiveError",
-    "GameNotFoundError",
-    "NotExportableError",
-    "Review",
-    "ReviewError",
-    "hand_label",
-    "outcome_of",
-    "summary",
-    "utc",
-    "viewer_links",
-]
+__all__ = ["Review", "model", "summary", "viewer_links"]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.domain.records import MatchRecord
+from server.services.review import TENHOU6_VIEWER
 from server.services.tournaments import EventService
-from server.web.api.review import TENHOU6_VIEWER
 
 DEFAULT_HTTP_PORT = 8766  # the hub's default port + 1
 
