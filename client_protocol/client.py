@@ -267,8 +267,9 @@ class Client:
     async def join_private(self, code: str) -> None:
         await self.join(PrivateTarget(code=code))
 
-    async def spectate(self, match_id: str) -> None:
-        await self.join(SpectateTarget(match_id=match_id))
+    async def spectate(self, match_id: str, *, caster: bool = False) -> None:
+        """Watch ``match_id``; ``caster``: every hand open, where the table offers a caster view."""
+        await self.join(SpectateTarget(match_id=match_id, view="caster" if caster else "public"))
 
     async def join(self, target: JoinTarget) -> None:
         await self._send(Join(target=target, request_id=next(self._request_ids)))

@@ -25,7 +25,7 @@ Server to client (unknown fields must be ignored by clients)::
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -152,10 +152,12 @@ class PrivateTarget(_ClientStruct, frozen=True, tag_field="type", tag="private")
     code: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 
 
-class SpectateTarget(_ClientStruct, frozen=True, tag_field="type", tag="spectate"):
-    """Watch a match (public information only, possibly delayed)."""
+class SpectateTarget(_ClientStruct, frozen=True, tag_field="type", tag="spectate", omit_defaults=True):
+    """Watch a match (public information only, possibly delayed); ``view`` ``caster``: every hand
+    open, where the table's spectator policy offers a caster view (docs/social.md)."""
 
     match_id: MatchId
+    view: Literal["public", "caster"] = "public"
 
 
 JoinTarget = QueueTarget | PrivateTarget | SpectateTarget

@@ -126,6 +126,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=DEFAULTS.spectate.delay_s,
         help="... and this many seconds after the seats saw it",
     )
+    p.add_argument(
+        "--spectate-delay-hands",
+        type=int,
+        default=DEFAULTS.spectate.delay_hands,
+        help="... and only once this many more hands have begun (0: no hand delay)",
+    )
     p.add_argument("--no-spectators", action="store_true", help="refuse spectators")
     p.add_argument(
         "--allow-origin",
@@ -258,6 +264,7 @@ def run_serve(args: argparse.Namespace) -> int:
             spectate=SpectatePolicy(
                 delay_steps=args.spectate_delay_steps,
                 delay_s=args.spectate_delay_s,
+                delay_hands=args.spectate_delay_hands,
                 allowed=not args.no_spectators,
             ),
             limits=ConnectionLimits(

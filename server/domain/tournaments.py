@@ -70,7 +70,8 @@ class EventSettings:
     spectators: SpectatorMode = SpectatorMode.DELAYED
     spectate_delay_s: float = 300.0
     spectate_delay_hands: int = 0
-    observers: tuple[str, ...] = ()
+    observers: tuple[str, ...] = ()  # account names (spectators "observers": only they watch)
+    caster: bool = False  # spectators may ask for the caster view (every hand open, after the delay)
     ranked: bool = False  # the games count for ranked stats (default: they do not)
     seating: str = "random"  # server.tournament.seating.SeatingMethod
     max_meetings: int | None = None

@@ -32,11 +32,18 @@ def _probe() -> None:
 
 _NATIVE = not hasattr(_probe, "__code__")
 
-Viewer = int | None  # a seat 0..3, or None for a spectator
+Viewer = int | None  # a seat 0..3, None for a spectator, or CASTER
+
+# The caster view (a table whose spectator policy allows it, and only after its delay): every
+# seat's dealt hand and draws open. Nothing else is secret in any event: the wall order and the ura
+# indicators appear in no event before they are public (WallRevealed, HandWon).
+CASTER = -1
 
 
 def redact(event: Event, viewer: Viewer) -> Event:
     """The copy of ``event`` that ``viewer`` may receive."""
+    if viewer == CASTER:
+        return event
     if isinstance(event, RoundStarted):
         hands = tuple(h if seat == viewer else None for seat, h in enumerate(event.hands))
         return dataclasses.replace(event, hands=hands)

@@ -128,6 +128,7 @@ class JoinPrivate:
 class Spectate:
     match_id: str
     request_id: int | None
+    caster: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -428,8 +428,8 @@ class WebSocketConnection:
                 await lobby.join_queue(core, preset, rid, waited_s=waited)
             case JoinPrivate(code=code, request_id=rid):
                 await lobby.join_private(core, code, rid)
-            case Spectate(match_id=match_id, request_id=rid):
-                await lobby.spectate(core, match_id, rid)
+            case Spectate(match_id=match_id, request_id=rid, caster=caster):
+                await lobby.spectate(core, match_id, rid, caster=caster)
             case Resume(match_id=match_id, since_version=since, request_id=rid):
                 await lobby.resume(core, match_id, since, rid)
 

@@ -56,6 +56,7 @@ class Attach:
     announce: bool = False  # send ``seated`` first (a join; a resume does not)
     history: History | None = None  # the forgotten versions, read from the store for this attach
     ticket: int = 0  # which read of the table's brought ``history`` (a newer attach makes it stale)
+    caster: bool = False  # a spectator asking for the caster view (the policy decides)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

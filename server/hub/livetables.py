@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from server.domain.records import AccountKind
+from server.domain.records import Account, AccountKind
 from server.engine.events import RoundStarted
 from server.engine.rules import Ruleset
 from server.hub.outputs import TablePlayerInfo
@@ -43,11 +43,13 @@ class LiveTable(Protocol):
 
     def shown_to_spectators(self) -> tuple[int, RoundStarted | None]: ...
 
+    def overlay(self) -> dict[str, Any]: ...
+
 
 def table_entry(table: LiveTable) -> dict[str, Any] | None:
     """One table's public line; None for a table that is not listed."""
-    if table.finished or not table.spectate.allowed:
-        return None
+    if table.finished or not table.spectate.allowed or table.spectate.observers:
+        return None  # (a table for named observers only is theirs to find)
     humans = sum(1 for p in table.players if p.kind is not AccountKind.BOT)
     if table.source.startswith(PRIVATE_SOURCE_PREFIX) and humans > 1:
         return None
@@ -75,6 +77,9 @@ class LiveTables:
         self.ttl_s = ttl_s
         self._cached: dict[str, Any] | None = None
         self._built_at = 0.0
+        self.find: Callable[[str], LiveTable | None] = lambda match_id: next(
+            (t for t in self._tables() if t.match_id == match_id), None
+        )
 
     def listing(self) -> dict[str, Any]:
         now = self._now()
@@ -83,3 +88,14 @@ class LiveTables:
             tables = sorted((e for e in entries if e is not None), key=lambda e: str(e["match_id"]))
             self._cached, self._built_at = {"tables": tables}, now
         return self._cached
+
+    def overlay(self, match_id: str, viewer: Account | None) -> dict[str, Any] | None:
+        """The stream overlay of a live table ``viewer`` (None: anonymous) may watch, else None
+        (no such table, spectators refused, or only named observers admitted and ``viewer`` is
+        not one of them: the same answer, so nothing tells which)."""
+        table = self.find(match_id)
+        if table is None or not table.spectate.allowed:
+            return None
+        if table.spectate.observers and (viewer is None or not table.spectate.admits(viewer)):
+            return None
+        return table.overlay()

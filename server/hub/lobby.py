@@ -288,6 +288,7 @@ class Lobby:
         bot: str | None = None,
         timers: Mapping[str, int] | None = None,
         spectators: bool = True,
+        watch: Mapping[str, Any] | None = None,
     ) -> PrivateTable:
         """Open a private table and return its invitation (raises LobbyError)."""
         self._check_open()
@@ -316,11 +317,18 @@ class Lobby:
         code = new_invite_code()
         while code in self._private:
             code = new_invite_code()
-        spectate = SpectatePolicy(
-            delay_steps=self.settings.spectate.delay_steps,
-            delay_s=self.settings.spectate.delay_s,
-            allowed=spectators and self.settings.spectate.allowed,
-        )
+        base_policy = self.settings.spectate
+        try:  # ``watch``: the table's own delay in hands, caster view and named observers
+            spectate = SpectatePolicy(
+                delay_steps=base_policy.delay_steps,
+                delay_s=base_policy.delay_s,
+                allowed=spectators and base_policy.allowed,
+                delay_hands=max(base_policy.delay_hands, int((watch or {}).get("delay_hands", 0))),
+                caster=bool((watch or {}).get("caster", False)),
+                observers=tuple((watch or {}).get("observers", ())),
+            )
+        except (SettingsError, TypeError, ValueError) as exc:
+            raise LobbyError(ErrorCode.MALFORMED, f"bad spectator options: {exc}") from None
         table = PrivateTable(
             code=code,
             creator_id=creator.id,
@@ -376,20 +384,27 @@ class Lobby:
 
     # -- spectating and resuming ---------------------------------------------------------------------
 
-    async def spectate(self, p: Participant, match_id: str, request_id: int | None) -> TableActor | None:
+    async def spectate(
+        self, p: Participant, match_id: str, request_id: int | None, *, caster: bool = False
+    ) -> TableActor | None:
         table = self.tables.get(match_id)
         try:
             if table is None:
                 raise LobbyError(ErrorCode.NOT_FOUND, f"no live match {match_id!r}")
             require(p.account, Scope.SPECTATE)
-            if not table.spectate.allowed:
+            policy = table.spectate
+            if not policy.allowed:
                 raise LobbyError(ErrorCode.FORBIDDEN, f"match {match_id} does not allow spectators")
+            if not policy.admits(p.account):
+                raise LobbyError(ErrorCode.FORBIDDEN, f"match {match_id} admits only its named observers")
+            if caster and not policy.caster:
+                raise LobbyError(ErrorCode.FORBIDDEN, f"match {match_id} offers no caster view")
             if table.seat_of_account(p.account.id) is not None:
                 raise LobbyError(ErrorCode.FORBIDDEN, f"you play in {match_id}: resume it instead")
         except LobbyError as exc:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))
             return None
-        table.submit(Attach(p, None, 0, announce=True))
+        table.submit(Attach(p, None, 0, announce=True, caster=caster))
         return table
 
     async def resume(
@@ -400,7 +415,11 @@ class Lobby:
             p.deliver(ErrorOut(ErrorCode.NOT_FOUND, f"no live match {match_id!r}", request_id))
             return None
         seat = table.seat_of_account(p.account.id)
-        if seat is None and (not table.spectate.allowed or Scope.SPECTATE not in p.account.scopes):
+        if seat is None and (
+            not table.spectate.allowed
+            or not table.spectate.admits(p.account)
+            or Scope.SPECTATE not in p.account.scopes
+        ):
             p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"you hold no seat in {match_id}", request_id))
             return None
         table.submit(Attach(p, seat, since_version, announce=False))

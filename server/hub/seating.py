@@ -37,7 +37,7 @@ from server.domain.records import StepRecord
 from server.engine import redact_all
 from server.engine.actions import Action
 from server.engine.events import Event
-from server.engine.views import hold_reveals
+from server.engine.views import CASTER, hold_reveals
 from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
 from server.hub.spectators import SpectatorFeed
 
@@ -78,14 +78,15 @@ class Seating:
         self.take(seat, participant)
         return True
 
-    def watch(self, participant: Participant, match_id: str) -> bool:
-        """``participant`` becomes a spectator (giving up any seat it held), if it is still there."""
+    def watch(self, participant: Participant, match_id: str, *, caster: bool = False) -> bool:
+        """``participant`` becomes a spectator (giving up any seat it held), if it is still there;
+        ``caster``: with every hand open, where the spectator policy allows it."""
         held = self.seat_of(participant)
         if held is not None:
             self.leave(held)
         if not participant.attached(match_id, None):
             return False
-        self.feed.add(participant)
+        self.feed.add(participant, caster=caster)
         return True
 
     def drop(self, participant: Participant, *, on_purpose: bool = False) -> bool:
@@ -176,6 +177,12 @@ class Seating:
         for seat, conn in enumerate(self._conn):
             if conn is not None:
                 conn.deliver(EventsOut(match_id, first, views[seat], shared))
+
+    def viewer(self, participant: Participant, seat: int | None) -> int | None:
+        """Who ``participant`` is to the redaction: its seat, a spectator (None) or the caster."""
+        if seat is None and self.feed.is_caster(participant):
+            return CASTER
+        return seat
 
     def view(self, events: tuple[Event, ...], viewer: int | None) -> tuple[Event, ...]:
         """``events`` as ``viewer`` (a seat, None: a spectator) may receive them (a catch-up)."""

@@ -195,6 +195,7 @@ class Hub:
         self.chat.service.presence = lambda account_id: presence(self._by_account.get(account_id))
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
+        self.live_tables.find = self._lobby.tables.get
         self.metrics.watch(
             tables=lambda: sum(1 for t in self._lobby.tables.values() if t.running),
             connections=lambda: len(self._sessions),

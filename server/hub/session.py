@@ -386,8 +386,8 @@ class ProtocolSession(SeatConnection):
                         return JoinQueue(preset, rid)
                     case PrivateTarget(code=code):
                         return JoinPrivate(code, rid)
-                    case SpectateTarget(match_id=match_id):
-                        return Spectate(match_id, rid)
+                    case SpectateTarget(match_id=match_id, view=view):
+                        return Spectate(match_id, rid, caster=view == "caster")
             case Resume(match_id=match_id, since_version=since, request_id=rid):
                 # Nothing changes until the table takes the connection (attached): a resume that
                 # fails leaves it following what it followed.

@@ -16,13 +16,16 @@ them would tell who could have called. Redaction is
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from typing import Any
 
 from client_protocol.events import Event as WireEvent
 from server.engine import redact_all
 from server.engine.events import Event, RoundStarted
-from server.engine.views import hold_reveals
+from server.engine.views import CASTER, hold_reveals
 from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
+from server.hub.overlay import Overlay
 from server.hub.settings import SpectatePolicy
 
 
@@ -39,6 +42,7 @@ class EventStream:
         "hands",
         "published",
         "rendered",
+        "round_starts",
         "times",
     )
 
@@ -48,6 +52,7 @@ class EventStream:
         self.times: list[float] = []  # when each kept event was published to the seats
         self.hands = 0  # RoundStarted events so far
         self.hand_starts: list[int] = []  # absolute indices of the kept RoundStarted events (not the first)
+        self.round_starts: list[int] = []  # absolute indices of every RoundStarted (a hand delay counts them)
         self.published = 0  # events sent to the seats
         # The newest RoundStarted forgotten (:meth:`forget`): between two hands the one just played
         # may be forgotten already while the next one is still held back.
@@ -73,10 +78,16 @@ class EventStream:
         for i, event in enumerate(events):
             if isinstance(event, RoundStarted):
                 self.hands += 1
+                self.round_starts.append(first + i)
                 if self.hands > 1:  # the first hand stays with the match's start: a join reads nothing
                     self.hand_starts.append(first + i)
         self.events.extend(events)
         self.times.extend([now] * len(events))
+
+    def hands_begun_after(self, i: int) -> int:
+        """How many hands have begun, and been shown to the seats, after absolute index ``i``."""
+        starts = self.round_starts
+        return bisect_left(starts, self.published) - bisect_right(starts, i)
 
     def window(self, start: int, stop: int) -> tuple[Event, ...]:
         """Events at absolute indices ``start .. stop - 1`` (all kept: ``start >= base``)."""
@@ -140,9 +151,10 @@ class SpectatorFeed:
     def __init__(self, match_id: str, policy: SpectatePolicy) -> None:
         self.match_id = match_id
         self.policy = policy
-        self.members: dict[Participant, None] = {}
+        self.members: dict[Participant, bool] = {}  # spectator -> whether it has the caster view
         self.released = 0  # events released so far (versions 1..released)
         self.hold = False  # wall reveals and the seed held back (Seating's ``hold``)
+        self.overlay: Overlay | None = None  # projected once someone asked for it (:meth:`overlay_view`)
 
     def __contains__(self, participant: Participant) -> bool:
         return participant in self.members
@@ -150,8 +162,11 @@ class SpectatorFeed:
     def __bool__(self) -> bool:
         return bool(self.members)
 
-    def add(self, participant: Participant) -> None:
-        self.members[participant] = None
+    def add(self, participant: Participant, *, caster: bool = False) -> None:
+        self.members[participant] = caster and self.policy.caster
+
+    def is_caster(self, participant: Participant) -> bool:
+        return self.members.get(participant, False)
 
     def remove(self, participant: Participant) -> bool:
         if participant in self.members:
@@ -168,28 +183,36 @@ class SpectatorFeed:
         for member in self.members:
             member.released(match_id)
 
+    def _due(self, stream: EventStream, i: int, now: float) -> bool:
+        """Whether the delay lets event ``i`` (published) go to spectators now."""
+        policy = self.policy
+        return (
+            stream.published - (i + 1) >= policy.delay_steps
+            and now - stream.time(i) >= policy.delay_s
+            and (policy.delay_hands == 0 or stream.hands_begun_after(i) >= policy.delay_hands)
+        )
+
     def latest_round(self, stream: EventStream, now: float) -> RoundStarted | None:
         """The start of the latest hand a spectator may see now (None: none yet): the newest one
         that the delay has released, or would release to a spectator joining now."""
-        policy, published = self.policy, stream.published
-        for i in range(published - 1, stream.base - 1, -1):
+        for i in range(stream.published - 1, stream.base - 1, -1):
             event = stream.event(i)
             if not isinstance(event, RoundStarted):
                 continue
-            if i < self.released or (
-                published - (i + 1) >= policy.delay_steps and now - stream.time(i) >= policy.delay_s
-            ):
+            if i < self.released or self._due(stream, i, now):
                 return event
         # Every forgotten event was released (the stream forgets only up to ``released``): the hand
         # forgotten last is what a spectator saw, e.g. while the next one waits for the hand pause.
         return stream.forgotten_round
 
     def next_release(self, stream: EventStream) -> float | None:
-        """When the next event may go out (None: nothing to release, or waiting for steps)."""
-        i = self.released
-        if i >= stream.published or stream.published - (i + 1) < self.policy.delay_steps:
+        """When the next event may go out (None: nothing to release, or waiting for steps or hands)."""
+        i, policy = self.released, self.policy
+        if i >= stream.published or stream.published - (i + 1) < policy.delay_steps:
             return None
-        return stream.time(i) + self.policy.delay_s
+        if policy.delay_hands and stream.hands_begun_after(i) < policy.delay_hands:
+            return None
+        return stream.time(i) + policy.delay_s
 
     def release(self, now: float, stream: EventStream, *, everything: bool = False) -> bool:
         """Send what the delay allows (all that is published with ``everything``); True if any.
@@ -199,18 +222,42 @@ class SpectatorFeed:
         if everything:
             upto = stream.published
         else:
-            while upto < stream.published:
-                if stream.published - (upto + 1) < self.policy.delay_steps:
-                    break
-                if now - stream.time(upto) < self.policy.delay_s:
-                    break
+            while upto < stream.published and self._due(stream, upto, now):
                 upto += 1
         if upto <= self.released:
             return False
-        if self.members:  # every spectator receives the same frames: encoded once (SharedFrames)
+        if self.members or self.overlay is not None:
             window = stream.window(self.released, upto)
-            batch = redact_all(hold_reveals(window) if self.hold else window, None)
-            shared = SharedFrames((True,) * len(batch))
-            self.broadcast(EventsOut(self.match_id, self.released + 1, batch, shared))
+            if self.hold:
+                window = hold_reveals(window)
+            batch = redact_all(window, None)
+            if self.overlay is not None:
+                self.overlay.apply(batch, upto)
+            # every spectator of one view receives the same frames: encoded once (SharedFrames)
+            public = [m for m, caster in self.members.items() if not caster]
+            casters = [m for m, caster in self.members.items() if caster]
+            for members, events in ((public, batch), (casters, redact_all(window, CASTER))):
+                if members:
+                    item = EventsOut(
+                        self.match_id, self.released + 1, events, SharedFrames((True,) * len(events))
+                    )
+                    for member in members:
+                        member.deliver(item)
         self.released = upto
         return True
+
+    def overlay_view(self, stream: EventStream, players: Sequence[str]) -> dict[str, Any]:
+        """The stream overlay's document (:mod:`server.hub.overlay`): public information up to what
+        the delay has released, as any spectator sees it. Projected from the kept events the first
+        time it is asked for, then kept up to date as the delay releases more."""
+        if self.overlay is None:
+            self.overlay = Overlay(self.match_id, tuple(players))
+            start = stream.base
+            if stream.forgotten_round is not None and start >= self.released:
+                self.overlay.apply((stream.forgotten_round,), self.released)
+            if start < self.released:
+                window = stream.window(start, self.released)
+                self.overlay.apply(
+                    redact_all(hold_reveals(window) if self.hold else window, None), self.released
+                )
+        return self.overlay.document(self.policy)

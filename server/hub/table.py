@@ -37,6 +37,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import MatchEndReason
@@ -166,6 +167,10 @@ class TableActor:
         tables list)."""
         feed = self._pacing.feed
         return len(feed.members), feed.latest_round(self._pacing.stream, self._clock.now())
+
+    def overlay(self) -> dict[str, Any]:
+        """The stream overlay (:mod:`server.hub.overlay`): what the spectator delay has released."""
+        return self._pacing.feed.overlay_view(self._pacing.stream, [p.name for p in self.players])
 
     def last_request_id(self, seat: int) -> int | None:
         """The highest request id of ``seat``'s acts applied in this match (None: none)."""
@@ -541,12 +546,12 @@ class TableActor:
         if seat is not None:
             if not seating.seat(p, seat, self.match_id):
                 return  # the connection is already over
-        elif not seating.watch(p, self.match_id):
+        elif not seating.watch(p, self.match_id, caster=a.caster):
             return
         if a.announce:
             p.deliver(SeatedOut(self.match_id, seat, self.players))
         shown = stream.published if seat is not None else seating.feed.released
-        events = seating.view(forgotten + stream.window(stream.base, shown), seat)
+        events = seating.view(forgotten + stream.window(stream.base, shown), seating.viewer(p, seat))
         p.deliver(CatchupOut(self.match_id, seat, a.since_version, events))
         played = seating.take_played_for(seat) if seat is not None else ()
         if played:  # what the table played for this seat while it had no connection

@@ -22,6 +22,7 @@ from server.domain.tournaments import (
 )
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
+from server.services.tables import SettingsError, SpectatePolicy
 from server.tournament.seating import SeatingError, SeatingMethod, SeatingRules
 from server.tournament.standings import Formula, Standing
 
@@ -60,6 +61,15 @@ def check_settings(s: EventSettings) -> Ruleset:
         raise EventError("malformed", "duplicate sets need set_size >= 1")
     if s.cap is not None and s.cap < 1:
         raise EventError("malformed", f"cap must be at least 1, got {s.cap}")
+    try:  # the tables' spectator policy: a caster view needs a delay, observers are names
+        SpectatePolicy(
+            delay_s=s.spectate_delay_s,
+            delay_hands=s.spectate_delay_hands,
+            caster=s.caster,
+            observers=s.observers,
+        )
+    except SettingsError as exc:
+        raise EventError("malformed", f"spectators: {exc}") from None
     return ruleset
 
 
@@ -69,7 +79,7 @@ def seats_of(ruleset: Ruleset) -> int:
 
 
 # What the JSON document of an event's settings may hold (the API's body: docs/tournaments.md).
-_NOT_SETTABLE = {"ruleset_json", "min_dan", "min_rating", "spectate_delay_hands", "ranked"}
+_NOT_SETTABLE = {"ruleset_json", "min_dan", "min_rating", "ranked"}
 _ENUMS: dict[str, type[StrEnum]] = {
     "entry": EntryMode,
     "spectators": SpectatorMode,

@@ -26,9 +26,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from server.domain.records import Account
+from server.domain.records import Account, AccountKind
 from server.engine.rules import Ruleset
 from server.engine.tiles import Tile
+
+MAX_DELAY_HANDS = 16
+MAX_OBSERVERS = 64
+CASTER_MIN_DELAY_S = 60.0
 
 
 class SettingsError(ValueError):
@@ -76,15 +80,48 @@ class TableTimers:
 @dataclass(frozen=True, slots=True)
 class SpectatePolicy:
     """Spectators see public information only, and each event only once ``delay_steps`` more events
-    (public steps) have been shown to the seats and ``delay_s`` seconds have passed since they saw it."""
+    (public steps) have been shown to the seats, ``delay_s`` seconds have passed since they saw it
+    and ``delay_hands`` more hands have started after the one it belongs to (1: a hand is shown
+    once the next one has begun; the end of the match releases everything).
+
+    ``observers``: when not empty, only these registered accounts (by name) may watch: a private
+    table's or an event's named observers. ``caster``: a spectator may ask for the caster view,
+    every hand open (each seat's concealed tiles and draws), delayed as everything else; only with
+    a delay of at least one hand or :data:`CASTER_MIN_DELAY_S` seconds, so that an open hand is
+    never news to anyone still playing it (docs/social.md#spectating-for-streams)."""
 
     delay_steps: int = 0
     delay_s: float = 5.0
     allowed: bool = True
+    delay_hands: int = 0
+    caster: bool = False
+    observers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.delay_steps < 0 or self.delay_s < 0:
-            raise SettingsError(f"spectator delays must be >= 0, got {self.delay_steps}, {self.delay_s}")
+        if self.delay_steps < 0 or self.delay_s < 0 or self.delay_hands < 0:
+            raise SettingsError(
+                "spectator delays must be >= 0, got "
+                f"{self.delay_steps} steps, {self.delay_s} s, {self.delay_hands} hands"
+            )
+        if self.delay_hands > MAX_DELAY_HANDS:
+            raise SettingsError(f"delay_hands must be at most {MAX_DELAY_HANDS}, got {self.delay_hands}")
+        if isinstance(self.observers, list):  # as read back from JSON
+            object.__setattr__(self, "observers", tuple(self.observers))
+        if len(self.observers) > MAX_OBSERVERS or not all(
+            isinstance(n, str) and 0 < len(n) <= 64 for n in self.observers
+        ):
+            raise SettingsError(f"observers: at most {MAX_OBSERVERS} account names of 1 to 64 characters")
+        if self.caster and self.delay_hands < 1 and self.delay_s < CASTER_MIN_DELAY_S:
+            raise SettingsError(
+                f"a caster view needs a spectator delay of at least one hand or {CASTER_MIN_DELAY_S:g} s"
+            )
+
+    def admits(self, account: Account) -> bool:
+        """Whether ``account`` may watch under this policy (``allowed`` aside): anyone, or only the
+        named observers (registered accounts: a guest's name is not unique)."""
+        if not self.observers:
+            return True
+        return account.kind is not AccountKind.GUEST and account.name in self.observers
 
 
 class TableError(Exception):

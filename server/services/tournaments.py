@@ -475,9 +475,15 @@ class EventService:
 
     @staticmethod
     def _spectate(s: EventSettings) -> SpectatePolicy:
-        if s.spectators is SpectatorMode.OFF or s.spectators is SpectatorMode.OBSERVERS:
+        if s.spectators is SpectatorMode.OFF or (s.spectators is SpectatorMode.OBSERVERS and not s.observers):
             return SpectatePolicy(allowed=False)
-        return SpectatePolicy(delay_steps=0, delay_s=s.spectate_delay_s)
+        observers = s.observers if s.spectators is SpectatorMode.OBSERVERS else ()
+        return SpectatePolicy(
+            delay_s=s.spectate_delay_s,
+            delay_hands=s.spectate_delay_hands,
+            caster=s.caster,
+            observers=observers,
+        )
 
     async def _live_table(self, event_id: str, index: int) -> tuple[RoundRecord, RoundTableRecord]:
         rounds = await self._store.rounds(event_id)

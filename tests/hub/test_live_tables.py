@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,9 @@ class _Table:
 
     def shown_to_spectators(self) -> tuple[int, RoundStarted | None]:
         return self.watching, self.hand
+
+    def overlay(self) -> dict[str, Any]:
+        return {"match_id": self.match_id}
 
 
 def test_private_finished_and_unwatchable_tables_are_not_listed() -> None:

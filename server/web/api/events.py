@@ -126,7 +126,9 @@ class SettingsIn(Strict):
     checkin: bool = False
     spectators: SpectatorMode = SpectatorMode.DELAYED
     spectate_delay_s: float = Field(default=300.0, ge=0, le=86400)
-    observers: list[str] = Field(default_factory=list, max_length=1000)
+    spectate_delay_hands: int = Field(default=0, ge=0, le=16)
+    caster: bool = Field(default=False, description="offer the caster view (needs a delay of a hand or 60 s)")
+    observers: list[str] = Field(default_factory=list, max_length=64)
     seating: Literal["random", "standings", "scripted"] = "random"
     max_meetings: int | None = Field(default=None, ge=1)
     max_wind_spread: int | None = Field(default=2, ge=0)
@@ -163,6 +165,8 @@ class SettingsIn(Strict):
             checkin=self.checkin,
             spectators=self.spectators,
             spectate_delay_s=self.spectate_delay_s,
+            spectate_delay_hands=self.spectate_delay_hands,
+            caster=self.caster,
             observers=tuple(self.observers),
             seating=self.seating,
             max_meetings=self.max_meetings,
@@ -269,7 +273,7 @@ def event_summary(e: EventRecord) -> dict[str, Any]:
 def settings_out(s: EventSettings) -> dict[str, Any]:
     out = dataclasses.asdict(s)
     out["ruleset"] = json.loads(s.ruleset_json)
-    del out["ruleset_json"], out["min_dan"], out["min_rating"], out["spectate_delay_hands"], out["ranked"]
+    del out["ruleset_json"], out["min_dan"], out["min_rating"], out["ranked"]
     return out
 
 

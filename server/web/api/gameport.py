@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Protocol
 
-from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Security
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials
 
@@ -40,6 +40,8 @@ class _Metrics(Protocol):
 
 class _LiveTables(Protocol):
     def listing(self) -> dict[str, Any]: ...
+
+    def overlay(self, match_id: str, viewer: Account | None) -> dict[str, Any] | None: ...
 
 
 class _Bearers(Protocol):
@@ -70,6 +72,7 @@ class _PrivateTables(Protocol):
         bot: str | None = ...,
         timers: Mapping[str, int] | None = ...,
         spectators: bool = ...,
+        watch: Mapping[str, Any] | None = ...,
     ) -> _Invite: ...
 
 
@@ -148,6 +151,32 @@ async def live_tables(request: Request) -> JSONResponse:
     return JSONResponse(_hub(request).live_tables.listing(), headers=NO_STORE)
 
 
+@game_router.get(
+    "/tables/{match_id}/overlay",
+    summary="A live table's stream overlay, after the spectator delay (docs/social.md)",
+    responses=error_docs(401, 404),
+)
+async def table_overlay(
+    request: Request,
+    match_id: Annotated[str, Path(min_length=1, max_length=64)],
+    creds: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
+) -> JSONResponse:
+    """Public information only, as a spectator sees it at the same moment; a table for named
+    observers answers only with one of their tokens (otherwise 404, as for no such table)."""
+    hub = _hub(request)
+    viewer = None
+    if creds is not None:
+        try:
+            viewer = await hub.auth.account_for_bearer(creds.credentials.strip())
+        except AuthError as exc:
+            raise ApiError(m.ErrorCode.UNAUTHENTICATED, exc.message) from None
+    refuse_unknown_parameters(request)
+    document = hub.live_tables.overlay(match_id, viewer)
+    if document is None:
+        raise ApiError(m.ErrorCode.NOT_FOUND, f"no live table {match_id!r} to watch")
+    return JSONResponse(document, headers=NO_STORE)
+
+
 async def hub_account(
     request: Request, creds: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)]
 ) -> Account:
@@ -190,6 +219,13 @@ async def private_new(
     bots: Annotated[int, Query(ge=0, le=3, description="built-in bots taking seats")] = 0,
     bot: Annotated[str | None, Query(max_length=64, description="which built-in bot")] = None,
     spectators: Annotated[bool, Query(description="allow spectators")] = True,
+    delay_hands: Annotated[
+        int, Query(ge=0, le=16, description="spectators see each hand once this many more have begun")
+    ] = 0,
+    caster: Annotated[bool, Query(description="offer the caster view (needs a delay)")] = False,
+    observers: Annotated[
+        str | None, Query(max_length=4096, description="comma-separated account names: only they may watch")
+    ] = None,
     action_ms: Timer = None,
     bank_ms: Timer = None,
     min_call_ms: Timer = None,
@@ -208,9 +244,18 @@ async def private_new(
             raise _invalid("rules", "must be a JSON object of rule options")
     given = (action_ms, bank_ms, min_call_ms, disconnect_grace_ms, bot_delay_ms, hand_pause_ms)
     timers = {name: value for name, value in zip(TIMERS, given, strict=True) if value is not None}
+    names = tuple(n.strip() for n in (observers or "").split(",") if n.strip())
+    watch = {"delay_hands": delay_hands, "caster": caster, "observers": names}
     try:
         invite = await hub.lobby.create_private(
-            account, preset=preset, rules=options, bots=bots, bot=bot, timers=timers, spectators=spectators
+            account,
+            preset=preset,
+            rules=options,
+            bots=bots,
+            bot=bot,
+            timers=timers,
+            spectators=spectators,
+            watch=watch,
         )
     except LobbyError as exc:
         if exc.code is WireCode.NOT_FOUND:  # the only thing the lobby looks up by name: the preset
