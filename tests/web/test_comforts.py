@@ -108,6 +108,18 @@ def test_a_spectator_gets_no_keys_no_toggles_and_a_spectators_leave(harness: Har
     assert _sent(page, "leave") == [{"type": "leave", "match_id": "m-demo"}]
 
 
+def test_the_watch_form_asks_for_the_caster_view_only_when_ticked(harness: Harness) -> None:
+    page = harness.open("scenario=lobby")
+    page.fill("[data-testid=spectate-id]", "m-open")
+    page.click("[data-testid=spectate]")
+    assert _sent(page, "join")[-1]["target"] == {"type": "spectate", "match_id": "m-open"}
+    page.evaluate("harness.deliver({type: 'error', code: 'forbidden', message: 'no', request_id: 1})")
+    page.check("[data-testid=spectate-caster]")
+    page.fill("[data-testid=spectate-id]", "m-cast")
+    page.click("[data-testid=spectate]")
+    assert _sent(page, "join")[-1]["target"] == {"type": "spectate", "match_id": "m-cast", "view": "caster"}
+
+
 def test_a_player_keeps_the_leave_table_button(harness: Harness) -> None:
     page = harness.open("scenario=discard")
     assert _visible(page, "leave") and not _visible(page, "stop-watching")

@@ -111,7 +111,7 @@ export class App {
     });
     $("form-spectate").addEventListener("submit", (e) => {
       e.preventDefault();
-      this.spectate($("spectate-id").value);
+      this.spectate($("spectate-id").value, $("spectate-caster").checked ? "caster" : "public");
     });
     $("btn-leave").addEventListener("click", () => this.leaveTable());
     $("btn-stop-watching").addEventListener("click", () => this.leaveTable());
@@ -542,11 +542,14 @@ export class App {
     }
   }
 
-  spectate(matchId) {
+  /** Watch ``matchId``; ``view`` "caster": every hand open, where the table offers a caster view. */
+  spectate(matchId, view = "public") {
     const text = String(matchId ?? "").trim();
     if (!text) return;
     this.lastJoin = { kind: "spectate" };
-    this.joinRequest = this.conn.join({ type: "spectate", match_id: text });
+    const target = { type: "spectate", match_id: text };
+    if (view === "caster") target.view = "caster";
+    this.joinRequest = this.conn.join(target);
   }
 
   /** The lobby's live tables, from the hub's JSON list (hidden for good when the hub has none). */

@@ -255,7 +255,7 @@ export function renderSideKeys(side, ctx = {}) {
   if (ctx.spectating) {
     side.append(
       el("h3", {}, "Watching"),
-      el("p", { className: "hint", "data-testid": "spectator-note" }, "You see what every player shows: the discards, calls and results, never a concealed hand. Stop watching with the button at the top right."),
+      el("p", { className: "hint", "data-testid": "spectator-note" }, "You see what every player shows: the discards, calls and results, never a concealed hand (with the caster view, where a table offers it: every hand, after the table's delay). Stop watching with the button at the top right."),
     );
     return;
   }
