@@ -92,14 +92,51 @@ def resolve_loop(kind: str) -> str:
 # -- the listener process --------------------------------------------------------------------------
 
 
-async def listen(url: str, match_id: str, n: int, floor: bool) -> None:
-    """Hold ``n`` connections following ``match_id`` (a spectate join; for the floor, an "L");
-    count the chat frames; "window" on stdin resets the counts, end of stdin prints them."""
+async def enter(ws: Any, room: str | None) -> None:
+    """Say hello and follow ``room`` (``table:<match_id>``: spectate it; ``lobby:<channel>``: join
+    the lobby channel; None: the floor's listener)."""
+    if room is None:
+        await ws.send("L")
+        await ws.recv()
+        return
+    await ws.send(HELLO)
+    await ws.recv()  # welcome
+    kind, _, name = room.partition(":")
+    if kind == "table":
+        await ws.send(json.dumps({"type": "join", "target": {"type": "spectate", "match_id": name}}))
+        answer = '"seated"'
+    else:
+        await ws.send(json.dumps({"type": "lobby_join", "channel": name}))
+        answer = '"lobby_history"'
+    while answer not in str(await ws.recv()):
+        pass
+
+
+def said(room: str | None) -> str:
+    """A line said in ``room`` (the floor's sender sends the bare text)."""
+    if room is None:
+        return LINE
+    kind, _, name = room.partition(":")
+    if kind == "table":
+        return json.dumps({"type": "chat", "text": LINE})
+    return json.dumps({"type": "lobby_say", "channel": name, "text": LINE})
+
+
+def heard_prefix(room: str | None) -> str:
+    if room is None:
+        return ""
+    return '{"type":"chat"' if room.startswith("table:") else '{"type":"lobby_line"'
+
+
+async def listen(url: str, room: str | None, n: int) -> None:
+    """Hold ``n`` connections following ``room`` (:func:`enter`); count the chat frames; "window"
+    on stdin resets the counts, end of stdin prints them."""
     from websockets.asyncio.client import connect
 
     counts = {"lines": 0, "bytes": 0}
     ready = 0
     all_ready = asyncio.Event()
+    prefix = heard_prefix(room)
 
     sem = asyncio.Semaphore(100)  # connections being opened at once
 
@@ -107,24 +144,14 @@ async def listen(url: str, match_id: str, n: int, floor: bool) -> None:
         nonlocal ready
         await sem.acquire()
         async with connect(url, open_timeout=60, compression=None, max_queue=None) as ws:
-            if floor:
-                await ws.send("L")
-                await ws.recv()
-            else:
-                await ws.send(HELLO)
-                await ws.recv()  # welcome
-                await ws.send(
-                    json.dumps({"type": "join", "target": {"type": "spectate", "match_id": match_id}})
-                )
-                while '"seated"' not in str(await ws.recv()):
-                    pass
+            await enter(ws, room)
             sem.release()
             ready += 1
             if ready == n:
                 all_ready.set()
             async for frame in ws:
                 text = frame if isinstance(frame, str) else frame.decode()
-                if floor or text.startswith('{"type":"chat"'):
+                if text.startswith(prefix):
                     counts["lines"] += 1
                     counts["bytes"] += len(text)
 
@@ -210,25 +237,22 @@ class Table:
         await client.close()
 
 
-async def sender(url: str, match_id: str | None, address: str, until: float, every_s: float) -> int:
-    """One connection on ``address`` sending a chat line every ``every_s`` (``match_id`` None: the
-    floor's sender). Returns the lines sent."""
+async def sender(url: str, room: str | None, address: str, until: float, every_s: float) -> int:
+    """One connection on ``address`` saying a line in ``room`` every ``every_s`` (None: the floor's
+    sender). Returns the lines sent."""
     from websockets.asyncio.client import connect
 
     sent = 0
     async with connect(url, open_timeout=60, compression=None, local_addr=(address, 0)) as ws:
-        if match_id is None:
+        if room is None:
             await ws.send("S")
             await ws.recv()
         else:
-            await ws.send(HELLO)
-            await ws.recv()
-            await ws.send(json.dumps({"type": "join", "target": {"type": "spectate", "match_id": match_id}}))
-            while '"seated"' not in str(await ws.recv()):
-                pass
+            await enter(ws, room)
         drain = asyncio.create_task(_drain(ws))
+        line = said(room)
         while time.perf_counter() < until:
-            await ws.send(json.dumps({"type": "chat", "text": LINE}) if match_id else LINE)
+            await ws.send(line)
             sent += 1
             await asyncio.sleep(every_s)
         drain.cancel()
@@ -241,23 +265,21 @@ async def _drain(ws: Any) -> None:
             pass
 
 
-async def flood(url: str, match_id: str, until: float) -> dict[str, int]:
-    """One address sending chat as fast as it can, reconnecting whenever the server closes it."""
+async def flood(url: str, room: str, until: float) -> dict[str, int]:
+    """One address saying lines in ``room`` as fast as it can, reconnecting whenever the server
+    closes it."""
     from websockets.asyncio.client import connect
 
     out = {"sent": 0, "connections": 0}
+    spam = said(room).replace(LINE, "spam " * 30)
     while time.perf_counter() < until:
         with contextlib.suppress(Exception):
             async with connect(url, open_timeout=10, compression=None, local_addr=("127.0.0.99", 0)) as ws:
                 out["connections"] += 1
-                await ws.send(HELLO)
-                await ws.recv()
-                await ws.send(
-                    json.dumps({"type": "join", "target": {"type": "spectate", "match_id": match_id}})
-                )
+                await enter(ws, room)
                 drain = asyncio.create_task(_drain(ws))
                 while time.perf_counter() < until:
-                    await ws.send(json.dumps({"type": "chat", "text": "spam " * 30}))
+                    await ws.send(spam)
                     out["sent"] += 1
                     await asyncio.sleep(0.002)
                 drain.cancel()
@@ -265,9 +287,9 @@ async def flood(url: str, match_id: str, until: float) -> dict[str, int]:
     return out
 
 
-def start_listeners(url: str, match_id: str, n: int, floor: bool, loop: str) -> subprocess.Popen[str]:
-    argv = [sys.executable, __file__, "--listen", "--url", url, "--match", match_id, "--spectators", str(n)]
-    argv += ["--loop", loop] + (["--floor-listen"] if floor else [])
+def start_listeners(url: str, room: str | None, n: int, loop: str) -> subprocess.Popen[str]:
+    argv = [sys.executable, __file__, "--listen", "--url", url, "--spectators", str(n), "--loop", loop]
+    argv += ["--room", room] if room is not None else []
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -282,14 +304,13 @@ def finish_listeners(proc: subprocess.Popen[str]) -> dict[str, int]:
 
 
 async def fan_out(
-    args: argparse.Namespace, url: str, match_id: str | None, pid: int, listeners: subprocess.Popen[str]
+    args: argparse.Namespace, url: str, room: str | None, pid: int, listeners: subprocess.Popen[str]
 ) -> dict[str, Any]:
     """Warm up, then the window: the senders' lines while the server's CPU is read."""
     start = time.perf_counter()
     until = start + args.warmup + args.seconds
     sends = [
-        asyncio.create_task(sender(url, match_id, f"127.0.0.{11 + i}", until, 1.05))
-        for i in range(args.senders)
+        asyncio.create_task(sender(url, room, f"127.0.0.{11 + i}", until, 1.05)) for i in range(args.senders)
     ]
     await asyncio.sleep(args.warmup)
     assert listeners.stdin is not None
@@ -311,14 +332,13 @@ async def fan_out(
     }
 
 
-async def flood_phase(args: argparse.Namespace, url: str, match_id: str) -> dict[str, Any]:
+async def flood_phase(args: argparse.Namespace, url: str, room: str) -> dict[str, Any]:
     """The senders again, with one address flooding the same table as fast as it can."""
     until = time.perf_counter() + args.seconds
     sends = [
-        asyncio.create_task(sender(url, match_id, f"127.0.0.{11 + i}", until, 1.05))
-        for i in range(args.senders)
+        asyncio.create_task(sender(url, room, f"127.0.0.{11 + i}", until, 1.05)) for i in range(args.senders)
     ]
-    flooded = await flood(url, match_id, until)
+    flooded = await flood(url, room, until)
     await asyncio.gather(*sends)
     return flooded
 
@@ -355,15 +375,19 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
                 if isinstance(message, Seated):
                     match_id = message.match_id
                     break
-            listeners = await asyncio.to_thread(
-                start_listeners, url, match_id, args.spectators, False, loop_kind
-            )
-            hub = await fan_out(args, url, match_id, server.pid, listeners)
+            rooms = {"table": f"table:{match_id}"}
+            if args.lobby:
+                rooms["lobby"] = "lobby:general"
+            hub: dict[str, dict[str, Any]] = {}
+            for kind, room in rooms.items():
+                n = args.spectators if kind == "table" else args.lobby
+                listeners = await asyncio.to_thread(start_listeners, url, room, n, loop_kind)
+                hub[kind] = await fan_out(args, url, room, server.pid, listeners)
             table = Table(game_port)
             flood_start = time.perf_counter() + args.baseline
             play = asyncio.create_task(table.play(flood_start + args.seconds))
             await asyncio.sleep(args.baseline)
-            hub["flood"] = await flood_phase(args, url, match_id)
+            flooded = await flood_phase(args, url, rooms["table"])
             await asyncio.wait_for(play, 120)
             await host.close()
             tracebacks = log.read_text(errors="replace").count("Traceback")
@@ -373,21 +397,30 @@ async def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 server.kill()
-    floor = await measure_floor(args, int(hub["mean_frame_bytes"]), loop_kind)
-    before = [ms for t, ms in table.samples if t < flood_start]
-    during = [ms for t, ms in table.samples if t >= flood_start]
-    return {
+    result: dict[str, Any] = {
         "loop": loop_kind,
         "spectators": args.spectators,
-        "hub": hub,
-        "floor": floor,
-        "floor_ratio": round(hub["cpu_us_per_delivered"] / max(1e-9, floor["cpu_us_per_delivered"]), 2),
-        "table": {
-            "baseline": {"acts": len(before), "p50_ms": pct(before, 0.5), "p99_ms": pct(before, 0.99)},
-            "during": {"acts": len(during), "p50_ms": pct(during, 0.5), "p99_ms": pct(during, 0.99)},
-        },
-        "server_log_tracebacks": tracebacks,
+        "lobby_connections": args.lobby,
     }
+    for kind, measured in hub.items():
+        n = args.spectators if kind == "table" else args.lobby
+        floor = await measure_floor(args, int(measured["mean_frame_bytes"]), n, loop_kind)
+        result[kind] = {
+            "hub": measured,
+            "floor": floor,
+            "floor_ratio": round(
+                measured["cpu_us_per_delivered"] / max(1e-9, floor["cpu_us_per_delivered"]), 2
+            ),
+        }
+    before = [ms for t, ms in table.samples if t < flood_start]
+    during = [ms for t, ms in table.samples if t >= flood_start]
+    result["table_in_play"] = {
+        "baseline": {"acts": len(before), "p50_ms": pct(before, 0.5), "p99_ms": pct(before, 0.99)},
+        "during": {"acts": len(during), "p50_ms": pct(during, 0.5), "p99_ms": pct(during, 0.99)},
+        "flood": flooded,
+    }
+    result["server_log_tracebacks"] = tracebacks
+    return result
 
 
 async def wait_for_server(url: str, server: subprocess.Popen[bytes], log: Path) -> Client:
@@ -401,14 +434,14 @@ async def wait_for_server(url: str, server: subprocess.Popen[bytes], log: Path) 
             await asyncio.sleep(0.2)
 
 
-async def measure_floor(args: argparse.Namespace, frame_size: int, loop_kind: str) -> dict[str, Any]:
+async def measure_floor(args: argparse.Namespace, frame_size: int, n: int, loop_kind: str) -> dict[str, Any]:
     argv = [sys.executable, __file__, "--floor-server", "--frame", str(frame_size), "--loop", loop_kind]
     server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
         port = json.loads(server.stdout.readline())["port"]
         url = f"ws://127.0.0.1:{port}/"
-        listeners = await asyncio.to_thread(start_listeners, url, "-", args.spectators, True, loop_kind)
+        listeners = await asyncio.to_thread(start_listeners, url, None, n, loop_kind)
         return await fan_out(args, url, None, server.pid, listeners)
     finally:
         if server.stdin is not None:
@@ -422,25 +455,30 @@ async def measure_floor(args: argparse.Namespace, frame_size: int, loop_kind: st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spectators", type=int, default=1000, help="connections watching the chatty table")
-    parser.add_argument("--senders", type=int, default=10, help="spectators sending a line a second each")
+    parser.add_argument("--senders", type=int, default=10, help="connections saying a line a second each")
+    parser.add_argument(
+        "--lobby",
+        type=int,
+        default=5000,
+        help="connections in the lobby's general channel (0: skip the lobby)",
+    )
     parser.add_argument("--seconds", type=float, default=10.0, help="the measured window")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--baseline", type=float, default=5.0, help="the measured table alone, before")
     parser.add_argument("--loop", choices=["auto", "asyncio", "uvloop"], default="auto")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--listen", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--floor-listen", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--floor-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--frame", type=int, default=100, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
-    parser.add_argument("--match", help=argparse.SUPPRESS)
+    parser.add_argument("--room", help=argparse.SUPPRESS)
     args = parser.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     loop_kind = resolve_loop(args.loop)
     with asyncio.Runner(loop_factory=lambda: new_loop(loop_kind)) as runner:
         if args.listen:
-            runner.run(listen(args.url, args.match, args.spectators, args.floor_listen))
+            runner.run(listen(args.url, args.room, args.spectators))
             return
         if args.floor_server:
             runner.run(floor_server(args.frame))
@@ -449,25 +487,34 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    hub, floor, table = result["hub"], result["floor"], result["table"]
-    print(
-        "\n".join(
-            [
-                f"chat fan-out to {result['spectators']} spectators of one table ({result['loop']}): "
-                f"{hub['lines_sent']} lines, {hub['delivered']} delivered in {hub['window_s']} s, "
-                f"server {hub['cpu_us_per_delivered']} us CPU per delivered message "
-                f"({hub['cpu_percent_of_one_core']}% of a core)",
-                f"bare websockets floor, the same frames: {floor['cpu_us_per_delivered']} us CPU per "
-                f"delivered message ({floor['delivered']} delivered)",
-                f"chat fan-out floor ratio: {result['floor_ratio']}",
-                f"table in play, act->ack: baseline p50 {table['baseline']['p50_ms']:.1f} ms, p99 "
-                f"{table['baseline']['p99_ms']:.1f} ms ({table['baseline']['acts']} acts); during the chat "
-                f"flood p50 {table['during']['p50_ms']:.1f} ms, p99 {table['during']['p99_ms']:.1f} ms "
-                f"({table['during']['acts']} acts; flood: {json.dumps(hub['flood'])})",
-                f"tracebacks in the server log: {result['server_log_tracebacks']}",
-            ]
+    lines = []
+    for kind in ("table", "lobby"):
+        if kind not in result:
+            continue
+        hub, floor = result[kind]["hub"], result[kind]["floor"]
+        where = (
+            f"{result['spectators']} spectators of one table"
+            if kind == "table"
+            else f"{result['lobby_connections']} connections in one lobby channel"
         )
-    )
+        lines += [
+            f"chat fan-out to {where} ({result['loop']}): {hub['lines_sent']} lines, {hub['delivered']} "
+            f"delivered in {hub['window_s']} s, server {hub['cpu_us_per_delivered']} us CPU per delivered "
+            f"message ({hub['cpu_percent_of_one_core']}% of a core); bare websockets floor, the same frames: "
+            f"{floor['cpu_us_per_delivered']} us",
+            f"{'chat' if kind == 'table' else 'lobby chat'} fan-out floor ratio: "
+            f"{result[kind]['floor_ratio']}",
+        ]
+    play = result["table_in_play"]
+    b, d = play["baseline"], play["during"]
+    lines += [
+        f"table in play, act->ack: baseline p50 {b['p50_ms']:.1f} ms, p99 {b['p99_ms']:.1f} ms "
+        f"({b['acts']} acts); "
+        f"during the chat flood p50 {d['p50_ms']:.1f} ms, p99 {d['p99_ms']:.1f} ms ({d['acts']} acts; "
+        f"flood: {json.dumps(play['flood'])})",
+        f"tracebacks in the server log: {result['server_log_tracebacks']}",
+    ]
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":
