@@ -35,7 +35,7 @@ from typing import Any
 
 from client_protocol.errors import ErrorCode
 from server.bots import BOTS
-from server.domain.ports import Ratings, Repository
+from server.domain.ports import Repository
 from server.domain.records import Account, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, SANMA_PRESETS, GameLength, Ruleset
@@ -52,6 +52,7 @@ from server.hub.table import TableActor
 from server.hub.tables import LocalTables, Reservation
 from server.services import ranked
 from server.services.errors import LobbyError
+from server.services.ratings import RatedRepository, RatingService, RatingStore
 from server.services.tables import SeatRequest, TableBusyError, TableSpec
 
 log = logging.getLogger(__name__)
@@ -84,12 +85,14 @@ class Lobby:
         wall: Callable[[], float] = time.time,
         placement: Placement | None = None,
         store_guest: Callable[[str], Coroutine[Any, Any, None]] | None = None,
-        ratings: Ratings | None = None,
+        ratings: RatingStore | None = None,
         hand_off: QueueHandoff | None = None,
     ) -> None:
         self._repo = repo
         self._placement: Placement = placement or LocalPlacement()
         self._ratings = ratings  # ranked rooms' entry requirements (server.services.ranked)
+        # A table's result is stored with its rating (server.services.ratings); None: no ranked play.
+        self.rating_service = None if ratings is None else RatingService(ratings, clock=wall)
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
@@ -98,7 +101,7 @@ class Lobby:
         self._rng = rng or random.SystemRandom()
         # The table factory of this node: every table the lobby makes or recovers is made there.
         self.factory = LocalTables(
-            repo=repo,
+            repo=repo if self.rating_service is None else RatedRepository(repo, self.rating_service),
             clock=clock,
             settings=settings,
             placement=self._placement,
