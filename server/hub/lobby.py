@@ -25,7 +25,6 @@ is undone and the group is told to join again (``busy_retry``).
 from __future__ import annotations
 
 import asyncio
-import bisect
 import logging
 import random
 import secrets
@@ -40,9 +39,9 @@ from server.domain.records import Account, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, SANMA_PRESETS, GameLength, Ruleset
 from server.hub.clock import Cancellable, Clock
-from server.hub.crossnode import RECHECK_S, QueueHandoff, Stragglers
+from server.hub.crossnode import QueueHandoff, Stragglers
 from server.hub.inbox import Attach
-from server.hub.lobbytypes import PrivateTable, RecoveryReport, _Waiting, new_invite_code, require
+from server.hub.lobbytypes import PrivateTable, RecoveryReport, Waiting, new_invite_code, require
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
 from server.hub.placement import LocalPlacement, Placement
@@ -50,6 +49,7 @@ from server.hub.recovery import RecoveredMatch, rebuild_stored
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
 from server.hub.tables import LocalTables, Reservation
+from server.services import matchmaking as mm
 from server.services import ranked
 from server.services.errors import LobbyError
 from server.services.ratings import RatedRepository, RatingService, RatingStore
@@ -111,7 +111,7 @@ class Lobby:
             store_guest=store_guest,
         )
         self.tables: dict[str, TableActor] = self.factory.tables  # the live tables of this node
-        self._queues: dict[str, list[_Waiting]] = {}
+        self._queues: dict[str, list[Waiting]] = {}
         self._fill_timers: dict[str, Cancellable] = {}
         self._private: dict[str, PrivateTable] = {}
         self._tasks: set[asyncio.Task[object]] = set()
@@ -127,7 +127,7 @@ class Lobby:
                 self._placement,
                 hand_off,
                 local_wait_s=local_wait,
-                recheck_s=RECHECK_S,
+                recheck_s=mm.RECHECK_S,
                 changed=self._queue_changed,
                 spawn=self._spawn,
             )
@@ -182,23 +182,19 @@ class Lobby:
         if reserved is not None:
             await self._start(reserved)
 
-    def _entry(self, p: Participant, request_id: int | None, waited_s: float | None) -> _Waiting:
-        now = self._clock.now()
-        if waited_s is None:
-            return _Waiting(p, now, request_id, joined=now)
-        waited = min(max(0.0, waited_s), 3600.0)
-        return _Waiting(p, now - waited, request_id, joined=now, relayed=True)
+    def _entry(self, p: Participant, request_id: int | None, waited_s: float | None) -> Waiting:
+        return mm.new_entry(p, now=self._clock.now(), request_id=request_id, waited_s=waited_s)
 
-    def _enqueue(self, name: str, entry: _Waiting) -> Reservation | None:
+    def _enqueue(self, name: str, entry: Waiting) -> Reservation | None:
         """Queue ``entry`` (in the order players first queued: one handed over from another node
         has waited longer) and take the first ones out as a table once there are as many as it has
         seats."""
         queue = self._queues.setdefault(name, [])
-        bisect.insort(queue, entry, key=lambda w: w.since)
+        mm.enqueue(queue, entry)
         reserved: Reservation | None = None
         ruleset, source = self._queue_table(name)
-        if len(queue) >= ruleset.seats:
-            group, queue[:] = queue[: ruleset.seats], queue[ruleset.seats :]
+        group = mm.take_table(queue, ruleset.seats)
+        if group is not None:
             reserved = self._reserve(group, ruleset, source, self.settings.timers)
         self._queue_changed(name)
         return reserved
@@ -224,9 +220,9 @@ class Lobby:
             return
         self._forget_waiting(p.account.id)
         now = self._clock.now()
-        entry = _Waiting(p, since, request_id, joined=now)
+        entry = mm.QueueEntry(p, since, request_id, joined=now)
         if self.stragglers is not None:
-            entry.check_at = now + self.stragglers.recheck_s
+            self.stragglers.policy.stay(entry, now)
         reserved = self._enqueue(name, entry)
         if reserved is not None:
             self._spawn(self._start(reserved))
@@ -259,10 +255,9 @@ class Lobby:
         old = self._fill_timers.pop(name, None)
         if old is not None:
             old.cancel()
-        queue = self._queues.get(name)
-        if not queue or ranked.is_ranked(name):  # a ranked table waits for players, never for bots
+        when = mm.fill_at(self._queues.get(name, ()), self.settings.bot_fill_after_s)
+        if when is None or ranked.is_ranked(name):  # a ranked table waits for players, never for bots
             return
-        when = queue[0].since + self.settings.bot_fill_after_s
         self._fill_timers[name] = self._clock.call_at(when, lambda: self._spawn(self._fill(name)))
 
     async def _fill(self, name: str) -> None:
@@ -270,11 +265,12 @@ class Lobby:
         queue = self._queues.get(name)
         if not queue or self.closing:
             return
-        if queue[0].since + self.settings.bot_fill_after_s > self._clock.now():
+        when = mm.fill_at(queue, self.settings.bot_fill_after_s)
+        if when is not None and when > self._clock.now():
             self._arm_fill(name)
             return
         ruleset = self.rulesets[name]
-        group, queue[:] = queue[: ruleset.seats], queue[ruleset.seats :]
+        group = mm.take(queue, ruleset.seats)
         reserved = self._reserve(group, ruleset, f"queue:{name}", self.settings.timers)
         self._queue_changed(name)
         await self._start(reserved)
@@ -352,7 +348,7 @@ class Lobby:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))
             return
         self._forget_waiting(p.account.id)
-        invite.waiting.append(_Waiting(p, self._clock.now()))
+        invite.waiting.append(mm.new_entry(p, now=self._clock.now()))
         if len(invite.waiting) < invite.humans:
             for w in invite.waiting:
                 w.participant.deliver(QueuedOut(invite.preset, len(invite.waiting)))
@@ -420,7 +416,7 @@ class Lobby:
         self._forget_waiting(p.account.id, only=p)
 
     def _forget_waiting(self, account_id: str, only: Participant | None = None) -> bool:
-        def keep(w: _Waiting) -> bool:
+        def keep(w: Waiting) -> bool:
             if w.participant.account.id != account_id:
                 return True
             return only is not None and w.participant is not only
@@ -443,7 +439,7 @@ class Lobby:
 
     def _reserve(
         self,
-        humans: list[_Waiting],
+        humans: list[Waiting],
         ruleset: Ruleset,
         source: str,
         timers: TableTimers,
@@ -454,7 +450,7 @@ class Lobby:
         """Seat ``humans`` in a random order (built-in bots in the empty seats) at a new table of
         the factory, registered with their seats; the caller starts it (:meth:`_start`) once
         nothing else is being changed."""
-        entries: list[_Waiting | None] = [*humans, *([None] * (ruleset.seats - len(humans)))]
+        entries: list[Waiting | None] = [*humans, *([None] * (ruleset.seats - len(humans)))]
         self._rng.shuffle(entries)
         seats = tuple(
             SeatRequest.built_in(bot) if e is None else SeatRequest.player(e.participant.account)
