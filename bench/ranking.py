@@ -10,9 +10,10 @@ standings of the generated history are made by PostgreSQL itself (``INSERT ... S
 ``SqlRepository`` as the server uses it:
 
 * **rating update**: a new ranked match of four random players is created, then its result is stored
-  with ``record_result``, the one transaction that writes the result and applies the rating (locks
-  the four accounts, reads their standings, writes four standings, the rated match and four rating
-  changes). Timed per match: that transaction, from call to commit.
+  through the rating service (``RatingService.record_result``: it reads the match and the four
+  standings and rates them, then one transaction writes the result with the rating: locks the four
+  accounts, checks the rated match and the standings, writes four standings, the rated match and
+  four rating changes). Timed per match: from call to commit.
 * **leaderboard**: ``leaderboard(ranked, east, limit=50)`` at a random one of the first 20 pages
   (what people look at), and at a random deep page (offset up to the whole board).
 * **profile history**: ``rating_history`` of a random player (the 200 most recent changes).
@@ -45,6 +46,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from server.domain.ranked import Board
 from server.domain.records import AccountKind, MatchRecord, MatchStatus, ResultRecord, SeatRecord
 from server.ranking import CURRENT, Length
+from server.services.ratings import RatingService
 from server.store.db import normalize_url
 from server.store.repository import SqlRepository
 
@@ -129,7 +131,7 @@ async def measure(
         await repo.create_match(_match(match_id, four))
         ranks = tuple(rng.sample([1, 2, 3, 4], 4))
         t = time.perf_counter()
-        await repo.record_result(ResultRecord(match_id, (25000,) * 4, ranks, (0.0,) * 4))
+        await RatingService(repo).record_result(ResultRecord(match_id, (25000,) * 4, ranks, (0.0,) * 4))
         rating_ms.append((time.perf_counter() - t) * 1000)
 
     rating_ms: list[float] = []
@@ -166,7 +168,9 @@ async def statements_per_rating(repo: SqlRepository, players: int, rng: random.R
     await repo.create_match(_match("m-count", four))
     event.listen(repo.engine.sync_engine, "before_cursor_execute", tally)
     try:
-        await repo.record_result(ResultRecord("m-count", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+        await RatingService(repo).record_result(
+            ResultRecord("m-count", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4)
+        )
     finally:
         event.remove(repo.engine.sync_engine, "before_cursor_execute", tally)
     return count

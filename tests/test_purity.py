@@ -301,6 +301,59 @@ def test_the_cli_imports_nothing_from_the_web_package(path: Path) -> None:
     assert not found, "the CLI reads through server.services, not server.web:\n" + "\n".join(found)
 
 
+# Rating a match is the rating service's (server/services/ratings.py): the stores only read and write
+# what it computed, so they use none of the rating arithmetic or the rateable check.
+STORE_MODULES = _modules("server.store")
+RATING_LOGIC: tuple[str, ...] = (
+    "server.ranking.ledger.Ledger",
+    "server.ranking.ledger.check_rateable",
+    "server.ranking.rules",
+    "server.ranking.rate_match",
+    "server.ranking.rating_change",
+    "server.ranking.dan_after",
+    "server.domain.ranked.rated_match",
+)
+
+
+@pytest.mark.parametrize("path", STORE_MODULES, ids=_module_name)
+def test_the_store_computes_no_rating(path: Path) -> None:
+    module = _module_name(path)
+    found = violations(path.read_text(encoding="utf-8"), module, RATING_LOGIC)
+    assert not found, "the rating service rates; the store persists:\n" + "\n".join(found)
+
+
+def private_imports(source: str, module: str, *, is_package: bool = False) -> list[str]:
+    """The names starting with one underscore that ``source`` imports from another module."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = node.module or ""
+        if node.level:
+            parts = package.split(".")
+            base = ".".join(p for p in [*parts[: len(parts) - (node.level - 1)], base] if p)
+        for alias in node.names:
+            if alias.name.startswith("_") and not alias.name.startswith("__") and base != module:
+                found.append(f"{module} (line {node.lineno}) imports {base}.{alias.name}, a private name")
+    return found
+
+
+@pytest.mark.parametrize("path", SERVER_MODULES + CLIENT_PROTOCOL_MODULES, ids=_module_name)
+def test_no_module_imports_another_modules_private_name(path: Path) -> None:
+    module = _module_name(path)
+    found = private_imports(path.read_text(encoding="utf-8"), module, is_package=path.name == "__init__.py")
+    assert not found, "make the name public where it is defined:\n" + "\n".join(found)
+
+
+def test_the_private_import_checker() -> None:
+    assert private_imports("from server.hub.lobbytypes import _Waiting", "server.hub.crossnode")
+    assert private_imports("from .lobbytypes import Waiting, _x", "server.hub.crossnode")
+    assert not private_imports("from server.hub.lobbytypes import Waiting, __version__", "server.hub.lobby")
+    assert violations("from server.ranking.ledger import Ledger", "server.store.x", RATING_LOGIC)
+    assert not violations("from server.ranking.ledger import StandingKey", "server.store.x", RATING_LOGIC)
+
+
 def test_every_server_package_has_a_layer() -> None:
     packages = {_package_of(_module_name(p)) for p in SERVER_MODULES}
     assert packages <= set(LAYERS), sorted(packages - set(LAYERS))

@@ -17,7 +17,6 @@ import getpass
 import json
 import os
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +35,7 @@ from server.services import reviewtypes as m
 from server.services.accounts import AccountInputError, Accounts
 from server.services.admins import create_admin
 from server.services.auth import Authenticator
+from server.services.ratings import RatingService
 from server.services.review import GameFilters, Review, ReviewError
 from server.store.cli import add_database_options, database_url
 from server.store.db import display_url
@@ -304,7 +304,7 @@ def run_list_accounts(args: argparse.Namespace) -> int:
 
 def run_ratings_rebuild(args: argparse.Namespace) -> int:
     async def rebuild(store: Store) -> int:
-        diffs = await store.rebuild_ratings(check=args.check, at=time.time())
+        diffs = await RatingService(store).rebuild(check=args.check)
         for d in diffs:
             print(f"{d.what}: {d.detail}")
         if not diffs:

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from server.domain.playcounts import PlayCounts
-from server.domain.ranked import Board, LeaderboardEntry, RatingChange, RatingDifference
+from server.domain.ranked import Board, LeaderboardEntry, RatingChange
+from server.domain.ratingrecords import RatingsRewrite, RatingsSnapshot, RatingSubject, RatingWrite
 from server.domain.reads import AuditEntry, HandResult, MatchPage, MatchQuery
 from server.domain.records import (
     Account,
@@ -29,6 +30,7 @@ from server.domain.records import (
     StepRecord,
 )
 from server.ranking import Length, Standing
+from server.ranking.ledger import StandingKey
 
 
 class Repository(Protocol):
@@ -108,7 +110,10 @@ class Repository(Protocol):
         """How many steps are stored (= the next step expected)."""
         ...
 
-    async def record_result(self, result: ResultRecord) -> None: ...
+    async def record_result(self, result: ResultRecord) -> None:
+        """Store (or replace) the match's result; NotFoundError for an unknown match. It rates
+        nothing: a table's result goes through the rating service (``server.services.ratings``)."""
+        ...
 
     async def get_result(self, match_id: str) -> ResultRecord | None: ...
 
@@ -178,13 +183,40 @@ class Credentials(Protocol):
 
 
 class Ratings(Protocol):
-    """Ranked play's standings. A completed match played in a ranked room (its ``source`` is
-    ``ranked:<room>:<length>``) is rated in the same transaction that stores its result
-    (``record_result``), exactly once (``rated_matches.match_id`` is unique)."""
+    """Ranked play's standings, as persistence primitives. Deciding what is rated and computing it
+    is the rating service's (:mod:`server.services.ratings`): it reads a match's
+    :class:`~server.domain.ratingrecords.RatingSubject` and the standings, rates with the pure
+    ranking code and hands the result with its rating to :meth:`record_result_and_rating`, one
+    transaction; ``rated_matches.match_id`` is unique and the write checks what it was computed
+    from, so no match is rated twice and no update is lost."""
 
-    async def rate_pending(self, at: float) -> int:
-        """Rate the completed ranked matches that have a result but no rating yet (after a crash or
-        a failed write), oldest end first; how many were rated."""
+    async def rating_subject(self, match_id: str) -> RatingSubject | None:
+        """What decides whether ``match_id`` is rated (None: no such match)."""
+        ...
+
+    async def stored_standings(self, keys: Sequence[StandingKey]) -> dict[StandingKey, Standing]:
+        """The stored standings among ``keys`` (a key without one is absent)."""
+        ...
+
+    async def record_result_and_rating(self, result: ResultRecord, rating: RatingWrite | None) -> None:
+        """Store (or replace) the match's result and, when given, its rating, in one transaction.
+        StaleRatingError, with nothing written, if the match is rated already or a standing is no
+        longer ``rating.before``; NotFoundError / ConflictError as ``record_result``."""
+        ...
+
+    async def unrated_matches(self) -> Sequence[str]:
+        """The completed matches of a ranked room (``source`` ``ranked:...``) without a rating,
+        oldest end first."""
+        ...
+
+    async def ratings_snapshot(self) -> RatingsSnapshot:
+        """Everything ``ratings rebuild`` reads, in one transaction."""
+        ...
+
+    async def replace_ratings(self, rewrite: RatingsRewrite) -> None:
+        """Store a recomputation in place of every standing and change, in one transaction
+        (StaleRatingError, with nothing written, if the rated matches are no longer
+        ``rewrite.expected``)."""
         ...
 
     async def standing(self, account_id: str, board: Board, length: Length) -> Standing:
@@ -206,12 +238,6 @@ class Ratings(Protocol):
     async def play_counts(self, match_ids: Sequence[str]) -> dict[str, tuple[PlayCounts, ...]]:
         """Per rated match among ``match_ids``, each seat's hands, riichi hands and call hands
         (counted when it was rated; a match rated before they were counted is left out)."""
-        ...
-
-    async def rebuild_ratings(self, *, check: bool, at: float) -> Sequence[RatingDifference]:
-        """Recompute every standing and change from the stored results (in the order the matches
-        were rated, then the unrated ones); report the differences and, unless ``check``, store the
-        recomputation."""
         ...
 
 

@@ -25,7 +25,6 @@ is undone and the group is told to join again (``busy_retry``).
 from __future__ import annotations
 
 import asyncio
-import bisect
 import logging
 import random
 import secrets
@@ -35,14 +34,14 @@ from typing import Any
 
 from client_protocol.errors import ErrorCode
 from server.bots import BOTS
-from server.domain.ports import Ratings, Repository
+from server.domain.ports import Repository
 from server.domain.records import Account, MatchRecord, MatchStatus, Scope
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, SANMA_PRESETS, GameLength, Ruleset
 from server.hub.clock import Cancellable, Clock
-from server.hub.crossnode import RECHECK_S, QueueHandoff, Stragglers
+from server.hub.crossnode import QueueHandoff, Stragglers
 from server.hub.inbox import Attach
-from server.hub.lobbytypes import PrivateTable, RecoveryReport, _Waiting, new_invite_code, require
+from server.hub.lobbytypes import PrivateTable, RecoveryReport, Waiting, new_invite_code, require
 from server.hub.metrics import HubMetrics
 from server.hub.outputs import ErrorOut, LeftOut, Participant, QueuedOut
 from server.hub.placement import LocalPlacement, Placement
@@ -50,8 +49,10 @@ from server.hub.recovery import RecoveredMatch, rebuild_stored
 from server.hub.settings import HubSettings, SettingsError, SpectatePolicy, TableTimers
 from server.hub.table import TableActor
 from server.hub.tables import LocalTables, Reservation
+from server.services import matchmaking as mm
 from server.services import ranked
 from server.services.errors import LobbyError
+from server.services.ratings import RatedRepository, RatingService, RatingStore
 from server.services.tables import SeatRequest, TableBusyError, TableSpec
 
 log = logging.getLogger(__name__)
@@ -84,12 +85,14 @@ class Lobby:
         wall: Callable[[], float] = time.time,
         placement: Placement | None = None,
         store_guest: Callable[[str], Coroutine[Any, Any, None]] | None = None,
-        ratings: Ratings | None = None,
+        ratings: RatingStore | None = None,
         hand_off: QueueHandoff | None = None,
     ) -> None:
         self._repo = repo
         self._placement: Placement = placement or LocalPlacement()
         self._ratings = ratings  # ranked rooms' entry requirements (server.services.ranked)
+        # A table's result is stored with its rating (server.services.ratings); None: no ranked play.
+        self.rating_service = None if ratings is None else RatingService(ratings, clock=wall)
         self.metrics = metrics
         self._clock = clock
         self._wall = wall  # wall-clock seconds, for what is stored (a match's end)
@@ -98,7 +101,7 @@ class Lobby:
         self._rng = rng or random.SystemRandom()
         # The table factory of this node: every table the lobby makes or recovers is made there.
         self.factory = LocalTables(
-            repo=repo,
+            repo=repo if self.rating_service is None else RatedRepository(repo, self.rating_service),
             clock=clock,
             settings=settings,
             placement=self._placement,
@@ -108,7 +111,7 @@ class Lobby:
             store_guest=store_guest,
         )
         self.tables: dict[str, TableActor] = self.factory.tables  # the live tables of this node
-        self._queues: dict[str, list[_Waiting]] = {}
+        self._queues: dict[str, list[Waiting]] = {}
         self._fill_timers: dict[str, Cancellable] = {}
         self._private: dict[str, PrivateTable] = {}
         self._tasks: set[asyncio.Task[object]] = set()
@@ -124,7 +127,7 @@ class Lobby:
                 self._placement,
                 hand_off,
                 local_wait_s=local_wait,
-                recheck_s=RECHECK_S,
+                recheck_s=mm.RECHECK_S,
                 changed=self._queue_changed,
                 spawn=self._spawn,
             )
@@ -179,23 +182,19 @@ class Lobby:
         if reserved is not None:
             await self._start(reserved)
 
-    def _entry(self, p: Participant, request_id: int | None, waited_s: float | None) -> _Waiting:
-        now = self._clock.now()
-        if waited_s is None:
-            return _Waiting(p, now, request_id, joined=now)
-        waited = min(max(0.0, waited_s), 3600.0)
-        return _Waiting(p, now - waited, request_id, joined=now, relayed=True)
+    def _entry(self, p: Participant, request_id: int | None, waited_s: float | None) -> Waiting:
+        return mm.new_entry(p, now=self._clock.now(), request_id=request_id, waited_s=waited_s)
 
-    def _enqueue(self, name: str, entry: _Waiting) -> Reservation | None:
+    def _enqueue(self, name: str, entry: Waiting) -> Reservation | None:
         """Queue ``entry`` (in the order players first queued: one handed over from another node
         has waited longer) and take the first ones out as a table once there are as many as it has
         seats."""
         queue = self._queues.setdefault(name, [])
-        bisect.insort(queue, entry, key=lambda w: w.since)
+        mm.enqueue(queue, entry)
         reserved: Reservation | None = None
         ruleset, source = self._queue_table(name)
-        if len(queue) >= ruleset.seats:
-            group, queue[:] = queue[: ruleset.seats], queue[ruleset.seats :]
+        group = mm.take_table(queue, ruleset.seats)
+        if group is not None:
             reserved = self._reserve(group, ruleset, source, self.settings.timers)
         self._queue_changed(name)
         return reserved
@@ -221,9 +220,9 @@ class Lobby:
             return
         self._forget_waiting(p.account.id)
         now = self._clock.now()
-        entry = _Waiting(p, since, request_id, joined=now)
+        entry = mm.QueueEntry(p, since, request_id, joined=now)
         if self.stragglers is not None:
-            entry.check_at = now + self.stragglers.recheck_s
+            self.stragglers.policy.stay(entry, now)
         reserved = self._enqueue(name, entry)
         if reserved is not None:
             self._spawn(self._start(reserved))
@@ -256,10 +255,9 @@ class Lobby:
         old = self._fill_timers.pop(name, None)
         if old is not None:
             old.cancel()
-        queue = self._queues.get(name)
-        if not queue or ranked.is_ranked(name):  # a ranked table waits for players, never for bots
+        when = mm.fill_at(self._queues.get(name, ()), self.settings.bot_fill_after_s)
+        if when is None or ranked.is_ranked(name):  # a ranked table waits for players, never for bots
             return
-        when = queue[0].since + self.settings.bot_fill_after_s
         self._fill_timers[name] = self._clock.call_at(when, lambda: self._spawn(self._fill(name)))
 
     async def _fill(self, name: str) -> None:
@@ -267,11 +265,12 @@ class Lobby:
         queue = self._queues.get(name)
         if not queue or self.closing:
             return
-        if queue[0].since + self.settings.bot_fill_after_s > self._clock.now():
+        when = mm.fill_at(queue, self.settings.bot_fill_after_s)
+        if when is not None and when > self._clock.now():
             self._arm_fill(name)
             return
         ruleset = self.rulesets[name]
-        group, queue[:] = queue[: ruleset.seats], queue[ruleset.seats :]
+        group = mm.take(queue, ruleset.seats)
         reserved = self._reserve(group, ruleset, f"queue:{name}", self.settings.timers)
         self._queue_changed(name)
         await self._start(reserved)
@@ -357,7 +356,7 @@ class Lobby:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))
             return
         self._forget_waiting(p.account.id)
-        invite.waiting.append(_Waiting(p, self._clock.now()))
+        invite.waiting.append(mm.new_entry(p, now=self._clock.now()))
         if len(invite.waiting) < invite.humans:
             for w in invite.waiting:
                 w.participant.deliver(QueuedOut(invite.preset, len(invite.waiting)))
@@ -436,7 +435,7 @@ class Lobby:
         self._forget_waiting(p.account.id, only=p)
 
     def _forget_waiting(self, account_id: str, only: Participant | None = None) -> bool:
-        def keep(w: _Waiting) -> bool:
+        def keep(w: Waiting) -> bool:
             if w.participant.account.id != account_id:
                 return True
             return only is not None and w.participant is not only
@@ -459,7 +458,7 @@ class Lobby:
 
     def _reserve(
         self,
-        humans: list[_Waiting],
+        humans: list[Waiting],
         ruleset: Ruleset,
         source: str,
         timers: TableTimers,
@@ -470,7 +469,7 @@ class Lobby:
         """Seat ``humans`` in a random order (built-in bots in the empty seats) at a new table of
         the factory, registered with their seats; the caller starts it (:meth:`_start`) once
         nothing else is being changed."""
-        entries: list[_Waiting | None] = [*humans, *([None] * (ruleset.seats - len(humans)))]
+        entries: list[Waiting | None] = [*humans, *([None] * (ruleset.seats - len(humans)))]
         self._rng.shuffle(entries)
         seats = tuple(
             SeatRequest.built_in(bot) if e is None else SeatRequest.player(e.participant.account)

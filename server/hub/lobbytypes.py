@@ -1,5 +1,6 @@
-"""The lobby's small records: its error, a queued player, a private table's invitation, the report
-of crash recovery, invite codes and the scope check (split from :mod:`server.hub.lobby`)."""
+"""The lobby's small records: a queued player (the queue policy's entry), a private table's
+invitation, the report of crash recovery, invite codes and the scope check (split from
+:mod:`server.hub.lobby`)."""
 
 from __future__ import annotations
 
@@ -12,18 +13,14 @@ from server.engine.rules import Ruleset
 from server.hub.outputs import Participant
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.services.errors import LobbyError
+from server.services.matchmaking import QueueEntry
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
 
 
-@dataclass(eq=False, slots=True)
-class _Waiting:
-    participant: Participant
-    since: float  # when the player first queued (this node's clock; earlier if another node sent it)
-    request_id: int | None = None  # its join's (a hand-over to another node repeats it)
-    joined: float = 0.0  # when it joined here (cluster mode: its local wait counts from then)
-    relayed: bool = False  # handed over by another node (cluster mode, server.hub.crossnode)
-    check_at: float | None = None  # cluster mode: when this node next asks who pairs its queue
+Waiting = QueueEntry[Participant]
+"""A player waiting in a queue or for a private table (the queue policy's entry,
+:mod:`server.services.matchmaking`)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -40,7 +37,7 @@ class PrivateTable:
     timers: TableTimers
     spectate: SpectatePolicy
     expires_at: float
-    waiting: list[_Waiting] = field(default_factory=list)
+    waiting: list[Waiting] = field(default_factory=list)
 
     @property
     def humans(self) -> int:

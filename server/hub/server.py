@@ -40,7 +40,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
-from server.domain.ports import Ratings, Repository
+from server.domain.ports import Repository
 from server.engine.rules import Ruleset
 from server.hub import asgi
 from server.hub.adapter import SeatConnection
@@ -62,6 +62,7 @@ from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
 from server.hub.tablechat import TableChat, presence
 from server.services.auth import Authenticator
+from server.services.ratings import RatingStore
 from server.services.social import SocialService
 from server.services.tables import TableFactory
 
@@ -156,7 +157,7 @@ class Hub:
         rng: random.Random | None = None,
         wall: Callable[[], float] = time.time,
         http_app: asgi.AsgiApp | None = None,
-        ratings: Ratings | None = None,
+        ratings: RatingStore | None = None,
         placement: Placement | None = None,
         social: SocialService | None = None,
     ) -> None:
@@ -191,6 +192,7 @@ class Hub:
             ratings=ratings,
             hand_off=self._hand_off,
         )
+        self.rating_service = self._lobby.rating_service  # None: no ranked play
         self.chat = TableChat(social or SocialService(wall), self._clock, limits)  # beside the tables
         self.chat.service.presence = lambda account_id: presence(self._by_account.get(account_id))
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
@@ -389,9 +391,9 @@ class Hub:
         """Resume the matches the store has as running (crash recovery), then listen."""
         self.recovery = await self._lobby.recover()
         await self.chat.service.load()  # the links, mutes and sanctions chat is checked against
-        if self.ratings is not None:
+        if self.rating_service is not None:
             # A ranked match whose result was stored but whose rating write failed: rate it now.
-            rated = await self.ratings.rate_pending(time.time())
+            rated = await self.rating_service.rate_pending()
             if rated:
                 log.info("rated %d ranked matches left unrated", rated)
         self.gc_pauses.register()

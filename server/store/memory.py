@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -343,16 +342,8 @@ class InMemoryRepository(MemoryRatings, MemorySocial):
     async def step_count(self, match_id: str) -> int:
         return len(self._steps.get(match_id, ()))
 
-    def _step_records(self, match_id: str) -> Sequence[StepRecord]:
-        return [s.record() for s in self._steps.get(match_id, ())]
-
-    def _last_step(self, match_id: str) -> StepRecord | None:
-        stored = self._steps.get(match_id)
-        return stored[-1].record() if stored else None
-
     async def record_result(self, result: ResultRecord) -> None:
-        self._results[result.match_id] = result
-        self._rate(result.match_id, time.time())  # a ranked room's match: rated once, with its result
+        await self.record_result_and_rating(result, None)  # rated by server.services.ratings
 
     async def get_result(self, match_id: str) -> ResultRecord | None:
         return self._results.get(match_id)

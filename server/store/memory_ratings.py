@@ -1,6 +1,7 @@
 """Ranked play in memory: :class:`~server.domain.ports.Ratings` and
-:class:`~server.domain.ports.Credentials` for ``InMemoryRepository`` (same answers as
-:mod:`server.store.ratings`; the fold is the same :class:`server.ranking.ledger.Ledger`)."""
+:class:`~server.domain.ports.Credentials` for ``InMemoryRepository`` (the same answers and the same
+checks as :mod:`server.store.ratings`; what to rate and how is the rating service's,
+:mod:`server.services.ratings`)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from server.domain.errors import ConflictError, NotFoundError
-from server.domain.playcounts import PlayCounts, play_counts
-from server.domain.ranked import (
-    Board,
-    LeaderboardEntry,
-    RatingChange,
-    RatingDifference,
-    rated_match,
+from server.domain.playcounts import PlayCounts
+from server.domain.ranked import Board, LeaderboardEntry, RatingChange
+from server.domain.ratingrecords import (
+    RatedEntry,
+    RatingsRewrite,
+    RatingsSnapshot,
+    RatingSubject,
+    RatingWrite,
+    StaleRatingError,
 )
 from server.domain.records import (
     DEFAULT_SCOPES,
@@ -24,33 +27,9 @@ from server.domain.records import (
     MatchStatus,
     ResultRecord,
     SessionRecord,
-    StepRecord,
 )
-from server.engine import events as ev
-from server.eventlog.codec import EventKind, decode_kinds
 from server.ranking import CURRENT, Length, Standing
-from server.ranking.ledger import (
-    Ledger,
-    RatedMatch,
-    StandingKey,
-    start_standing,
-)
-from server.ranking.rules import SeatChange
-
-
-def _same(a: Standing, b: Standing) -> bool:
-    return (a.rank, a.points, a.games, a.placements) == (b.rank, b.points, b.games, b.placements) and abs(
-        a.rating - b.rating
-    ) <= 1e-6
-
-
-def _rating_change(
-    m: RatedMatch, key: StandingKey, c: SeatChange, *, seq: int, version: str, at: float
-) -> RatingChange:
-    """The stored form of seat ``c``'s change in match ``m`` (``key``: its standing)."""
-    return RatingChange(
-        m.match_id, c.seat, seq, key[0], Board(m.board), m.length, c.placement, c.before, c.after, version, at
-    )
+from server.ranking.ledger import RatedMatch, StandingKey, start_standing
 
 
 class MemoryRatings:
@@ -61,25 +40,13 @@ class MemoryRatings:
     _matches: dict[str, MatchRecord]
     _results: dict[str, ResultRecord]
 
-    def _last_step(self, match_id: str) -> StepRecord | None:
-        """The last stored step of ``match_id`` (None: none); the repository provides it."""
-        raise NotImplementedError
-
-    def _step_records(self, match_id: str) -> Sequence[StepRecord]:
-        """The stored steps of ``match_id``; the repository provides them."""
-        raise NotImplementedError
-
-    def _count_play(self, match_id: str) -> tuple[PlayCounts, ...]:
-        kinds = (EventKind.ROUND_STARTED, EventKind.TILE_DISCARDED, EventKind.MELD_CALLED)
-        steps = self._step_records(match_id)
-        return play_counts(e for s in steps for e in decode_kinds(s.events, s.format_version, kinds))
-
     def _init_ratings(self) -> None:
         self._play_counts: dict[str, tuple[PlayCounts, ...]] = {}
         self._passwords: dict[str, str] = {}
         self._standings: dict[StandingKey, Standing] = {}
-        self._rated: dict[str, tuple[int, str]] = {}  # match id -> (seq, table version)
+        self._rated: dict[str, RatedEntry] = {}  # match id -> its row, in the order rated
         self._changes: list[RatingChange] = []
+        self._last_seq = 0
 
     # -- credentials ---------------------------------------------------------------------------------
 
@@ -119,52 +86,99 @@ class MemoryRatings:
         self._passwords[account_id] = password_hash
         self._sessions = {k: s for k, s in self._sessions.items() if s.account_id != account_id}
 
-    # -- ratings -------------------------------------------------------------------------------------
+    # -- ratings: what the rating service reads and writes -------------------------------------------
 
-    def _rated_match(self, match_id: str, table_version: str) -> RatedMatch | None:
-        match, result = self._matches.get(match_id), self._results.get(match_id)
+    async def rating_subject(self, match_id: str) -> RatingSubject | None:
+        match = self._matches.get(match_id)
         if match is None:
             return None
-        return rated_match(
-            match_id,
+        result = self._results.get(match_id)
+        return RatingSubject(
+            match_id=match_id,
             source=match.source,
             aborted=match.status is MatchStatus.ABORTED,
             accounts=tuple(s.account_id for s in sorted(match.seats, key=lambda s: s.seat)),
-            placements=() if result is None else result.ranks,
-            table_version=table_version,
+            placements=() if result is None else tuple(result.ranks),
+            rated=match_id in self._rated,
         )
 
-    def _rate(self, match_id: str, at: float) -> bool:
-        if match_id in self._rated:
-            return False
-        m = self._rated_match(match_id, CURRENT.version)
-        if m is None:
-            return False
-        ledger = Ledger(self._standings)
-        changes = ledger.rate(m)
-        seq = len(self._rated) + 1
-        self._rated[match_id] = (seq, m.table_version)
-        self._play_counts[match_id] = self._count_play(match_id)
-        for key, c in zip(Ledger.keys(m), changes, strict=True):
-            self._changes.append(_rating_change(m, key, c, seq=seq, version=m.table_version, at=at))
-        return True
+    async def stored_standings(self, keys: Sequence[StandingKey]) -> dict[StandingKey, Standing]:
+        return {k: self._standings[k] for k in keys if k in self._standings}
 
-    async def rate_pending(self, at: float) -> int:
-        for m in self._matches.values():  # a completed match whose result's write failed: its log has it
-            last = self._last_step(m.id) if m.status is MatchStatus.COMPLETED else None
-            if last is not None and m.id not in self._results:
-                for end in decode_kinds(last.events, last.format_version, (EventKind.MATCH_ENDED,)):
-                    assert isinstance(end, ev.MatchEnded)
-                    self._results[m.id] = ResultRecord(m.id, end.scores, end.ranks, end.final_points)
+    def _check_result(self, result: ResultRecord) -> None:
+        if result.match_id not in self._matches:
+            raise NotFoundError(f"no match {result.match_id!r}")
+
+    def _insert_rated(self, m: RatedMatch, at: float, counts: tuple[PlayCounts, ...] | None) -> int:
+        self._last_seq += 1
+        self._rated[m.match_id] = RatedEntry(
+            m.match_id, self._last_seq, m.table_version, at, counts is not None
+        )
+        if counts is not None:
+            self._play_counts[m.match_id] = counts
+        return self._last_seq
+
+    def _write_rating(self, w: RatingWrite) -> None:
+        """The checks of ``server.store.ratings.write_rating``, then the rating (nothing awaits)."""
+        if w.match.match_id in self._rated:
+            raise StaleRatingError(f"match {w.match.match_id!r} is rated already")
+        stored = {k: self._standings[k] for k in w.keys if k in self._standings}
+        if stored != dict(w.before):
+            raise StaleRatingError(f"match {w.match.match_id!r}: a standing changed since it was read")
+        seq = self._insert_rated(w.match, w.rated_at, w.play_counts)
+        self._standings.update(w.after())
+        self._changes.extend(w.records(seq))
+
+    async def record_result_and_rating(self, result: ResultRecord, rating: RatingWrite | None) -> None:
+        self._check_result(result)
+        if rating is not None:
+            self._write_rating(rating)  # raises before anything is written
+        self._results[result.match_id] = result
+
+    async def unrated_matches(self) -> Sequence[str]:
         pending = sorted(
             (
                 m
                 for m in self._matches.values()
-                if m.status is MatchStatus.COMPLETED and m.id not in self._rated
+                if m.status is MatchStatus.COMPLETED
+                and m.source.startswith("ranked:")
+                and m.id not in self._rated
             ),
             key=lambda m: (m.ended_at or 0.0, m.id),
         )
-        return sum(self._rate(m.id, at) for m in pending)
+        return [m.id for m in pending]
+
+    async def ratings_snapshot(self) -> RatingsSnapshot:
+        rated = tuple(
+            replace(e, counted=e.match_id in self._play_counts)
+            for e in sorted(self._rated.values(), key=lambda e: e.seq)
+        )
+        unrated = tuple(await self.unrated_matches())
+        subjects = {}
+        for mid in (*(e.match_id for e in rated), *unrated):
+            subject = await self.rating_subject(mid)
+            if subject is not None:
+                subjects[mid] = subject
+        return RatingsSnapshot(rated, unrated, subjects, tuple(self._changes), dict(self._standings))
+
+    async def replace_ratings(self, rewrite: RatingsRewrite) -> None:
+        if tuple(sorted(e.seq for e in self._rated.values())) != rewrite.expected:
+            raise StaleRatingError("a match was rated since the ratings were read")
+        kept = {e.match_id for e in rewrite.rated if isinstance(e, RatedEntry)}
+        for mid in [m for m in self._rated if m not in kept]:
+            del self._rated[mid]
+            self._play_counts.pop(mid, None)
+        for e in rewrite.rated:
+            counts = rewrite.counts.get(e.match_id)
+            if isinstance(e, RatedMatch):
+                self._insert_rated(e, rewrite.at, counts)
+            elif counts is not None:
+                self._play_counts[e.match_id] = counts
+        seqs = {mid: e.seq for mid, e in self._rated.items()}
+        self._changes = rewrite.changes_with(seqs)
+        self._standings = dict(rewrite.standings)
+
+    # -- ratings: reads ------------------------------------------------------------------------------
 
     async def standing(self, account_id: str, board: Board, length: Length) -> Standing:
         return self._standings.get((account_id, board.value, length.value)) or start_standing(CURRENT.version)
@@ -189,48 +203,3 @@ class MemoryRatings:
 
     async def play_counts(self, match_ids: Sequence[str]) -> dict[str, tuple[PlayCounts, ...]]:
         return {m: self._play_counts[m] for m in match_ids if m in self._play_counts}
-
-    async def rebuild_ratings(self, *, check: bool, at: float) -> Sequence[RatingDifference]:
-        ledger, diffs = Ledger(), []
-        stored = {(c.match_id, c.seat): c for c in self._changes}
-        order = sorted(self._rated.items(), key=lambda kv: kv[1][0])
-        recomputed: list[RatingChange] = []
-        rated: dict[str, tuple[int, str]] = {}
-        todo = [(mid, ver) for mid, (_, ver) in order]
-        todo += [
-            (m.id, CURRENT.version)
-            for m in sorted(self._matches.values(), key=lambda m: (m.ended_at or 0.0, m.id))
-            if m.status is MatchStatus.COMPLETED
-            and m.id not in self._rated
-            and self._rated_match(m.id, CURRENT.version)
-        ]
-        for match_id, version in todo:
-            m = self._rated_match(match_id, version)
-            if m is None:
-                diffs.append(RatingDifference("orphan", f"{match_id}: rated, but its result does not rate"))
-                continue
-            if match_id not in self._rated:
-                diffs.append(RatingDifference("unrated", f"{match_id}: completed and ranked, but not rated"))
-            seq = len(rated) + 1
-            rated[match_id] = (seq, version)
-            if match_id not in self._play_counts:
-                if match_id in self._rated:
-                    diffs.append(RatingDifference("play_counts", f"{match_id}: no riichi or call counts"))
-                if not check:
-                    self._play_counts[match_id] = self._count_play(match_id)
-            for key, c in zip(Ledger.keys(m), ledger.rate(m), strict=True):
-                s = stored.get((match_id, c.seat))
-                if s is None or s.placement != c.placement or not _same(s.after, c.after):
-                    diffs.append(
-                        RatingDifference("change", f"{match_id} seat {c.seat}: stored {s}, recomputed {c}")
-                    )
-                recomputed.append(
-                    _rating_change(m, key, c, seq=seq, version=version, at=s.rated_at if s else at)
-                )
-        for key in sorted(set(self._standings) | set(ledger.standings)):
-            a, b = self._standings.get(key), ledger.standings.get(key)
-            if a is None or b is None or not _same(a, b):
-                diffs.append(RatingDifference("standing", f"{'/'.join(key)}: stored {a}, recomputed {b}"))
-        if not check and diffs:
-            self._standings, self._rated, self._changes = dict(ledger.standings), rated, recomputed
-        return diffs

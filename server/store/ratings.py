@@ -1,45 +1,40 @@
 """Ranked play on SQL: :class:`~server.domain.ports.Ratings` and :class:`~server.domain.ports.Credentials`
 (the ``SqlRatings`` half of ``SqlRepository``).
 
-A match is rated by :func:`rate_on` inside the transaction that stores its result
-(``SqlRepository.record_result``): the insert into ``rated_matches`` (``match_id`` unique) and the
-standings move together with the result, so a crash leaves both or neither, and a repeated
-``record_result`` never rates twice. The four accounts' rows are locked first (``FOR UPDATE`` on
-PostgreSQL; SQLite has one writer), so two matches sharing a player cannot lose an update.
-:meth:`SqlRatings.rate_pending` rates what a failed write left unrated; the fold itself is
-:class:`server.ranking.ledger.Ledger`, shared with the rebuild and the in-memory store.
+Persistence only: whether a match is rated and what its rating is are decided and computed by the
+rating service (:mod:`server.services.ratings`). :meth:`SqlRatings.record_result_and_rating`
+stores a result and the rating the service computed in one transaction: the accounts' rows are
+locked first (``FOR UPDATE`` on PostgreSQL; SQLite has one writer, ``BEGIN IMMEDIATE``), the
+``rated_matches`` row is inserted (``match_id`` unique), and the stored standings must still be the
+ones the rating was computed from, else :class:`~server.domain.ratingrecords.StaleRatingError` and
+nothing is written. So a crash leaves both or neither, a repeated write never rates twice, and two
+matches sharing a player cannot lose an update.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, bindparam, delete, exists, func, insert, select, update
+from sqlalchemy import ColumnElement, Row, bindparam, delete, exists, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.domain.errors import ConflictError, NotFoundError
-from server.domain.playcounts import PlayCounts, play_counts
-from server.domain.ranked import (
-    Board,
-    LeaderboardEntry,
-    RatingChange,
-    RatingDifference,
-    rated_match,
+from server.domain.playcounts import PlayCounts
+from server.domain.ranked import Board, LeaderboardEntry, RatingChange
+from server.domain.ratingrecords import (
+    RatedEntry,
+    RatingsRewrite,
+    RatingsSnapshot,
+    RatingSubject,
+    RatingWrite,
+    StaleRatingError,
 )
-from server.domain.records import DEFAULT_SCOPES, Account, AccountKind, MatchStatus
-from server.engine import events as ev
-from server.eventlog.codec import EventKind, decode_kinds
-from server.ranking import CURRENT, Length, SeatChange, Standing, parse_ranked_source
-from server.ranking.ledger import (
-    Ledger,
-    RatedMatch,
-    StandingKey,
-    start_standing,
-)
+from server.domain.records import DEFAULT_SCOPES, Account, AccountKind, MatchStatus, ResultRecord
+from server.ranking import CURRENT, Length, Standing
+from server.ranking.ledger import RatedMatch, StandingKey, start_standing
 from server.store.db import write_connection
 from server.store.models import (
     AccountRow,
@@ -51,7 +46,6 @@ from server.store.models import (
     SeatRow,
     SessionRow,
     StandingRow,
-    StepRow,
 )
 from server.store.types import from_unix, to_unix
 
@@ -70,11 +64,18 @@ def _unrated() -> ColumnElement[bool]:
     return ~exists().where(RatedMatchRow.match_id == MatchRow.id)
 
 
+def _ranked() -> ColumnElement[bool]:
+    return MatchRow.source.like("ranked:%")
+
+
 _STANDING_COLUMNS = ("rank", "points", "rating", "games", "firsts", "seconds", "thirds", "fourths")
 
 
-def _standing_values(s: Standing) -> dict[str, Any]:
+def _standing_row(key: StandingKey, s: Standing) -> dict[str, Any]:
     return {
+        "account_id": key[0],
+        "board": key[1],
+        "length": key[2],
         "rank": s.rank,
         "points": s.points,
         "rating": s.rating,
@@ -86,186 +87,25 @@ def _standing_values(s: Standing) -> dict[str, Any]:
     }
 
 
-async def _rated_match(
-    conn: AsyncConnection, match_id: str, table_version: str, *, unrated_only: bool = False
-) -> RatedMatch | None:
-    """What ``match_id`` contributes to the ratings, or None if it is not a rated match (or, with
-    ``unrated_only``, if it is rated already)."""
-    query = select(MatchRow.source, MatchRow.status).where(MatchRow.id == match_id)
-    if unrated_only:
-        query = query.where(_unrated())
-    match = (await conn.execute(query)).first()
-    if (
-        match is None
-        or match.status == MatchStatus.ABORTED.value
-        or parse_ranked_source(match.source) is None
-    ):
-        return None  # not rateable (rated_match says so too): its seats need not be read
-    rows = (
-        await conn.execute(
-            select(SeatRow.account_id, MatchResultRow.rank)
-            .join(
-                MatchResultRow,
-                (MatchResultRow.match_id == SeatRow.match_id) & (MatchResultRow.seat == SeatRow.seat),
-            )
-            .where(SeatRow.match_id == match_id)
-            .order_by(SeatRow.seat)
-        )
-    ).all()
-    return rated_match(
-        match_id,
-        source=match.source,
-        aborted=match.status == MatchStatus.ABORTED.value,
-        accounts=[r.account_id for r in rows],
-        placements=[r.rank for r in rows],
-        table_version=table_version,
-    )
-
-
-async def _store_changes(
-    conn: AsyncConnection,
-    m: RatedMatch,
-    *,
-    seq: int,
-    changes: Sequence[SeatChange],
-    at: float,
-    existed: set[StandingKey],
-) -> None:
-    keys = Ledger.keys(m)
-    rows = [
-        {"account_id": k[0], "board": k[1], "length": k[2], **_standing_values(c.after)}
-        for k, c in zip(keys, changes, strict=True)
-    ]
-    fresh = [r for k, r in zip(keys, rows, strict=True) if k not in existed]
-    old = [r for k, r in zip(keys, rows, strict=True) if k in existed]
-    if fresh:
-        await conn.execute(insert(StandingRow), fresh)
-    if old:
-        await conn.execute(
-            update(StandingRow)
-            .where(
-                StandingRow.account_id == bindparam("b_account"),
-                StandingRow.board == bindparam("b_board"),
-                StandingRow.length == bindparam("b_length"),
-            )
-            .values({k: bindparam(k) for k in _STANDING_COLUMNS}),
-            [
-                {"b_account": r["account_id"], "b_board": r["board"], "b_length": r["length"]}
-                | {k: r[k] for k in _STANDING_COLUMNS}
-                for r in old
-            ],
-        )
-    await conn.execute(
-        insert(RatingChangeRow),
-        [
-            {
-                "match_id": m.match_id,
-                "seat": c.seat,
-                "seq": seq,
-                "account_id": key[0],
-                "board": m.board,
-                "length": m.length.value,
-                "placement": c.placement,
-                "rank_before": c.before.rank,
-                "points_before": c.before.points,
-                "rating_before": c.before.rating,
-                "rank_after": c.after.rank,
-                "points_after": c.after.points,
-                "rating_after": c.after.rating,
-                "games_after": c.after.games,
-                "table_version": m.table_version,
-                "rated_at": from_unix(at),
-            }
-            for key, c in zip(keys, changes, strict=True)
-        ],
-    )
-
-
-_COUNTED = (EventKind.ROUND_STARTED, EventKind.TILE_DISCARDED, EventKind.MELD_CALLED)
-
-
-async def _count_play(conn: AsyncConnection, match_id: str) -> list[list[int]]:
-    """Per seat ``[hands, riichi hands, call hands]`` of ``match_id``, from its step log (read once,
-    when the match is rated)."""
-    rows = await conn.execute(
-        select(StepRow.events, StepRow.format_version)
-        .where(StepRow.match_id == match_id)
-        .order_by(StepRow.step)
-    )
-    events = (e for r in rows for e in decode_kinds(r.events, r.format_version, _COUNTED))
-    return [[c.hands, c.riichi, c.calls] for c in play_counts(events)]
-
-
-def _counts_of(value: Any) -> tuple[PlayCounts, ...] | None:
-    if not isinstance(value, list):
-        return None
-    return tuple(PlayCounts(*(int(x) for x in seat)) for seat in value)
-
-
-async def rate_on(conn: AsyncConnection, match_id: str, at: float) -> bool:
-    """Rate ``match_id`` in the caller's transaction, once: False if it is not a rated match or is
-    rated already."""
-    m = await _rated_match(conn, match_id, CURRENT.version, unrated_only=True)
-    if m is None:
-        return False
-    counts = await _count_play(conn, match_id)  # before the accounts' locks: they are held briefly
-    accounts = [str(a) for a in m.accounts]
-    lock = select(AccountRow.id).where(AccountRow.id.in_(accounts))
-    if conn.dialect.name == "postgresql":
-        lock = lock.with_for_update()
-    await conn.execute(lock)
-    rows = await conn.execute(
-        select(StandingRow).where(
-            StandingRow.account_id.in_(accounts),
-            StandingRow.board == m.board,
-            StandingRow.length == m.length.value,
-        )
-    )
-    known = {(r.account_id, r.board, r.length): _standing(r) for r in rows}
-    changes = Ledger().rate(m, known)
-    seq = (
-        await conn.execute(
-            insert(RatedMatchRow)
-            .values(
-                match_id=match_id,
-                room=m.room,
-                board=m.board,
-                length=m.length.value,
-                table_version=m.table_version,
-                rated_at=from_unix(at),
-                play_counts=counts,
-            )
-            .returning(RatedMatchRow.seq)
-        )
-    ).scalar_one()
-    await _store_changes(conn, m, seq=int(seq), changes=changes, at=at, existed=set(known))
-    return True
-
-
-async def _result_from_log(conn: AsyncConnection, match_id: str) -> None:
-    """A completed match whose result's write failed: store the result its log ends with (the
-    ``match_ended`` event of its last step), so that it can be rated."""
-    if (await conn.execute(select(MatchResultRow.seat).where(MatchResultRow.match_id == match_id))).first():
-        return
-    last = (
-        await conn.execute(
-            select(StepRow.events, StepRow.format_version)
-            .where(StepRow.match_id == match_id)
-            .order_by(StepRow.step.desc())
-            .limit(1)
-        )
-    ).first()
-    if last is None:
-        return
-    for end in decode_kinds(last.events, last.format_version, (EventKind.MATCH_ENDED,)):
-        assert isinstance(end, ev.MatchEnded)
-        rows = [
-            {"match_id": match_id, "seat": seat, "score": score, "rank": rank, "final_points": pts}
-            for seat, (score, rank, pts) in enumerate(
-                zip(end.scores, end.ranks, end.final_points, strict=True)
-            )
-        ]
-        await conn.execute(insert(MatchResultRow), rows)
+def _change_row(c: RatingChange) -> dict[str, Any]:
+    return {
+        "match_id": c.match_id,
+        "seat": c.seat,
+        "seq": c.seq,
+        "account_id": c.account_id,
+        "board": c.board.value,
+        "length": c.length.value,
+        "placement": c.placement,
+        "rank_before": c.before.rank,
+        "points_before": c.before.points,
+        "rating_before": c.before.rating,
+        "rank_after": c.after.rank,
+        "points_after": c.after.points,
+        "rating_after": c.after.rating,
+        "games_after": c.after.games,
+        "table_version": c.table_version,
+        "rated_at": from_unix(c.rated_at),
+    }
 
 
 def _change(row: Row[Any]) -> RatingChange:
@@ -286,25 +126,136 @@ def _change(row: Row[Any]) -> RatingChange:
     )
 
 
-def _same(a: Standing, b: Standing) -> bool:
-    return (a.rank, a.points, a.games, a.placements) == (
-        b.rank,
-        b.points,
-        b.games,
-        b.placements,
-    ) and math.isclose(a.rating, b.rating, abs_tol=1e-6)
+def _counts_json(counts: Sequence[PlayCounts]) -> list[list[int]]:
+    return [[c.hands, c.riichi, c.calls] for c in counts]
 
 
-def compare(
-    stored: dict[StandingKey, Standing], recomputed: dict[StandingKey, Standing]
-) -> list[RatingDifference]:
-    """The standings that differ between what is stored and a recomputation."""
-    out = []
-    for key in sorted(set(stored) | set(recomputed)):
-        a, b = stored.get(key), recomputed.get(key)
-        if a is None or b is None or not _same(a, b):
-            out.append(RatingDifference("standing", f"{'/'.join(key)}: stored {a}, recomputed {b}"))
-    return out
+def _counts_of(value: Any) -> tuple[PlayCounts, ...] | None:
+    if not isinstance(value, list):
+        return None
+    return tuple(PlayCounts(*(int(x) for x in seat)) for seat in value)
+
+
+async def _subjects(conn: AsyncConnection, where: ColumnElement[bool]) -> dict[str, RatingSubject]:
+    """The rating subjects of the matches ``where`` selects (three queries, however many)."""
+    rated = exists().where(RatedMatchRow.match_id == MatchRow.id).label("rated")
+    matches = (
+        await conn.execute(select(MatchRow.id, MatchRow.source, MatchRow.status, rated).where(where))
+    ).all()
+    if not matches:
+        return {}
+    seats: dict[str, list[str | None]] = {}
+    for r in await conn.execute(
+        select(SeatRow.match_id, SeatRow.account_id)
+        .join(MatchRow)
+        .where(where)
+        .order_by(SeatRow.match_id, SeatRow.seat)
+    ):
+        seats.setdefault(r.match_id, []).append(r.account_id)
+    ranks: dict[str, list[int]] = {}
+    for q in await conn.execute(
+        select(MatchResultRow.match_id, MatchResultRow.rank)
+        .join(MatchRow)
+        .where(where)
+        .order_by(MatchResultRow.match_id, MatchResultRow.seat)
+    ):
+        ranks.setdefault(q.match_id, []).append(q.rank)
+    return {
+        m.id: RatingSubject(
+            match_id=m.id,
+            source=m.source,
+            aborted=m.status == MatchStatus.ABORTED.value,
+            accounts=tuple(seats.get(m.id, ())),
+            placements=tuple(ranks.get(m.id, ())),
+            rated=bool(m.rated),
+        )
+        for m in matches
+    }
+
+
+async def _standings_of(conn: AsyncConnection, keys: Iterable[StandingKey]) -> dict[StandingKey, Standing]:
+    wanted = set(keys)
+    if not wanted:
+        return {}
+    rows = await conn.execute(select(StandingRow).where(StandingRow.account_id.in_({k[0] for k in wanted})))
+    found = {(r.account_id, r.board, r.length): _standing(r) for r in rows}
+    return {k: s for k, s in found.items() if k in wanted}
+
+
+async def _put_standings(
+    conn: AsyncConnection, standings: dict[StandingKey, Standing], existed: set[StandingKey]
+) -> None:
+    fresh = [_standing_row(k, s) for k, s in standings.items() if k not in existed]
+    old = [_standing_row(k, s) for k, s in standings.items() if k in existed]
+    if fresh:
+        await conn.execute(insert(StandingRow), fresh)
+    if old:
+        await conn.execute(
+            update(StandingRow)
+            .where(
+                StandingRow.account_id == bindparam("b_account"),
+                StandingRow.board == bindparam("b_board"),
+                StandingRow.length == bindparam("b_length"),
+            )
+            .values({k: bindparam(k) for k in _STANDING_COLUMNS}),
+            [
+                {"b_account": r["account_id"], "b_board": r["board"], "b_length": r["length"]}
+                | {k: r[k] for k in _STANDING_COLUMNS}
+                for r in old
+            ],
+        )
+
+
+async def _insert_rated(
+    conn: AsyncConnection, m: RatedMatch, at: float, counts: Sequence[PlayCounts] | None
+) -> int:
+    seq = (
+        await conn.execute(
+            insert(RatedMatchRow)
+            .values(
+                match_id=m.match_id,
+                room=m.room,
+                board=m.board,
+                length=m.length.value,
+                table_version=m.table_version,
+                rated_at=from_unix(at),
+                play_counts=None if counts is None else _counts_json(counts),
+            )
+            .returning(RatedMatchRow.seq)
+        )
+    ).scalar_one()
+    return int(seq)
+
+
+async def write_result(conn: AsyncConnection, result: ResultRecord) -> None:
+    """Store (or replace) the result rows of a match in the caller's transaction."""
+    rows = [
+        {"match_id": result.match_id, "seat": seat, "score": score, "rank": rank, "final_points": pts}
+        for seat, (score, rank, pts) in enumerate(
+            zip(result.scores, result.ranks, result.final_points, strict=True)
+        )
+    ]
+    await conn.execute(delete(MatchResultRow).where(MatchResultRow.match_id == result.match_id))
+    if rows:
+        await conn.execute(insert(MatchResultRow), rows)
+
+
+async def write_rating(conn: AsyncConnection, w: RatingWrite) -> None:
+    """Store one match's rating in the caller's transaction, after the checks (module docstring)."""
+    lock = select(AccountRow.id).where(AccountRow.id.in_(w.accounts))
+    if conn.dialect.name == "postgresql":
+        lock = lock.with_for_update()
+    await conn.execute(lock)
+    if await conn.scalar(select(RatedMatchRow.seq).where(RatedMatchRow.match_id == w.match.match_id)):
+        raise StaleRatingError(f"match {w.match.match_id!r} is rated already")
+    # The row first: a rebuild holds the table (PostgreSQL) until it commits, and the standings are
+    # read after it.
+    seq = await _insert_rated(conn, w.match, w.rated_at, w.play_counts)
+    stored = await _standings_of(conn, w.keys)
+    if stored != dict(w.before):
+        raise StaleRatingError(f"match {w.match.match_id!r}: a standing changed since it was read")
+    await _put_standings(conn, w.after(), set(stored))
+    await conn.execute(insert(RatingChangeRow), [_change_row(c) for c in w.records(seq)])
 
 
 class SqlRatings:
@@ -398,26 +349,81 @@ class SqlRatings:
                 raise NotFoundError(f"account {account_id!r} has no password")
             await conn.execute(delete(SessionRow).where(SessionRow.account_id == account_id))
 
-    # -- ratings -------------------------------------------------------------------------------------
+    # -- ratings: what the rating service reads and writes -------------------------------------------
 
-    async def rate_pending(self, at: float) -> int:
+    async def rating_subject(self, match_id: str) -> RatingSubject | None:
+        async with self.engine.connect() as conn:
+            return (await _subjects(conn, MatchRow.id == match_id)).get(match_id)
+
+    async def stored_standings(self, keys: Sequence[StandingKey]) -> dict[StandingKey, Standing]:
+        async with self.engine.connect() as conn:
+            return await _standings_of(conn, keys)
+
+    async def unrated_matches(self) -> Sequence[str]:
         async with self.engine.connect() as conn:
             rows = await conn.execute(
                 select(MatchRow.id)
-                .where(
-                    MatchRow.source.like("ranked:%"),
-                    MatchRow.status == MatchStatus.COMPLETED.value,
-                    _unrated(),
-                )
+                .where(_ranked(), MatchRow.status == MatchStatus.COMPLETED.value, _unrated())
                 .order_by(MatchRow.ended_at, MatchRow.id)
             )
-            pending = [r.id for r in rows]
-        count = 0
-        for match_id in pending:
-            async with write_connection(self.engine, self._gate) as conn:
-                await _result_from_log(conn, match_id)
-                count += await rate_on(conn, match_id, at)
-        return count
+            return [r.id for r in rows]
+
+    async def ratings_snapshot(self) -> RatingsSnapshot:
+        async with write_connection(self.engine, self._gate) as conn:  # one consistent read
+            rated = [
+                RatedEntry(r.match_id, r.seq, r.table_version, to_unix(r.rated_at), r.play_counts is not None)
+                for r in await conn.execute(select(RatedMatchRow).order_by(RatedMatchRow.seq))
+            ]
+            unrated = [
+                r.id
+                for r in await conn.execute(
+                    select(MatchRow.id)
+                    .where(_ranked(), MatchRow.status == MatchStatus.COMPLETED.value, _unrated())
+                    .order_by(MatchRow.ended_at, MatchRow.id)
+                )
+            ]
+            rated_ids = select(RatedMatchRow.match_id).scalar_subquery()
+            subjects = await _subjects(conn, _ranked() | MatchRow.id.in_(rated_ids))
+            changes = [_change(r) for r in await conn.execute(select(RatingChangeRow))]
+            standings = {
+                (r.account_id, r.board, r.length): _standing(r)
+                for r in await conn.execute(select(StandingRow))
+            }
+        return RatingsSnapshot(tuple(rated), tuple(unrated), subjects, tuple(changes), standings)
+
+    async def replace_ratings(self, rewrite: RatingsRewrite) -> None:
+        async with write_connection(self.engine, self._gate) as conn:
+            if conn.dialect.name == "postgresql":  # no rating commits while the recomputation is stored
+                await conn.execute(text("LOCK TABLE rated_matches IN EXCLUSIVE MODE"))
+            seqs = tuple(
+                (await conn.execute(select(RatedMatchRow.seq).order_by(RatedMatchRow.seq))).scalars()
+            )
+            if seqs != rewrite.expected:
+                raise StaleRatingError("a match was rated since the ratings were read")
+            await conn.execute(delete(RatingChangeRow))
+            await conn.execute(delete(StandingRow))
+            keep = [e.match_id for e in rewrite.rated if isinstance(e, RatedEntry)]
+            await conn.execute(delete(RatedMatchRow).where(RatedMatchRow.match_id.not_in(keep)))
+            for e in rewrite.rated:
+                counts = rewrite.counts.get(e.match_id)
+                if isinstance(e, RatedMatch):
+                    await _insert_rated(conn, e, rewrite.at, counts)
+                elif counts is not None:
+                    await conn.execute(
+                        update(RatedMatchRow)
+                        .where(RatedMatchRow.match_id == e.match_id)
+                        .values(play_counts=_counts_json(counts))
+                    )
+            by_match = {
+                r.match_id: int(r.seq)
+                for r in await conn.execute(select(RatedMatchRow.match_id, RatedMatchRow.seq))
+            }
+            changes = [_change_row(c) for c in rewrite.changes_with(by_match)]
+            if changes:
+                await conn.execute(insert(RatingChangeRow), changes)
+            await _put_standings(conn, dict(rewrite.standings), set())
+
+    # -- ratings: reads ------------------------------------------------------------------------------
 
     async def standing(self, account_id: str, board: Board, length: Length) -> Standing:
         async with self.engine.connect() as conn:
@@ -485,102 +491,3 @@ class SqlRatings:
             )
             out = {r.match_id: _counts_of(r.play_counts) for r in rows}
         return {k: v for k, v in out.items() if v is not None}
-
-    async def rebuild_ratings(self, *, check: bool, at: float) -> Sequence[RatingDifference]:
-        async with write_connection(self.engine, self._gate) as conn:
-            rated = (await conn.execute(select(RatedMatchRow).order_by(RatedMatchRow.seq))).all()
-            unrated = (
-                await conn.execute(
-                    select(MatchRow.id)
-                    .where(
-                        MatchRow.source.like("ranked:%"),
-                        MatchRow.status == MatchStatus.COMPLETED.value,
-                        _unrated(),
-                    )
-                    .order_by(MatchRow.ended_at, MatchRow.id)
-                )
-            ).all()
-            ledger, diffs = Ledger(), []
-            stored_changes = {
-                (r.match_id, r.seat): _change(r) for r in await conn.execute(select(RatingChangeRow))
-            }
-            recomputed: list[tuple[RatedMatch, int | None, tuple[SeatChange, ...]]] = []
-            for r in rated:
-                m = await _rated_match(conn, r.match_id, r.table_version)
-                if m is None:
-                    diffs.append(
-                        RatingDifference("orphan", f"{r.match_id}: rated, but its result does not rate")
-                    )
-                    continue
-                changes = ledger.rate(m)
-                recomputed.append((m, r.seq, changes))
-                diffs.extend(_change_diffs(m, changes, stored_changes))
-            for u in unrated:
-                m = await _rated_match(conn, u.id, CURRENT.version)
-                if m is not None:
-                    diffs.append(RatingDifference("unrated", f"{u.id}: completed and ranked, but not rated"))
-                    recomputed.append((m, None, ledger.rate(m)))
-            stored = {
-                (r.account_id, r.board, r.length): _standing(r)
-                for r in await conn.execute(select(StandingRow))
-            }
-            diffs.extend(compare(stored, ledger.standings))
-            uncounted = await _uncounted(conn)
-            diffs.extend(RatingDifference("play_counts", f"{m}: no riichi or call counts") for m in uncounted)
-            if not check and diffs:
-                await _rewrite(conn, recomputed, at)
-                for mid in uncounted:  # rated before the counts were kept: count them now
-                    await conn.execute(
-                        update(RatedMatchRow)
-                        .where(RatedMatchRow.match_id == mid)
-                        .values(play_counts=await _count_play(conn, mid))
-                    )
-        return diffs
-
-
-async def _uncounted(conn: AsyncConnection) -> list[str]:
-    rows = await conn.execute(select(RatedMatchRow.match_id).where(RatedMatchRow.play_counts.is_(None)))
-    return sorted(str(r) for r in rows.scalars())
-
-
-def _change_diffs(
-    m: RatedMatch, changes: Iterable[SeatChange], stored: dict[tuple[str, int], RatingChange]
-) -> list[RatingDifference]:
-    out = []
-    for c in changes:
-        s = stored.get((m.match_id, c.seat))
-        if (
-            s is None
-            or s.placement != c.placement
-            or (s.after.rank, s.after.points, s.after.games) != (c.after.rank, c.after.points, c.after.games)
-            or not math.isclose(s.after.rating, c.after.rating, abs_tol=1e-6)
-        ):
-            out.append(RatingDifference("change", f"{m.match_id} seat {c.seat}: stored {s}, recomputed {c}"))
-    return out
-
-
-async def _rewrite(
-    conn: AsyncConnection,
-    recomputed: Sequence[tuple[RatedMatch, int | None, tuple[SeatChange, ...]]],
-    at: float,
-) -> None:
-    await conn.execute(delete(RatingChangeRow))
-    await conn.execute(delete(StandingRow))
-    for m, seq, _ in recomputed:
-        if seq is None:
-            await conn.execute(
-                insert(RatedMatchRow).values(
-                    match_id=m.match_id,
-                    room=m.room,
-                    board=m.board,
-                    length=m.length.value,
-                    table_version=m.table_version,
-                    rated_at=from_unix(at),
-                    play_counts=await _count_play(conn, m.match_id),
-                )
-            )
-    seqs = {r.match_id: r.seq for r in await conn.execute(select(RatedMatchRow.match_id, RatedMatchRow.seq))}
-    known: set[StandingKey] = set()
-    for m, _, changes in recomputed:
-        await _store_changes(conn, m, seq=seqs[m.match_id], changes=changes, at=at, existed=known)
-        known.update(Ledger.keys(m))

@@ -22,7 +22,6 @@ microsecond (so a value read back may differ from the one written below a micros
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, Self
@@ -34,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.domain.clock import Clock
 from server.domain.errors import ConflictError, FencedError, NotFoundError
+from server.domain.ratingrecords import RatingWrite, StaleRatingError
 from server.domain.records import (
     Account,
     AccountKind,
@@ -59,7 +59,7 @@ from server.store.models import (
     StepRow,
 )
 from server.store.projection import replay_ops
-from server.store.ratings import SqlRatings, rate_on
+from server.store.ratings import SqlRatings, write_rating, write_result
 from server.store.reads import SqlReads, matches_on
 from server.store.social import SqlSocial
 from server.store.types import from_unix, from_unix_opt, to_unix, to_unix_opt
@@ -441,25 +441,25 @@ class SqlRepository(SqlReads, SqlRatings, SqlEvents, SqlSocial):
 
     async def record_result(self, result: ResultRecord) -> None:
         """Store (or replace) the match's result: NotFoundError for an unknown match, ConflictError
-        when a different result is being stored at the same time. A match of a ranked room is rated
-        in the same transaction, once (``server.store.ratings``)."""
-        rows = [
-            {"match_id": result.match_id, "seat": seat, "score": score, "rank": rank, "final_points": pts}
-            for seat, (score, rank, pts) in enumerate(
-                zip(result.scores, result.ranks, result.final_points, strict=True)
-            )
-        ]
+        when a different result is being stored at the same time. Rates nothing (the rating service
+        does, through :meth:`record_result_and_rating`)."""
+        await self.record_result_and_rating(result, None)
+
+    async def record_result_and_rating(self, result: ResultRecord, rating: RatingWrite | None) -> None:
+        """The result and, when given, its rating in one transaction (``server.store.ratings``)."""
         try:
             async with write_connection(self.engine, self._gate) as conn:
-                await conn.execute(delete(MatchResultRow).where(MatchResultRow.match_id == result.match_id))
-                if rows:
-                    await conn.execute(insert(MatchResultRow), rows)
-                await rate_on(conn, result.match_id, time.time())
+                await write_result(conn, result)
+                if rating is not None:
+                    await write_rating(conn, rating)
         except IntegrityError as exc:
-            # Rolled back. Only a missing match is NotFound; rows of the same result stored at the same
+            # Rolled back. Only a missing match is NotFound; the rating's row inserted by another
+            # transaction meanwhile makes the rating stale; rows of the same result stored at the same
             # time (another transaction's) make this a retry that already happened; else a conflict.
             if await self.get_match(result.match_id) is None:
                 raise NotFoundError(f"no match {result.match_id!r}") from exc
+            if rating is not None:
+                raise StaleRatingError(f"match {result.match_id!r}: rated meanwhile") from exc
             if await self.get_result(result.match_id) == result:
                 return
             raise ConflictError(f"the result of match {result.match_id!r}: {exc.orig}") from exc

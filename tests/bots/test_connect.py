@@ -27,6 +27,7 @@ from server.hub.outputs import PromptOut
 from server.hub.server import Hub
 from server.hub.settings import TableTimers
 from server.ranking import Length
+from server.services.ratings import RatingService
 from server.store.memory import InMemoryRepository
 from tests.bots.mjai_kit import TSUMOGIRI_BOT, bot_token, expected_lines, mjai_hub, scan
 
@@ -305,7 +306,7 @@ async def test_a_bot_ladder_match_of_four_mjai_bots_is_rated(tmp_path: Path) -> 
     assert [s.games for s in standings] == [1, 1, 1, 1]
     assert [s.placements.index(1) + 1 for s in standings] == list(result.ranks)
     assert sum(s.rating for s in standings) == pytest.approx(4 * 1500)
-    assert await repo.rebuild_ratings(check=True, at=0.0) == []
+    assert await RatingService(repo).rebuild(check=True) == []
     board, total = await repo.leaderboard(Board.LADDER, Length.EAST)
     assert total == 4 and {e.name for e in board} == {f"ladder{i}" for i in range(4)}
     assert (await repo.leaderboard(Board.RANKED, Length.EAST))[1] == 0

@@ -22,6 +22,7 @@ from server.domain.records import (
     SeatRecord,
 )
 from server.ranking import Length, Standing
+from server.services.ratings import RatingService
 from server.store.repository import SqlRepository
 from tests.store.games import T0
 
@@ -53,7 +54,7 @@ def _match(match_id: str, seats: list[str], source: str = "ranked:open:east", at
 async def _play(store: Store, match_id: str, seats: list[str], ranks: tuple[int, ...], **kw: object) -> None:
     at = float(T0 + len(match_id))
     await store.create_match(_match(match_id, seats, **kw))  # type: ignore[arg-type]
-    await store.record_result(ResultRecord(match_id, (25000,) * 4, ranks, (0.0,) * 4))
+    await RatingService(store).record_result(ResultRecord(match_id, (25000,) * 4, ranks, (0.0,) * 4))
     await store.finish_match(match_id, MatchStatus.COMPLETED, at, "00")
 
 
@@ -66,8 +67,8 @@ async def test_a_ranked_result_is_rated_once(any_store: Store) -> None:
     assert first.rating == pytest.approx(1530)
     assert (await any_store.standing("p-03", Board.RANKED, Length.EAST)).rating == pytest.approx(1470)
     # The same result again (a retry), and a sweep: nothing more.
-    await any_store.record_result(ResultRecord("m-1", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
-    assert await any_store.rate_pending(T0) == 0
+    await RatingService(any_store).record_result(ResultRecord("m-1", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+    assert await RatingService(any_store, clock=lambda: T0).rate_pending() == 0
     assert await any_store.standing("p-00", Board.RANKED, Length.EAST) == first
     history = await any_store.rating_history("p-00", Board.RANKED, Length.EAST)
     assert [(c.match_id, c.placement, c.table_version) for c in history] == [("m-1", 1, "tenhou-4p-1")]
@@ -86,11 +87,11 @@ async def test_a_crash_between_the_end_and_the_rating_neither_loses_nor_doubles_
     await any_store.record_result(ResultRecord("m-1", (25000,) * 4, (2, 1, 4, 3), (0.0,) * 4))
     await any_store.finish_match("m-1", MatchStatus.COMPLETED, T0 + 1, "00")
     await _make_ranked(any_store, "m-1")
-    assert await any_store.rebuild_ratings(check=True, at=T0)  # an unrated ranked match: reported
-    assert await any_store.rate_pending(T0 + 2) == 1
-    assert await any_store.rate_pending(T0 + 3) == 0
+    assert await RatingService(any_store).rebuild(check=True)  # an unrated ranked match: reported
+    assert await RatingService(any_store, clock=lambda: T0 + 2).rate_pending() == 1
+    assert await RatingService(any_store, clock=lambda: T0 + 3).rate_pending() == 0
     assert (await any_store.standing("p-01", Board.RANKED, Length.EAST)).games == 1
-    assert await any_store.rebuild_ratings(check=True, at=T0) == []
+    assert await RatingService(any_store).rebuild(check=True) == []
 
 
 async def _make_ranked(store: Store, match_id: str) -> None:
@@ -119,13 +120,15 @@ async def test_a_failed_rating_transaction_leaves_no_trace(tmp_path: object) -> 
         async with store.engine.begin() as conn:  # sabotage: the rating's insert fails
             await conn.execute(text("ALTER TABLE rating_changes RENAME TO rating_changes_gone"))
         with pytest.raises(Exception, match="rating_changes"):
-            await store.record_result(ResultRecord("m-1", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+            await RatingService(store).record_result(
+                ResultRecord("m-1", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4)
+            )
         assert await store.get_result("m-1") is None
         assert await store.standing("p-00", Board.RANKED, Length.EAST) == Standing()
         async with store.engine.begin() as conn:
             await conn.execute(text("ALTER TABLE rating_changes_gone RENAME TO rating_changes"))
-        await store.record_result(ResultRecord("m-1", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
-        await store.record_result(ResultRecord("m-1", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+        await RatingService(store).record_result(ResultRecord("m-1", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+        await RatingService(store).record_result(ResultRecord("m-1", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
         assert (await store.standing("p-00", Board.RANKED, Length.EAST)).games == 1
 
 
@@ -140,8 +143,8 @@ async def test_rebuild_equals_incremental(any_store: Store) -> None:
         room = "open" if i % 5 else "upper"
         await _play(any_store, f"m-{i:03d}", seats, ranks, source=f"ranked:{room}:{length}")
     before = {p: await any_store.standing(p, Board.RANKED, Length.EAST) for p in PLAYERS}
-    assert await any_store.rebuild_ratings(check=True, at=T0) == []
-    assert await any_store.rebuild_ratings(check=False, at=T0) == []
+    assert await RatingService(any_store).rebuild(check=True) == []
+    assert await RatingService(any_store).rebuild(check=False) == []
     assert {p: await any_store.standing(p, Board.RANKED, Length.EAST) for p in PLAYERS} == before
     board, total = await any_store.leaderboard(Board.RANKED, Length.EAST, limit=3)
     assert total == 8 and [e.position for e in board] == [1, 2, 3]
@@ -160,12 +163,12 @@ async def test_rebuild_reports_and_repairs_a_tampered_standing(any_store: Store)
     else:
         key = ("p-00", "ranked", "east")
         any_store._standings[key] = replace(any_store._standings[key], rating=9999.0)  # type: ignore[attr-defined]
-    diffs = await any_store.rebuild_ratings(check=True, at=T0)
+    diffs = await RatingService(any_store).rebuild(check=True)
     assert [d.what for d in diffs] == ["standing"]
     assert (await any_store.standing("p-00", Board.RANKED, Length.EAST)).rating == 9999
-    assert await any_store.rebuild_ratings(check=False, at=T0)
+    assert await RatingService(any_store).rebuild(check=False)
     assert (await any_store.standing("p-00", Board.RANKED, Length.EAST)).rating == pytest.approx(1530)
-    assert await any_store.rebuild_ratings(check=True, at=T0) == []
+    assert await RatingService(any_store).rebuild(check=True) == []
 
 
 @pytest.mark.asyncio
@@ -174,7 +177,7 @@ async def test_unrateable_matches_are_not_rated(any_store: Store) -> None:
     await _play(any_store, "m-1", [PLAYERS[0], PLAYERS[0], PLAYERS[1], PLAYERS[2]], (1, 2, 3, 4))
     await _play(any_store, "m-2", PLAYERS[:4], (1, 2, 3, 4), source="ranked:nosuchroom:east")
     assert (await any_store.standing("p-00", Board.RANKED, Length.EAST)).games == 0
-    assert await any_store.rebuild_ratings(check=True, at=T0) == []
+    assert await RatingService(any_store).rebuild(check=True) == []
 
 
 @pytest.mark.asyncio
@@ -214,14 +217,14 @@ async def test_a_lost_result_write_is_recovered_from_the_log_and_rated(any_store
         await any_store.append_step(step)
     await any_store.finish_match("m-log", MatchStatus.COMPLETED, T0 + 9, "00")
     assert await any_store.get_result("m-log") is None
-    assert await any_store.rate_pending(T0) == 1
+    assert await RatingService(any_store, clock=lambda: T0).rate_pending() == 1
     end = next(e for e in events if isinstance(e, ev.MatchEnded))
     result = await any_store.get_result("m-log")
     assert result is not None and result.ranks == end.ranks
     first = PLAYERS[end.ranks.index(1)]
     assert (await any_store.standing(first, Board.RANKED, Length.EAST)).placements == (1, 0, 0, 0)
-    assert await any_store.rate_pending(T0) == 0
-    assert await any_store.rebuild_ratings(check=True, at=T0) == []
+    assert await RatingService(any_store, clock=lambda: T0).rate_pending() == 0
+    assert await RatingService(any_store).rebuild(check=True) == []
 
 
 @pytest.mark.asyncio
@@ -238,7 +241,9 @@ async def test_a_rated_match_keeps_each_seats_riichi_and_call_counts(any_store: 
     for step in for_match(records, "m-log"):
         await any_store.append_step(step)
     end = next(e for e in events if isinstance(e, ev.MatchEnded))
-    await any_store.record_result(ResultRecord("m-log", end.scores, end.ranks, end.final_points))
+    await RatingService(any_store).record_result(
+        ResultRecord("m-log", end.scores, end.ranks, end.final_points)
+    )
     await any_store.finish_match("m-log", MatchStatus.COMPLETED, T0 + 9, "00")
     await _play(any_store, "m-x", PLAYERS[:4], (1, 2, 3, 4), source="queue:tenhou")
 
@@ -255,7 +260,7 @@ async def test_a_rated_match_keeps_each_seats_riichi_and_call_counts(any_store: 
     assert [c.calls > 0 for c in expected] == [s in calls for s in range(4)]
     assert sum(expected, PlayCounts()).riichi >= len(riichi)
 
-    assert await any_store.rebuild_ratings(check=False, at=T0) == []
+    assert await RatingService(any_store).rebuild(check=False) == []
     assert await any_store.play_counts(["m-log"]) == counts
 
 
@@ -269,16 +274,18 @@ async def test_rebuild_counts_a_match_rated_before_the_counts_were_kept(any_stor
     await any_store.create_match(_match("m-old", PLAYERS[:4]))
     for step in for_match(records, "m-old"):
         await any_store.append_step(step)
-    await any_store.record_result(ResultRecord("m-old", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4))
+    await RatingService(any_store).record_result(
+        ResultRecord("m-old", (25000,) * 4, (1, 2, 3, 4), (0.0,) * 4)
+    )
     if isinstance(any_store, SqlRepository):  # as migration 0008 leaves a match rated before it
         async with any_store.engine.begin() as conn:
             await conn.execute(text("UPDATE rated_matches SET play_counts = NULL"))
     else:
         any_store._play_counts.clear()  # type: ignore[attr-defined]
     assert await any_store.play_counts(["m-old"]) == {}
-    diffs = await any_store.rebuild_ratings(check=True, at=T0)
+    diffs = await RatingService(any_store).rebuild(check=True)
     assert [d.what for d in diffs] == ["play_counts"]
     assert await any_store.play_counts(["m-old"]) == {}  # a check changes nothing
-    assert await any_store.rebuild_ratings(check=False, at=T0) == diffs
+    assert await RatingService(any_store).rebuild(check=False) == diffs
     assert await any_store.play_counts(["m-old"]) == {"m-old": play_counts(events)}
-    assert await any_store.rebuild_ratings(check=True, at=T0) == []
+    assert await RatingService(any_store).rebuild(check=True) == []

@@ -31,6 +31,7 @@ from server.engine.rules import Ruleset, preset
 from server.eventlog.codec import encode_event as event_json
 from server.services.admins import create_admin
 from server.services.auth import Authenticator
+from server.services.ratings import RatingService
 
 T0 = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 HOUR = 3600.0
@@ -158,7 +159,9 @@ async def store_game(
     if status is MatchStatus.COMPLETED:
         last = played.events[-1]
         assert isinstance(last, ev.MatchEnded)
-        await repo.record_result(ResultRecord(match_id, last.scores, last.ranks, last.final_points))
+        await RatingService(repo).record_result(
+            ResultRecord(match_id, last.scores, last.ranks, last.final_points)
+        )
         await repo.finish_match(match_id, status, ended_at, played.seed.hex())
     elif status is MatchStatus.ABORTED:
         await repo.finish_match(match_id, status, ended_at, None, "table failed")

@@ -19,6 +19,7 @@ from server.domain.records import AccountKind, MatchRecord, MatchStatus, ResultR
 from server.ranking import Length
 from server.services.accounts import Accounts, SignInLimiter
 from server.services.auth import Authenticator, AuthError
+from server.services.ratings import RatingService
 from server.store.memory import InMemoryRepository
 from server.web.api import ApiSettings, create_app
 
@@ -179,7 +180,9 @@ async def test_rooms_leaderboard_and_profile(env: Env) -> None:
             source="ranked:open:east",
         )
     )
-    await env.repo.record_result(ResultRecord("m-r", (40000, 30000, 20000, 10000), (1, 2, 3, 4), (0.0,) * 4))
+    await RatingService(env.repo).record_result(
+        ResultRecord("m-r", (40000, 30000, 20000, 10000), (1, 2, 3, 4), (0.0,) * 4)
+    )
     assert (await env.repo.standing(ids[0], Board.RANKED, Length.EAST)).games == 1
 
     rooms = (await c.get("/api/rooms")).json()
@@ -246,7 +249,7 @@ async def test_the_profile_has_riichi_and_call_rates_from_the_log(env: Env) -> N
     for step in for_match(records, "m-l"):
         await env.repo.append_step(step)
     end = next(e for e in events if isinstance(e, ev.MatchEnded))
-    await env.repo.record_result(ResultRecord("m-l", end.scores, end.ranks, end.final_points))
+    await RatingService(env.repo).record_result(ResultRecord("m-l", end.scores, end.ranks, end.final_points))
     expected = play_counts(events)
     for seat, counts in enumerate(expected):
         stats = (await c.get(f"/api/players/q{seat + 1}")).json()["stats"]["east"]

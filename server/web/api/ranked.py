@@ -215,7 +215,9 @@ def _token(request: Request) -> str | None:
     return request.cookies.get(COOKIE)
 
 
-async def _me(request: Request) -> tuple[Account, str]:
+async def signed_in(request: Request) -> tuple[Account, str]:
+    """The account signed in on ``request`` (its session cookie or bearer token) and the token;
+    ``unauthenticated`` without one."""
     token = _token(request)
     if not token or len(token) > 300:
         raise ApiError(m.ErrorCode.UNAUTHENTICATED, "sign in first (cookie or Authorization: Bearer)")
@@ -281,7 +283,7 @@ async def sign_out(request: Request, response: Response) -> Response:
 @ranked_router.post("/accounts/password", response_model=SignedIn, responses=error_docs(401, 403, 422, 503))
 async def change_password(body: PasswordChange, request: Request, response: Response) -> SignedIn:
     """Change the password: every session of the account ends; a new one is returned."""
-    account, _ = await _me(request)
+    account, _ = await signed_in(request)
     try:
         done = await _accounts(request).change_password(account, body.old_password, body.new_password)
     except AccountInputError as exc:
@@ -327,7 +329,7 @@ async def _rooms(store: Store, account: Account | None) -> list[RoomOut]:
 
 @ranked_router.get("/accounts/me", response_model=Me, responses=error_docs(401, 503))
 async def me(request: Request) -> Me:
-    account, _ = await _me(request)
+    account, _ = await signed_in(request)
     store = _store(request)
     return Me(
         account=_account_out(account),

@@ -29,7 +29,7 @@ from server.services.social import SocialError, SocialService, social_service
 from server.web.api import models as m
 from server.web.api.errors import ApiError, error_docs
 from server.web.api.ports import BothPortsRoute
-from server.web.api.ranked import _me
+from server.web.api.ranked import signed_in
 
 social_router = APIRouter(prefix="/api/me", tags=["social"], route_class=BothPortsRoute)
 
@@ -87,7 +87,7 @@ async def _person(store: Store, account_id: str, presence: str | None = None) ->
 
 @social_router.get("/friends", response_model=Relations, responses=error_docs(401, 503))
 async def my_relations(request: Request) -> Relations:
-    account, _ = await _me(request)
+    account, _ = await signed_in(request)
     service, store = await _service(request), request.app.state.store
     out = Relations(friends=[], requests_received=[], requests_sent=[], blocked=[], muted=[])
     lists = {
@@ -106,7 +106,7 @@ async def my_relations(request: Request) -> Relations:
     "/friends/requests", response_model=RequestState, responses=error_docs(401, 403, 404, 409, 422, 503)
 )
 async def ask(request: Request, body: FriendRequest) -> RequestState:
-    account, _ = await _me(request)
+    account, _ = await signed_in(request)
     store: Store = request.app.state.store
     other = await store.account_by_name(body.name)
     if other is None:
@@ -119,7 +119,7 @@ async def ask(request: Request, body: FriendRequest) -> RequestState:
 
 
 async def _change(request: Request, what: str, other: str) -> Response:
-    account, _ = await _me(request)
+    account, _ = await signed_in(request)
     service = await _service(request)
     if what in ("block", "mute") and await request.app.state.store.account_by_id(other) is None:
         raise ApiError(m.ErrorCode.NOT_FOUND, "no such player")
