@@ -4,8 +4,9 @@
 
 Greedy bots play three fixed matches first (not measured). Then, for each of their steps, what the
 hub does around the engine: the client's ``act`` frame decoded and its action turned into the
-engine's (``server.hub.wire.action_from_wire``), the step record made (the action and the events
-encoded for the log: ``server.hub.steplog.step_record``) and the step's events published to four
+engine's (``server.hub.wire.action_from_wire``), the step record made (``server.hub.steplog.step_record``)
+and its row encoded as the SQLite store writes it (``server.store.batch.encoded_step``: the events'
+JSON text among its columns), and the step's events published to four
 connected seats of our protocol (redacted, rendered, encoded: ``Seating.publish``, the sessions'
 frames). The figure is the process CPU time (``time.process_time``) per step: the least and the
 median of ``--rounds`` passes over every step.
@@ -57,6 +58,7 @@ def measure(repo: Path, rounds: int) -> dict[str, Any]:
     from server.hub.session import ProtocolSession
     from server.hub.settings import ConnectionLimits, SpectatePolicy
     from server.hub.spectators import SpectatorFeed
+    from server.store.batch import encoded_step, sqlite_datetime
 
     steps = []
     for seed in (b"codecs-0", b"codecs-1", b"codecs-2"):
@@ -90,12 +92,14 @@ def measure(repo: Path, rounds: int) -> dict[str, Any]:
             action = hubwire.action_from_wire(decode_client(frame).action)  # type: ignore[union-attr]
             if render is not None:
                 rendered = render(t.events)
-                steplog.step_record(
+                record = steplog.step_record(
                     "m", t, seat=seat, action=action, request_id=1, applied_at=0.0, rendered=rendered
                 )
+                encoded_step(record, sqlite_datetime)
                 seating.publish("m", version, t.events, rendered)
             else:
-                steplog.step_record("m", t, seat=seat, action=action, request_id=1, applied_at=0.0)
+                record = steplog.step_record("m", t, seat=seat, action=action, request_id=1, applied_at=0.0)
+                encoded_step(record, sqlite_datetime)
                 seating.publish("m", version, t.events)
             version += len(t.events)
             for sink in sinks:

@@ -150,7 +150,10 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         live = [t for t in tables if not t.finished]
         shared = {id(o) for o in (repo, clock, timers, deps, TENHOU, *seats, asyncio.get_running_loop())}
         for t in tables:  # what every table refers to but does not own
-            shared.update(id(o) for o in (t._turns, t._log, t._commits._log, t._inbox, t._wakeup._alarm))
+            shared.update(
+                id(o)
+                for o in (t._decisions._turns, t._ledger.commits._log, t._inbox._queue, t._wakeup._alarm)
+            )
         held = sum(retained(t, shared) for t in live)
         n = max(1, len(live))
         rows.append(
@@ -161,7 +164,7 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                 "heap_kib_per_table": round(heap / 1024 / len(tables), 1),
                 "engine_cache_entries": engine_cache_entries(),
                 "events_kept_per_table": round(
-                    sum(len(t._pacing.stream.events) for t in live) / max(1, len(live)), 1
+                    sum(len(t._audience.pacing.stream.events) for t in live) / max(1, len(live)), 1
                 ),
                 "steps_per_table": round(sum(t.state.step for t in live if t.state) / max(1, len(live)), 1),
             }

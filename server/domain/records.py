@@ -157,7 +157,9 @@ class StepRecord:
     step: int  # see the module docstring: 0 is the deal
     seat: int | None
     action: JSON  # dict (action_to_dict) or None for the deal
-    events: tuple[JSON, ...]  # omniscient events, as stored (format_version), as dicts
+    # omniscient events, as stored (format_version): read back, JSON objects; made by the hub, the
+    # wire structs the store encodes straight to that JSON (server.eventlog.codec.StoredEvent)
+    events: tuple[JSON, ...]
     request_id: int | None = None  # the client's request id (None: timeout, bot, deal)
     applied_at: float = 0.0  # unix seconds
     source: str | None = None  # who decided (STEP_SOURCES); None: the deal, or an old row

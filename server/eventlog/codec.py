@@ -10,6 +10,12 @@ Format versions:
   present: the log is omniscient); the action is :func:`server.engine.actions.action_to_dict`.
   Steps stored before the version was recorded (migration 0004) are this format.
 
+**One conversion on the way in.** A step the hub writes carries its events as the wire structs they
+were rendered to once (:func:`render_events`, also what the seats are sent), and the store encodes
+those structs straight to the stored JSON text (msgspec): the same bytes as the JSON object of each
+event, with no detour through dicts. What a store gives back is that JSON (objects); every reader
+here takes either (:data:`StoredEvent`).
+
 Decoding validates (msgspec) and never returns anything but engine values: a stored event that is
 not one raises :class:`StoredEventError`. Readers that only care about a few kinds of event (the
 hand projection, the review's scan) ask :func:`stored_kind` first and decode only those.
@@ -74,6 +80,11 @@ _KIND_OF_TAG: dict[str, EventKind] = {k.value: k for k in EventKind}
 # call, which made decoding an event cost tens of microseconds.
 _WIRE_OF_TAG: dict[str, type[wire.Event]] = {c.tag: c.wire for c in EVENT_CODECS}
 assert set(_WIRE_OF_TAG) == set(_KIND_OF_TAG), "every event has its kind"
+_KIND_OF_WIRE: dict[type[msgspec.Struct], EventKind] = {c.wire: EventKind(c.tag) for c in EVENT_CODECS}
+
+StoredEvent = Any
+"""One event of a step's ``events``: its JSON object as read back from a store, or (a step the hub
+has just made) the wire struct it is stored as (:func:`render_events`)."""
 
 
 def kind_of(event: ev.Event) -> EventKind:
@@ -96,19 +107,16 @@ def encode_event(event: ev.Event) -> JSON:
 
 
 def encode_events(events: Iterable[ev.Event]) -> tuple[JSON, ...]:
-    return stored_events(render_events(events))
+    """Engine events as the JSON objects a store gives back (tools and tests)."""
+    return tuple(map(encode_event, events))
 
 
 def render_events(events: Iterable[ev.Event]) -> tuple[wire.Event, ...]:
-    """Omniscient engine events in their wire form, rendered once for a step: the log stores their
-    JSON (:func:`stored_events`) and a seat whose redaction leaves an event as it is receives the
-    same struct (``server.hub.outputs.SharedFrames``)."""
+    """Omniscient engine events in their wire form, rendered once for a step: the step log stores
+    them as they are (encoded straight to JSON text by the store: format :data:`FORMAT_VERSION`)
+    and a seat whose redaction leaves an event as it is receives the same struct
+    (``server.hub.outputs.SharedFrames``)."""
     return tuple(map(event_to_wire, events))
-
-
-def stored_events(rendered: Iterable[wire.Event]) -> tuple[JSON, ...]:
-    """The stored JSON (format :data:`FORMAT_VERSION`) of events rendered by :func:`render_events`."""
-    return tuple(map(msgspec.to_builtins, rendered))
 
 
 def encode_action(action: Action) -> JSON:
@@ -119,18 +127,23 @@ def encode_action(action: Action) -> JSON:
 # -- reading ---------------------------------------------------------------------------------------------
 
 
-def stored_kind(data: Any, version: int) -> EventKind | None:
+def stored_kind(data: StoredEvent, version: int) -> EventKind | None:
     """The kind of a stored event, without decoding it (None: not an event of a known kind)."""
     _check_version(version)
     if not isinstance(data, dict):
-        return None
+        return _KIND_OF_WIRE.get(type(data))
     tag = data.get("type")
     return _KIND_OF_TAG.get(tag) if isinstance(tag, str) else None
 
 
-def decode_event(data: Any, version: int) -> ev.Event:
+def decode_event(data: StoredEvent, version: int) -> ev.Event:
     """One stored event as an engine event; :class:`StoredEventError` when it is not one."""
     _check_version(version)
+    if type(data) in _KIND_OF_WIRE:  # as written (a step the hub made, not read back)
+        try:
+            return event_from_wire(data)
+        except (NotationError, ValueError) as exc:
+            raise StoredEventError(f"stored event {type(data).__name__} is not valid: {exc}") from None
     try:
         tag = data.get("type") if isinstance(data, dict) else None
         struct = _WIRE_OF_TAG.get(tag) if isinstance(tag, str) else None
@@ -143,7 +156,7 @@ def decode_event(data: Any, version: int) -> ev.Event:
         raise StoredEventError(f"stored event {kind!r} is not a valid wire event: {exc}") from None
 
 
-def decode_events(items: Iterable[Any], version: int) -> list[ev.Event]:
+def decode_events(items: Iterable[StoredEvent], version: int) -> list[ev.Event]:
     return [decode_event(item, version) for item in items]
 
 
@@ -157,7 +170,9 @@ def log_events(steps: Iterable[StepRecord]) -> list[ev.Event]:
     return [e for s in steps for e in step_events(s)]
 
 
-def decode_kinds(items: Iterable[Any], version: int, kinds: Collection[EventKind]) -> Iterator[ev.Event]:
+def decode_kinds(
+    items: Iterable[StoredEvent], version: int, kinds: Collection[EventKind]
+) -> Iterator[ev.Event]:
     """The events of the given kinds among stored ``items``, decoded; everything else (other kinds,
     malformed events, a format this server does not know) is skipped. For readers that must never
     fail on a damaged log (the store's projection, the review's scan)."""
@@ -166,7 +181,7 @@ def decode_kinds(items: Iterable[Any], version: int, kinds: Collection[EventKind
     for data in items:
         # Inline stored_kind: this runs on every step the store appends. A kind is a StrEnum, so
         # the stored tag (a str) is looked up in ``kinds`` as it is.
-        if isinstance(data, dict) and data.get("type") in kinds:
+        if (data.get("type") if isinstance(data, dict) else _KIND_OF_WIRE.get(type(data))) in kinds:
             try:
                 yield decode_event(data, version)
             except StoredEventError:
@@ -179,10 +194,12 @@ def decode_action(data: Any, version: int) -> Action:
     return action_from_dict(data)
 
 
-def wire_json(data: Any, version: int) -> dict[str, Any] | None:
+def wire_json(data: StoredEvent, version: int) -> dict[str, Any] | None:
     """A stored event as the JSON of the wire vocabulary (what the admin replay serves); None for
     something that is not a JSON object. Format 1 is that JSON already: it is returned as stored."""
     _check_version(version)
+    if type(data) in _KIND_OF_WIRE:
+        return dict(msgspec.to_builtins(data))
     return dict(data) if isinstance(data, dict) else None
 
 

@@ -12,7 +12,9 @@ last :data:`REMEMBERED_ANSWERS` are kept (memory must not grow with the match): 
 again is refused like any act for a past decision (``stale_step``), never applied.
 
 :meth:`Decisions.refusal` is the one check of whether a seated connection's act may be applied (the
-right step, a legal action); which connection holds which seat is the table's to say.
+right step, a legal action); which connection holds which seat is the table's to say. When a seat's
+time is up (or its bot's answer is due), :meth:`Decisions.answer_for` is the answer the table gives
+for it (:class:`~server.hub.botturns.BotTurns`).
 
 **Decision numbers are public.** The engine counts every step, also the call windows everyone
 passes; a seat that saw that count would learn who could have called what. So what leaves the
@@ -47,6 +49,7 @@ from client_protocol.errors import ErrorCode
 from server.engine import MatchState, Transition, legal_actions, pending_seats
 from server.engine.actions import Action, action_to_dict
 from server.engine.hints import seat_hints
+from server.hub.botturns import BotTurns
 from server.hub.outputs import PromptOut
 from server.hub.seating import Seating
 from server.hub.settings import TableTimers
@@ -68,14 +71,24 @@ class Decisions:
         "_last_request",
         "_opened_at",
         "_seating",
+        "_turns",
         "prompts",
         "time",
     )
 
-    def __init__(self, timers: TableTimers, seating: Seating, *, bots: frozenset[int]) -> None:
+    def __init__(
+        self,
+        timers: TableTimers,
+        seating: Seating,
+        *,
+        bots: frozenset[int] | None = None,
+        turns: BotTurns | None = None,
+    ) -> None:
         self.time = TimeKeeper(timers, seating.seats)
         self._seating = seating  # who is connected, and which seats are absent (played for at once)
-        self._bots = bots  # the seats of built-in bots: their "deadline" is when they answer
+        self._turns = turns  # who answers when a seat's time is up (None: no answer_for)
+        # the seats of built-in bots: their "deadline" is when they answer
+        self._bots = bots if bots is not None else turns.bot_seats if turns is not None else frozenset()
         self.prompts: dict[int, OpenPrompt] = {}  # seats prompted and not answered yet
         self._opened_at: dict[int, int] = {}  # seat -> the version after which its latest decision opened
         self._last_prompted: dict[int, int] = {}  # seat -> the number of its latest prompt
@@ -175,6 +188,14 @@ class Decisions:
             if self.deadline(seat, prompts[seat]) <= now:
                 return seat
         return None
+
+    def answer_for(self, state: MatchState, seat: int) -> tuple[int, Action, str]:
+        """``seat``'s decision is due (:meth:`due`): the number of its prompt, the action the table
+        plays for it and that step's source (:meth:`BotTurns.choose`)."""
+        assert self._turns is not None
+        prompt = self.prompts[seat]
+        action, source = self._turns.choose(state, seat, prompt.legal, presence=self._seating.presence(seat))
+        return prompt.step, action, source
 
     def prompt_out(self, match_id: str, seat: int, version: int, now: float) -> PromptOut:
         """``seat``'s open prompt as sent (or sent again) now, with the time it has left."""

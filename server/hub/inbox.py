@@ -1,6 +1,6 @@
-"""What a :class:`~server.hub.table.TableActor` receives: the messages of its one inbox, and the
-description of its seats. Adapters (our protocol's sessions, a future mjai endpoint) and the lobby
-talk to a table only by putting these in its inbox (``TableActor.submit``).
+"""What a :class:`~server.hub.table.TableActor` receives: the messages of its one inbox, the inbox
+itself (:class:`Mailbox`), and the description of its seats. Adapters (our protocol's sessions,
+mjai's) and the lobby talk to a table only by putting these in its inbox (``TableActor.submit``).
 """
 
 from __future__ import annotations
@@ -98,3 +98,49 @@ class Pause:
 
 
 InboxItem = ActRequest | Attach | Detach | Tick | Barrier | Stop | Pause
+
+
+class Mailbox:
+    """A table's one inbox: the queue of :data:`InboxItem`, whether it is closed (the actor stops),
+    and the :class:`Barrier` futures waiting for the table to be idle."""
+
+    __slots__ = ("_barriers", "_queue", "closed")
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[InboxItem] = asyncio.Queue()
+        self._barriers: list[asyncio.Future[None]] = []
+        self.closed = False  # the actor takes nothing more
+
+    def put(self, item: InboxItem) -> None:
+        """Never blocks."""
+        self._queue.put_nowait(item)
+
+    async def get(self) -> InboxItem:
+        return await self._queue.get()
+
+    def empty(self) -> bool:
+        return self._queue.empty()
+
+    def wait_idle(self, future: asyncio.Future[None]) -> None:
+        """``future`` (a :class:`Barrier`'s) is resolved at the next :meth:`idle`."""
+        self._barriers.append(future)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether a barrier waits for the table to be idle."""
+        return bool(self._barriers)
+
+    def idle(self) -> None:
+        """The table handled everything before the barriers and nothing is due: resolve them."""
+        barriers, self._barriers = self._barriers, []
+        for future in barriers:
+            if not future.done():
+                future.set_result(None)
+
+    def drain(self) -> None:
+        """The actor stopped: drop what is left, resolving every barrier (nobody waits forever)."""
+        while not self._queue.empty():
+            leftover = self._queue.get_nowait()
+            if isinstance(leftover, Barrier):
+                self._barriers.append(leftover.future)
+        self.idle()

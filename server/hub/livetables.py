@@ -33,10 +33,18 @@ class LiveTable(Protocol):
     """What the list reads of a table (:class:`server.hub.table.TableActor`)."""
 
     match_id: str
-    ruleset: Ruleset
-    spectate: SpectatePolicy
-    source: str
-    finished: bool
+
+    @property
+    def ruleset(self) -> Ruleset: ...
+
+    @property
+    def spectate(self) -> SpectatePolicy: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def finished(self) -> bool: ...
 
     @property
     def players(self) -> tuple[TablePlayerInfo, ...]: ...

@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from server.domain.ports import Repository
 from server.domain.records import DIVERGED_PREFIX, JSON, MatchRecord, RecoveryRecord, StepRecord
 from server.engine import Transition, new_match
@@ -68,7 +70,7 @@ class ReplayDivergedError(Exception):
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True)
+    text = json.dumps(msgspec.to_builtins(value), sort_keys=True)  # a log as written holds wire structs
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
 
 

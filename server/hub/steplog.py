@@ -11,7 +11,7 @@ from server.engine import ENGINE_VERSION, Transition
 from server.engine.actions import Action
 from server.engine.rules import Ruleset
 from server.engine.wall import WALL_ALGORITHM, seed_commitment
-from server.eventlog.codec import FORMAT_VERSION, encode_action, render_events, stored_events
+from server.eventlog.codec import FORMAT_VERSION, encode_action, render_events
 from server.hub.inbox import SeatSpec
 from server.hub.settings import SpectatePolicy, TableTimers
 
@@ -61,7 +61,8 @@ def step_record(
     rendered: Rendered | None = None,
 ) -> StepRecord:
     """Log step ``t.step``: the deal (no seat, no action) or ``seat``'s ``action`` and its events,
-    encoded by the event log's codec (its current format), with each seat's time bank left after it
+    rendered by the event log's codec (its current format; the store encodes the wire structs
+    straight to the stored JSON), with each seat's time bank left after it
     (``banks``, ms: what crash recovery restarts the clocks with). ``rendered``: ``t.events``
     already rendered (:func:`~server.eventlog.codec.render_events`), which the table sends on."""
     return StepRecord(
@@ -69,7 +70,7 @@ def step_record(
         step=t.step,
         seat=seat,
         action=None if action is None else encode_action(action),
-        events=stored_events(render_events(t.events) if rendered is None else rendered),
+        events=render_events(t.events) if rendered is None else rendered,
         request_id=request_id,
         applied_at=applied_at,
         source=source,

@@ -24,7 +24,6 @@ every step (the next one: insert; already stored and identical: nothing to do; a
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import time
@@ -56,8 +55,8 @@ log = logging.getLogger("server.store.writer")
 
 
 def normalized_json(value: Any) -> Any:
-    """``value`` as it comes back from a JSON column (tuples become lists, ...)."""
-    return json.loads(json.dumps(value))
+    """``value`` as it comes back from a JSON column (tuples become lists, wire structs objects, ...)."""
+    return _JSON_DECODE(json_text(value))
 
 
 def step_row(record: StepRecord) -> dict[str, Any]:
@@ -66,7 +65,7 @@ def step_row(record: StepRecord) -> dict[str, Any]:
         "step": record.step,
         "seat": record.seat,
         "action": record.action,
-        "events": list(record.events),
+        "events": msgspec.to_builtins(list(record.events)),  # encoded by SQLAlchemy's JSON type
         "request_id": record.request_id,
         "applied_at": from_unix(record.applied_at),
         "source": record.source,
@@ -94,6 +93,7 @@ STEP_COLUMNS = (  # a step row's columns in insert order (the raw SQLite path us
 _STEPS_ENCODED = table(StepRow.__tablename__, *(column(name) for name in STEP_COLUMNS))
 _INSERT_STEPS_ENCODED = insert(_STEPS_ENCODED)
 _JSON = msgspec.json.Encoder()
+_JSON_DECODE = msgspec.json.Decoder().decode
 
 
 def json_text(value: Any) -> str:

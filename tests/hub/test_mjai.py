@@ -264,7 +264,7 @@ async def test_a_resume_hands_later_gets_the_whole_game_although_the_table_forgo
         first = await MjaiClient.open(hub, token, queue="tenhou")
         await first.until("seated")
         table = _table(hub, first.match_id)
-        while table._pacing.stream.base == 0:
+        while table._audience.pacing.stream.base == 0:
             await _own_turn(first)
             await first.send({"type": "dahai", "pai": _last_own_tsumo(first), "tsumogiri": True})
         request = await _own_turn(first)
@@ -274,7 +274,7 @@ async def test_a_resume_hands_later_gets_the_whole_game_although_the_table_forgo
         seated = await second.until("seated")
         assert seated["resumed"] is True and seated["match_id"] == first.match_id
         again = await second.until("request")
-        assert table._pacing.stream.base > 0
+        assert table._audience.pacing.stream.base > 0
         assert second.events == first.events  # the whole game so far, nothing else
         assert again["possible_actions"] == request["possible_actions"]
         assert second.seat is not None

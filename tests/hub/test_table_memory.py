@@ -50,7 +50,7 @@ async def pair(repo: InMemoryRepository | None = None) -> tuple[TableKit, TableK
     """The same match twice: ``forgetting`` (as served) and ``reference`` (keeps every event)."""
     forgetting = await make_table(ruleset=TENHOU, timers=TIMERS, spectate=SPECTATE, repo=repo, seed=b"memory")
     reference = await make_table(ruleset=TENHOU, timers=TIMERS, spectate=SPECTATE, seed=b"memory")
-    reference.table._pacing.keep_all = True
+    reference.table._audience.pacing.keep_all = True
     for kit in (forgetting, reference):
         kit.table.submit(Detach(kit.humans[0]))
         await kit.table.settle()
@@ -58,11 +58,11 @@ async def pair(repo: InMemoryRepository | None = None) -> tuple[TableKit, TableK
 
 
 def kept(kit: TableKit) -> int:
-    return len(kit.table._pacing.stream.events)
+    return len(kit.table._audience.pacing.stream.events)
 
 
 def hands(kit: TableKit) -> int:
-    return kit.table._pacing.stream.hands
+    return kit.table._audience.pacing.stream.hands
 
 
 async def play_until_hand(kits: Sequence[TableKit], hand: int, *, step_s: float = 5.0) -> list[int]:
@@ -91,8 +91,10 @@ async def test_the_events_kept_in_memory_do_not_grow_with_the_match() -> None:
     forgetting, reference = await pair()
     samples = await play_until_hand([forgetting, reference], 6)
     everything = await forgetting.table.history()
-    assert everything == tuple(reference.table._pacing.stream.events) == await reference.table.history()
-    assert forgetting.table._pacing.stream.base > 0
+    assert (
+        everything == tuple(reference.table._audience.pacing.stream.events) == await reference.table.history()
+    )
+    assert forgetting.table._audience.pacing.stream.base > 0
     # At most the hand being played and the one before it (the spectators' delay), whatever the hand.
     longest_two_hands = 2 * max(samples)
     assert kept(forgetting) < len(everything) / 2
@@ -104,7 +106,7 @@ async def test_the_events_kept_in_memory_do_not_grow_with_the_match() -> None:
 async def test_a_resume_after_many_hands_gets_what_the_full_history_gives() -> None:
     forgetting, reference = await pair()
     await play_until_hand([forgetting, reference], 5)
-    assert forgetting.table._pacing.stream.base > 0
+    assert forgetting.table._audience.pacing.stream.base > 0
     for since in (0, 7, 350, forgetting.table.version - 2):
         seen = []
         for kit in (forgetting, reference):
@@ -225,7 +227,7 @@ async def test_an_act_right_behind_a_resume_waits_for_its_catch_up_read() -> Non
     assert p.acks() == [AckOut(1, prompt.step, False)]
     kit.table.submit(Detach(p))
     await play_until_hand([kit], 3)
-    assert kit.table._pacing.stream.base > 0
+    assert kit.table._audience.pacing.stream.base > 0
     repo.gate.clear()  # the catch-up's read waits
     again = FakeParticipant(p.account)
     kit.table.submit(Attach(again, 0, since_version=0))
