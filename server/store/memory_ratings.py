@@ -121,7 +121,7 @@ class MemoryRatings:
 
     # -- ratings -------------------------------------------------------------------------------------
 
-    def _rated_match(self, match_id: str, table_version: str) -> RatedMatch | None:
+    def _rated_match(self, match_id: str, table_version: str | None) -> RatedMatch | None:
         match, result = self._matches.get(match_id), self._results.get(match_id)
         if match is None:
             return None
@@ -137,7 +137,7 @@ class MemoryRatings:
     def _rate(self, match_id: str, at: float) -> bool:
         if match_id in self._rated:
             return False
-        m = self._rated_match(match_id, CURRENT.version)
+        m = self._rated_match(match_id, None)  # the current tables of its room
         if m is None:
             return False
         ledger = Ledger(self._standings)
@@ -196,22 +196,21 @@ class MemoryRatings:
         order = sorted(self._rated.items(), key=lambda kv: kv[1][0])
         recomputed: list[RatingChange] = []
         rated: dict[str, tuple[int, str]] = {}
-        todo = [(mid, ver) for mid, (_, ver) in order]
+        todo: list[tuple[str, str | None]] = [(mid, ver) for mid, (_, ver) in order]
         todo += [
-            (m.id, CURRENT.version)
+            (m.id, None)
             for m in sorted(self._matches.values(), key=lambda m: (m.ended_at or 0.0, m.id))
-            if m.status is MatchStatus.COMPLETED
-            and m.id not in self._rated
-            and self._rated_match(m.id, CURRENT.version)
+            if m.status is MatchStatus.COMPLETED and m.id not in self._rated and self._rated_match(m.id, None)
         ]
-        for match_id, version in todo:
-            m = self._rated_match(match_id, version)
+        for match_id, stored_version in todo:
+            m = self._rated_match(match_id, stored_version)
             if m is None:
                 diffs.append(RatingDifference("orphan", f"{match_id}: rated, but its result does not rate"))
                 continue
             if match_id not in self._rated:
                 diffs.append(RatingDifference("unrated", f"{match_id}: completed and ranked, but not rated"))
             seq = len(rated) + 1
+            version = m.table_version
             rated[match_id] = (seq, version)
             if match_id not in self._play_counts:
                 if match_id in self._rated:

@@ -87,10 +87,10 @@ def _standing_values(s: Standing) -> dict[str, Any]:
 
 
 async def _rated_match(
-    conn: AsyncConnection, match_id: str, table_version: str, *, unrated_only: bool = False
+    conn: AsyncConnection, match_id: str, table_version: str | None, *, unrated_only: bool = False
 ) -> RatedMatch | None:
     """What ``match_id`` contributes to the ratings, or None if it is not a rated match (or, with
-    ``unrated_only``, if it is rated already)."""
+    ``unrated_only``, if it is rated already). ``table_version`` None: its room's current tables."""
     query = select(MatchRow.source, MatchRow.status).where(MatchRow.id == match_id)
     if unrated_only:
         query = query.where(_unrated())
@@ -205,7 +205,7 @@ def _counts_of(value: Any) -> tuple[PlayCounts, ...] | None:
 async def rate_on(conn: AsyncConnection, match_id: str, at: float) -> bool:
     """Rate ``match_id`` in the caller's transaction, once: False if it is not a rated match or is
     rated already."""
-    m = await _rated_match(conn, match_id, CURRENT.version, unrated_only=True)
+    m = await _rated_match(conn, match_id, None, unrated_only=True)
     if m is None:
         return False
     counts = await _count_play(conn, match_id)  # before the accounts' locks: they are held briefly
@@ -516,7 +516,7 @@ class SqlRatings:
                 recomputed.append((m, r.seq, changes))
                 diffs.extend(_change_diffs(m, changes, stored_changes))
             for u in unrated:
-                m = await _rated_match(conn, u.id, CURRENT.version)
+                m = await _rated_match(conn, u.id, None)
                 if m is not None:
                     diffs.append(RatingDifference("unrated", f"{u.id}: completed and ranked, but not rated"))
                     recomputed.append((m, None, ledger.rate(m)))
