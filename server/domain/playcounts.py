@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from server.engine import events as ev
 from server.engine.melds import MeldType
+from server.engine.rules import TENHOU
 
 # A call opens the hand: chi, pon, an open kan (a closed kan does not; an added kan follows a pon).
 OPEN_CALLS = frozenset({MeldType.CHI, MeldType.PON, MeldType.DAIMINKAN})
@@ -33,10 +34,12 @@ def _new(seat: int, seen: set[int], seats: int) -> bool:
     return 0 <= seat < seats and seat not in seen
 
 
-def play_counts(events: Iterable[ev.Event], seats: int = 4) -> tuple[PlayCounts, ...]:
+def play_counts(events: Iterable[ev.Event], seats: int | None = None) -> tuple[PlayCounts, ...]:
     """Per seat, over a match's events in order (only ``round_started``, ``tile_discarded`` and
     ``meld_called`` are looked at). A riichi counts when declared (the declaring discard), whether or
-    not a ron on that tile stops it; a hand with several calls counts once.
+    not a ron on that tile stops it; a hand with several calls counts once. ``seats`` None: as many
+    as the first ``round_started`` has scores (three in a three-player match); with no hand at
+    all, the default preset's.
 
     >>> from server.engine.tiles import parse_tile
     >>> t = parse_tile("1m")
@@ -45,18 +48,24 @@ def play_counts(events: Iterable[ev.Event], seats: int = 4) -> tuple[PlayCounts,
     [0, 0, 1, 0]
     """
     hands = 0
-    riichi = [0] * seats
-    calls = [0] * seats
+    n = seats if seats is not None else 0
+    riichi = [0] * n
+    calls = [0] * n
     called: set[int] = set()
     declared: set[int] = set()
     for e in events:
         if isinstance(e, ev.RoundStarted):
+            if not n:  # the first hand says how many seats the match has
+                n = len(e.scores)
+                riichi, calls = [0] * n, [0] * n
             hands += 1
             called, declared = set(), set()
-        elif isinstance(e, ev.TileDiscarded) and e.riichi and _new(e.seat, declared, seats):
+        elif isinstance(e, ev.TileDiscarded) and e.riichi and _new(e.seat, declared, n):
             declared.add(e.seat)
             riichi[e.seat] += 1
-        elif isinstance(e, ev.MeldCalled) and e.type in OPEN_CALLS and _new(e.seat, called, seats):
+        elif isinstance(e, ev.MeldCalled) and e.type in OPEN_CALLS and _new(e.seat, called, n):
             called.add(e.seat)
             calls[e.seat] += 1
-    return tuple(PlayCounts(hands, riichi[s], calls[s]) for s in range(seats))
+    if not n:
+        return (PlayCounts(),) * TENHOU.seats
+    return tuple(PlayCounts(hands, riichi[s], calls[s]) for s in range(n))

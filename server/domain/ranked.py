@@ -2,8 +2,10 @@
 through :class:`~server.domain.ports.Ratings`).
 
 A **board** is a set of standings that rate against each other: ``ranked`` (registered players, in
-the ranked rooms) or ``ladder`` (bot accounts, in the bot ladder). Each board keeps one standing
-per account and game length (:class:`server.ranking.Length`).
+the ranked rooms) or ``ladder`` (bot accounts, in the bot ladder), and their three-player
+counterparts ``sanma`` and ``sanma_ladder`` (the ``sanma-...`` rooms: a player's three-player rank
+is kept apart from the four-player one, as Tenhou keeps it). Each board keeps one standing per
+account and game length (:class:`server.ranking.Length`).
 """
 
 from __future__ import annotations
@@ -13,20 +15,20 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from server.domain.reads import HandResult
-from server.ranking import Length, Standing, parse_ranked_source
+from server.ranking import Length, Standing, board_key, parse_ranked_source, tables_of_room
 from server.ranking.ledger import NotRateableError, RatedMatch, check_rateable
 
 
 class Board(StrEnum):
     RANKED = "ranked"
     LADDER = "ladder"
-
-
-LADDER_ROOM = "ladder"
+    SANMA = "sanma"
+    SANMA_LADDER = "sanma_ladder"
 
 
 def board_of_room(room: str) -> Board:
-    return Board.LADDER if room == LADDER_ROOM else Board.RANKED
+    """The board of a ranked room (KeyError for an unknown room)."""
+    return Board(board_key(room))
 
 
 def rated_match(
@@ -36,26 +38,33 @@ def rated_match(
     aborted: bool,
     accounts: Sequence[str | None],
     placements: Sequence[int],
-    table_version: str,
+    table_version: str | None,
 ) -> RatedMatch | None:
     """What a stored match contributes to the ratings, or None when it is not a rateable match: the
     one check both stores make. Not rateable: an aborted match, one not played in a ranked room
-    (``source``), or one that fails :func:`~server.ranking.ledger.check_rateable` (four seats with
-    four different accounts, placements 1..4: a match without its result has none)."""
+    (``source``), or one that fails :func:`~server.ranking.ledger.check_rateable` (as many seats as
+    its tables' matches have, each a different account, placements 1..seats: a match without its
+    result has none). ``table_version`` None: the current tables of the match's room (a match
+    being rated now); otherwise the version it was rated with."""
     if aborted:
         return None
     parsed = parse_ranked_source(source)
     if parsed is None:
         return None
     room, length = parsed
+    try:
+        board = board_of_room(room)
+        version = table_version or tables_of_room(room).version
+    except KeyError:
+        return None
     m = RatedMatch(
         match_id=match_id,
         room=room,
-        board=board_of_room(room).value,
+        board=board.value,
         length=length,
         accounts=tuple(accounts),
         placements=tuple(placements),
-        table_version=table_version,
+        table_version=version,
     )
     try:
         check_rateable(m)

@@ -44,9 +44,12 @@ class RatingSubject:
     placements: tuple[int, ...]  # the stored result's ranks by seat; () without a result
     rated: bool  # rated already (``rated_matches``)
 
-    def rated_match(self, table_version: str, placements: Sequence[int] | None = None) -> RatedMatch | None:
+    def rated_match(
+        self, table_version: str | None, placements: Sequence[int] | None = None
+    ) -> RatedMatch | None:
         """What the match contributes, with ``placements`` (default: the stored ones), or None when
-        it is not rateable."""
+        it is not rateable. ``table_version`` None: the current tables of the match's room (four-
+        and three-player rooms have tables of their own)."""
         return rated_match(
             self.match_id,
             source=self.source,

@@ -202,8 +202,7 @@ class Lobby:
     def _queue_table(self, name: str) -> tuple[Ruleset, str]:
         """The ruleset and source of a table made of queue ``name``'s players."""
         if ranked.is_ranked(name):
-            base = self.rulesets.get(ranked.BASE_PRESET) or PRESETS[ranked.BASE_PRESET]
-            return ranked.ranked_queue(name, base).ruleset, name
+            return ranked.ranked_queue(name, self.rulesets).ruleset, name
         return self.rulesets[name], f"queue:{name}"
 
     def _queue_changed(self, name: str) -> None:
@@ -234,9 +233,7 @@ class Lobby:
         try:
             self._check_open()
             require(p.account, Scope.PLAY)
-            q = ranked.ranked_queue(
-                name, self.rulesets.get(ranked.BASE_PRESET) or PRESETS[ranked.BASE_PRESET]
-            )
+            q = ranked.ranked_queue(name, self.rulesets)
             await ranked.check_entry(self._ratings, p.account, q)
         except (LobbyError, ranked.RankedEntryError) as exc:
             p.deliver(ErrorOut(exc.code, exc.message, request_id))

@@ -39,6 +39,7 @@ Like our own protocol's core (:mod:`server.hub.session`), :class:`MjaiSession` d
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +63,7 @@ from server.engine.actions import (
     Ron,
     Tsumo,
 )
+from server.engine.events import Event, MatchStarted
 from server.engine.tiles import Tile, kind, sort_key
 from server.hub.adapter import (
     AuthenticateBearer,
@@ -162,7 +164,7 @@ class MjaiSession(SeatConnection):
                 resumed = self._stream is None
                 if resumed:  # a resume: no ``seated`` came before
                     table = self._directory.table(match_id)
-                    names = tuple(p.name for p in table.players) if table is not None else ("",) * 4
+                    names = tuple(p.name for p in table.players) if table is not None else unnamed(events)
                     self._stream = MjaiStream(seat=seat, names=names)
                     self._send_seated(resumed=True)
                 self._events(1, events, batched=resumed)
@@ -624,3 +626,17 @@ def _tiles(data: dict[str, Any], field: str) -> list[Tile]:
 def _quote(frame: str | bytes, limit: int = 80) -> str:
     text = frame if isinstance(frame, str) else repr(frame)
     return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def unnamed(events: Sequence[Event]) -> tuple[str, ...]:
+    """Blank names, one per seat of the match its stream is of (its ``match_started`` has a score
+    per seat): for a resume whose table this node no longer has.
+
+    >>> from server.engine.events import MatchStarted
+    >>> unnamed([MatchStarted("{}", "h", "c", "1", "w", (35000, 35000, 35000))])
+    ('', '', '')
+    """
+    for e in events:
+        if isinstance(e, MatchStarted):
+            return ("",) * len(e.scores)
+    return ()

@@ -37,6 +37,7 @@ from server.domain.records import StepRecord
 from server.engine import redact_all
 from server.engine.actions import Action
 from server.engine.events import Event
+from server.engine.rules import TENHOU
 from server.engine.views import CASTER, hold_reveals
 from server.hub.outputs import EventsOut, Outbound, Participant, SharedFrames
 from server.hub.spectators import SpectatorFeed
@@ -60,7 +61,7 @@ class Seating:
 
     __slots__ = ("_absent", "_conn", "_left", "_played", "feed", "hold")
 
-    def __init__(self, feed: SpectatorFeed, seats: int = 4, *, hold: bool = False) -> None:
+    def __init__(self, feed: SpectatorFeed, seats: int = TENHOU.seats, *, hold: bool = False) -> None:
         self.hold = feed.hold = hold
         self._conn: list[Participant | None] = [None] * seats  # seats: the ruleset's (3 or 4)
         self._absent = [False] * seats  # played for while it had no connection, and not back since

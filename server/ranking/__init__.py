@@ -16,17 +16,23 @@ from server.ranking.rules import (
 )
 from server.ranking.tables import (
     CURRENT,
+    CURRENT_SANMA,
+    CURRENT_SETS,
     TABLES,
     Length,
     Rank,
     RankingTables,
     Room,
+    board_key,
     parse_ranked_source,
     ranked_source,
+    tables_of_room,
 )
 
 __all__ = [
     "CURRENT",
+    "CURRENT_SANMA",
+    "CURRENT_SETS",
     "TABLES",
     "Length",
     "Rank",
@@ -35,10 +41,12 @@ __all__ = [
     "SeatChange",
     "Standing",
     "adjustment",
+    "board_key",
     "dan_after",
     "may_enter",
     "parse_ranked_source",
     "ranked_source",
     "rate_match",
     "rating_change",
+    "tables_of_room",
 ]

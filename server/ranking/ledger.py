@@ -18,8 +18,9 @@ StandingKey = tuple[str, str, str]  # (account id, board, length)
 
 
 class NotRateableError(ValueError):
-    """The match cannot be rated (unknown room or table version, a seat without an account, the same
-    account in two seats, placements not 1..4)."""
+    """The match cannot be rated (unknown room or table version, not as many seats as the tables'
+    matches have, a seat without an account, the same account in two seats, placements not
+    1..seats)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +37,18 @@ class RatedMatch:
 def check_rateable(m: RatedMatch) -> None:
     if m.table_version not in TABLES:
         raise NotRateableError(f"unknown ranking tables {m.table_version!r}")
+    tables = TABLES[m.table_version]
     try:
-        TABLES[m.table_version].room(m.room)
+        tables.room(m.room)
     except KeyError:
         raise NotRateableError(f"unknown ranked room {m.room!r}") from None
-    if len(m.accounts) != 4 or any(a is None for a in m.accounts):
-        raise NotRateableError("a rated match needs four seats with accounts")
-    if len(set(m.accounts)) != 4:
+    seats = tables.seats
+    if len(m.accounts) != seats or any(a is None for a in m.accounts):
+        raise NotRateableError(f"a rated match needs {seats} seats with accounts")
+    if len(set(m.accounts)) != seats:
         raise NotRateableError("the same account sits in two seats")
-    if sorted(m.placements) != [1, 2, 3, 4]:
-        raise NotRateableError(f"placements {m.placements} are not 1..4")
+    if sorted(m.placements) != list(range(1, seats + 1)):
+        raise NotRateableError(f"placements {m.placements} are not 1..{seats}")
 
 
 def start_standing(table_version: str) -> Standing:

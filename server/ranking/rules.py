@@ -1,11 +1,12 @@
 """Rating a match: the dan points and the R rating of each seat, as pure functions of the tables.
 
-* :func:`dan_after`: a placement's points in a room (1st/2nd earn the room's award, 3rd nothing, 4th
-  loses the rank's ``fourth``), then promotion (points >= target: the next rank, at its base) or
-  demotion (points < 0 on a rank that ``demotes``: the rank below, at its base).
+* :func:`dan_after`: a placement's points in a room (1st/2nd earn the room's award, the last place
+  (4th of four, 3rd of three) loses the rank's ``last``, any other nothing), then promotion
+  (points >= target: the next rank, at its base) or demotion (points < 0 on a rank that
+  ``demotes``: the rank below, at its base).
 * :func:`rating_change`: Tenhou's R formula with the ``adj`` ramp (:func:`adjustment`).
-* :func:`rate_match`: all four seats of one match at once (the table average R is taken over the four
-  ratings before the match).
+* :func:`rate_match`: every seat of one match at once (the table average R is taken over the seats'
+  ratings before the match; the tables say how many seats a match has).
 
 Nothing here does I/O: the store keeps :class:`Standing` per player and length, and applies what
 these functions return.
@@ -22,16 +23,21 @@ from dataclasses import dataclass, replace
 
 from server.ranking.tables import Length, RankingTables, Room
 
+PLACES = 4
+"""How many placement counters a standing keeps: the most seats any ruleset has (the ``standings``
+table's four columns); a three-player board's fourth counter stays 0."""
+
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """A player's standing in one game length: rank index and points, R, rated games, placements."""
+    """A player's standing in one game length: rank index and points, R, rated games, placements
+    (``placements[i]``: how many times the player placed ``i + 1``-th)."""
 
     rank: int = 0
     points: int = 0
     rating: float = 1500.0
     games: int = 0
-    placements: tuple[int, int, int, int] = (0, 0, 0, 0)
+    placements: tuple[int, ...] = (0,) * PLACES
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +45,7 @@ class SeatChange:
     """What one match did to one seat's standing."""
 
     seat: int
-    placement: int  # 1..4
+    placement: int  # 1..seats
     before: Standing
     after: Standing
 
@@ -73,14 +79,14 @@ def dan_after(
     standing: Standing, placement: int, room: Room, length: Length, tables: RankingTables
 ) -> Standing:
     """The rank and points after one placement (``rating``/``games``/``placements`` unchanged)."""
-    if not 1 <= placement <= 4:
-        raise ValueError(f"placement must be 1..4, not {placement}")
+    if not 1 <= placement <= tables.seats:
+        raise ValueError(f"placement must be 1..{tables.seats}, not {placement}")
     ranks = tables.ranks
     rank = ranks[standing.rank]
     if rank.target is None:  # the top rank keeps what it has
         return standing
     first, second = room.awards(length)
-    delta = {1: first, 2: second, 3: 0, 4: rank.fourth(length)}[placement]
+    delta = rank.last(length) if placement == tables.seats else {1: first, 2: second}.get(placement, 0)
     points = standing.points + delta
     index = standing.rank
     if points >= rank.target:
@@ -103,10 +109,11 @@ def rate_match(
     tables: RankingTables,
 ) -> tuple[SeatChange, ...]:
     """Every seat's change for one match: ``before[i]`` is seat i's standing, ``placements[i]`` its
-    final place (1..4, as the match result ranks them)."""
-    if len(before) != 4 or sorted(placements) != [1, 2, 3, 4]:
-        raise ValueError("a rated match has four seats placed 1..4")
-    average = sum(s.rating for s in before) / 4
+    final place (1..seats, as the match result ranks them)."""
+    seats = tables.seats
+    if len(before) != seats or sorted(placements) != list(range(1, seats + 1)):
+        raise ValueError(f"a rated match of these tables has {seats} seats placed 1..{seats}")
+    average = sum(s.rating for s in before) / seats
     changes = []
     for seat, (standing, placement) in enumerate(zip(before, placements, strict=True)):
         after = dan_after(standing, placement, room, length, tables)
@@ -117,7 +124,7 @@ def rate_match(
             rating=standing.rating
             + rating_change(standing.rating, average, placement, standing.games, tables),
             games=standing.games + 1,
-            placements=(counts[0], counts[1], counts[2], counts[3]),
+            placements=tuple(counts),
         )
         changes.append(SeatChange(seat=seat, placement=placement, before=standing, after=after))
     return tuple(changes)

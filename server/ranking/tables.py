@@ -5,8 +5,13 @@ of a table (a new version beside the old one in :data:`TABLES`) never rewrites h
 ``jantaku admin ratings rebuild`` recomputes each match with the version stored for it.
 
 The values of version ``tenhou-4p-1`` follow Tenhou's four-player ranked lobby as documented by
-Tenhou's own manual and summarised on riichi.wiki ("Tenhou.net ranking"); ``docs/ranking.md`` prints
-them in full and names the sources.
+Tenhou's own manual and summarised on riichi.wiki ("Tenhou.net ranking"); ``tenhou-3p-1`` its
+three-player (sanma) lobby, whose ranks are kept apart from the four-player ones. ``docs/ranking.md``
+prints them in full and names the sources (and which figures it could not source).
+
+Each set of tables says how many seats its matches have (:attr:`RankingTables.seats`) and which
+ruleset preset its rooms play (:attr:`RankingTables.preset`); every room key is unique across the
+sets (the three-player rooms are ``sanma-...``), so a ranked queue's room names its tables.
 """
 
 from __future__ import annotations
@@ -25,27 +30,28 @@ class Length(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Rank:
     """One rank. ``base``: the points a player starts the rank with (on promotion or demotion);
-    ``target``: the points that promote (None: the top rank); ``fourth``: the points a fourth place
-    costs, per length (0: no loss, the "threshold" below which nobody loses points); ``demotes``:
-    whether falling below zero drops the player one rank."""
+    ``target``: the points that promote (None: the top rank); ``last``: the points the last place
+    (fourth of four, third of three) costs, per length (0: no loss, the "threshold" below which
+    nobody loses points); ``demotes``: whether falling below zero drops the player one rank."""
 
     key: str  # stable id: "new", "9k" ... "1k", "1d" ... "10d", "tenhoui"
     label: str  # what players read: "Novice", "9 kyu", "1 dan", ...
     base: int
     target: int | None
-    fourth_east: int
-    fourth_east_south: int
+    last_east: int
+    last_east_south: int
     demotes: bool
 
-    def fourth(self, length: Length) -> int:
-        return self.fourth_east if length is Length.EAST else self.fourth_east_south
+    def last(self, length: Length) -> int:
+        return self.last_east if length is Length.EAST else self.last_east_south
 
 
 @dataclass(frozen=True, slots=True)
 class Room:
-    """A ranked room (a quick-match queue of one ruleset and length). ``first``/``second``: the points
-    a first / second place earns there, per length; entry needs rank index >= ``min_rank`` and R >=
-    ``min_rating``. ``bots_only``: the bot ladder (bot accounts only; players never)."""
+    """A ranked room (a quick-match queue of one ruleset and length). ``first``/``second``: the
+    points a first / second place earns there, per length (three players: the second earns
+    nothing, 0); entry needs rank index >= ``min_rank`` and R >= ``min_rating``. ``bots_only``:
+    the bot ladder (bot accounts only; players never)."""
 
     key: str
     label: str
@@ -69,7 +75,7 @@ class RatingConstants:
     ``adj = max(1 - ramp * games, floor)`` while ``games < ramp_games``, then ``floor``."""
 
     start: float
-    base: tuple[float, float, float, float]
+    base: tuple[float, ...]  # per placement, first to last: one per seat
     divisor: float
     ramp: float
     ramp_games: int
@@ -78,10 +84,21 @@ class RatingConstants:
 
 @dataclass(frozen=True, slots=True)
 class RankingTables:
+    """One versioned set of tables: ``seats`` players a match, rooms playing ruleset ``preset``; the
+    standings of its rooms rate on ``board`` (players) and ``ladder_board`` (the bot ladder)."""
+
     version: str
+    seats: int
+    preset: str
+    board: str
+    ladder_board: str
     ranks: tuple[Rank, ...]
     rooms: tuple[Room, ...]
     rating: RatingConstants
+
+    def __post_init__(self) -> None:
+        if len(self.rating.base) != self.seats:
+            raise ValueError(f"{self.version}: the R base needs one value per seat ({self.seats})")
 
     def rank_index(self, key: str) -> int:
         for index, rank in enumerate(self.ranks):
@@ -96,15 +113,15 @@ class RankingTables:
         raise KeyError(key)
 
 
-def _kyu(n: int, target: int, fourth_east: int = 0) -> Rank:
+def _kyu(n: int, target: int, last_east: int = 0) -> Rank:
     return Rank(
         key=f"{n}k",
         label=f"{n} kyu",
         base=0,
         target=target,
-        fourth_east=fourth_east,
-        fourth_east_south=fourth_east * 3 // 2,
-        demotes=fourth_east != 0,
+        last_east=last_east,
+        last_east_south=last_east * 3 // 2,
+        demotes=last_east != 0,
     )
 
 
@@ -114,28 +131,36 @@ def _dan(n: int) -> Rank:
         label=f"{n} dan",
         base=200 * n,
         target=400 * n,
-        fourth_east=-(20 + 10 * n),
-        fourth_east_south=-(20 + 10 * n) * 3 // 2,
+        last_east=-(20 + 10 * n),
+        last_east_south=-(20 + 10 * n) * 3 // 2,
         demotes=True,
     )
 
 
+TENHOU_RANKS = (
+    Rank("new", "Novice", 0, 20, 0, 0, demotes=False),
+    _kyu(9, 20),
+    _kyu(8, 20),
+    _kyu(7, 20),
+    _kyu(6, 40),
+    _kyu(5, 60),
+    _kyu(4, 80),
+    _kyu(3, 100),
+    _kyu(2, 100, last_east=-10),
+    _kyu(1, 100, last_east=-20),
+    *(_dan(n) for n in range(1, 11)),
+    Rank("tenhoui", "Tenhoui", 0, None, 0, 0, demotes=False),
+)
+"""Tenhou's ranks, the same for four and three players (the last place's loss: a fourth place of
+four, a third place of three)."""
+
 TENHOU_4P_1 = RankingTables(
     version="tenhou-4p-1",
-    ranks=(
-        Rank("new", "Novice", 0, 20, 0, 0, demotes=False),
-        _kyu(9, 20),
-        _kyu(8, 20),
-        _kyu(7, 20),
-        _kyu(6, 40),
-        _kyu(5, 60),
-        _kyu(4, 80),
-        _kyu(3, 100),
-        _kyu(2, 100, fourth_east=-10),
-        _kyu(1, 100, fourth_east=-20),
-        *(_dan(n) for n in range(1, 11)),
-        Rank("tenhoui", "Tenhoui", 0, None, 0, 0, demotes=False),
-    ),
+    seats=4,
+    preset="tenhou",
+    board="ranked",
+    ladder_board="ladder",
+    ranks=TENHOU_RANKS,
     rooms=(
         Room("open", "Open", 20, 10, 30, 15),
         Room("upper", "Upper (1 kyu+)", 40, 10, 60, 15, min_rank=9),
@@ -153,9 +178,61 @@ TENHOU_4P_1 = RankingTables(
     ),
 )
 
-TABLES: dict[str, RankingTables] = {TENHOU_4P_1.version: TENHOU_4P_1}
+TENHOU_3P_1 = RankingTables(
+    version="tenhou-3p-1",
+    seats=3,
+    preset="tenhou-sanma",
+    board="sanma",
+    ladder_board="sanma_ladder",
+    ranks=TENHOU_RANKS,
+    rooms=(
+        Room("sanma-open", "Sanma open", 25, 0, 35, 0),
+        Room("sanma-upper", "Sanma upper (1 kyu+)", 40, 0, 60, 0, min_rank=9),
+        Room("sanma-expert", "Sanma expert (4 dan+, R1800+)", 55, 0, 80, 0, min_rank=13, min_rating=1800.0),
+        Room(
+            "sanma-phoenix", "Sanma phoenix (7 dan+, R2000+)", 70, 0, 105, 0, min_rank=16, min_rating=2000.0
+        ),
+        Room("sanma-ladder", "Sanma bot ladder", 25, 0, 35, 0, bots_only=True),
+    ),
+    rating=RatingConstants(
+        start=1500.0,
+        base=(30.0, 0.0, -30.0),
+        divisor=40.0,
+        ramp=0.002,
+        ramp_games=400,
+        floor=0.2,
+    ),
+)
+
+TABLES: dict[str, RankingTables] = {t.version: t for t in (TENHOU_4P_1, TENHOU_3P_1)}
 CURRENT = TENHOU_4P_1
-"""The tables new matches are rated with."""
+"""The four-player tables new four-player matches are rated with."""
+CURRENT_SANMA = TENHOU_3P_1
+"""The three-player tables new three-player matches are rated with."""
+CURRENT_SETS: tuple[RankingTables, ...] = (CURRENT, CURRENT_SANMA)
+"""The current tables of each kind of room, four-player first."""
+
+
+def tables_of_room(room: str) -> RankingTables:
+    """The current tables whose rooms include ``room`` (KeyError if none does).
+
+    >>> tables_of_room("open").seats, tables_of_room("sanma-open").seats
+    (4, 3)
+    """
+    for tables in CURRENT_SETS:
+        if any(r.key == room for r in tables.rooms):
+            return tables
+    raise KeyError(room)
+
+
+def board_key(room: str) -> str:
+    """The board a room's standings rate on (KeyError for an unknown room).
+
+    >>> board_key("open"), board_key("ladder"), board_key("sanma-upper"), board_key("sanma-ladder")
+    ('ranked', 'ladder', 'sanma', 'sanma_ladder')
+    """
+    tables = tables_of_room(room)
+    return tables.ladder_board if tables.room(room).bots_only else tables.board
 
 
 RANKED_PREFIX = "ranked:"

@@ -74,8 +74,8 @@ def check_settings(s: EventSettings) -> Ruleset:
 
 
 def seats_of(ruleset: Ruleset) -> int:
-    """Seats per table (3 or 4): never assumed to be four."""
-    return int(getattr(ruleset, "seats", 4))
+    """Seats per table (3 or 4): the ruleset's, never assumed to be four."""
+    return ruleset.seats
 
 
 # What the JSON document of an event's settings may hold (the API's body: docs/tournaments.md).

@@ -47,7 +47,7 @@ from server.domain.ratingrecords import (
 from server.domain.records import ResultRecord, StepRecord
 from server.engine import events as ev
 from server.eventlog.codec import EventKind, decode_kinds
-from server.ranking import CURRENT, SeatChange, Standing
+from server.ranking import SeatChange, Standing
 from server.ranking.ledger import Ledger, RatedMatch, StandingKey
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ class RatingService:
         store: RatingStore,
         *,
         clock: Callable[[], float] = time.time,
-        table_version: str = CURRENT.version,
+        table_version: str | None = None,
     ) -> None:
         self.store = store
         self._clock = clock

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import permutations
 
+from server.engine.rules import TENHOU
 from server.tournament.draws import Draws
 
 Table = tuple[str, ...]
@@ -59,7 +60,7 @@ class SeatingError(ValueError):
 class SeatingRules:
     """The event's seating constraints."""
 
-    seats: int = 4
+    seats: int = TENHOU.seats  # the event's ruleset's; the default preset's when none is given
     max_meetings: int | None = None  # rounds two entrants may share a table over the event
     max_wind_spread: int | None = 2  # an entrant's most-used seat position minus its least-used
 

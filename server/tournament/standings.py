@@ -72,7 +72,7 @@ class ScoringRules:
         ruleset: Ruleset,
         formula: Formula,
         *,
-        seats: int = 4,
+        seats: int | None = None,
         best_n: int | None = None,
         teams: Mapping[str, str] | None = None,
     ) -> ScoringRules:
@@ -80,6 +80,7 @@ class ScoringRules:
             raise StandingsError("the best_consecutive formula needs best_n >= 1")
         if formula is Formula.TEAMS and not teams:
             raise StandingsError("the teams formula needs every entrant's team")
+        seats = ruleset.seats if seats is None else seats
         return cls(
             formula=formula,
             seats=seats,

@@ -43,6 +43,12 @@ def test_each_hand_counts_a_riichi_and_an_open_call_once_per_seat() -> None:
     assert sum(play_counts(log), PlayCounts()) == PlayCounts(12, 2, 2)
 
 
+def test_a_three_player_match_has_three_counts() -> None:
+    start = ev.RoundStarted(0, 0, 0, 0, 0, 0, (35000,) * 3, T, "", (None,) * 3)
+    log: list[ev.Event] = [start, ev.TileDiscarded(2, T, False, riichi=True), _call(1, MeldType.PON)]
+    assert play_counts(log) == (PlayCounts(1, 0, 0), PlayCounts(1, 0, 1), PlayCounts(1, 1, 0))
+
+
 def test_no_hands_no_counts() -> None:
     assert play_counts([]) == (PlayCounts(),) * 4
 

@@ -34,10 +34,10 @@ def test_the_table_is_tenhous() -> None:
     assert [T.ranks[idx(k)].target for k in ("new", "9k", "6k", "5k", "4k", "3k", "1k")] == [
         20, 20, 40, 60, 80, 100, 100,
     ]  # fmt: skip
-    assert [T.ranks[idx(k)].fourth(Length.EAST) for k in ("3k", "2k", "1k", "1d", "4d", "10d")] == [
+    assert [T.ranks[idx(k)].last(Length.EAST) for k in ("3k", "2k", "1k", "1d", "4d", "10d")] == [
         0, -10, -20, -30, -60, -120,
     ]  # fmt: skip
-    assert T.ranks[idx("10d")].fourth(Length.EAST_SOUTH) == -180
+    assert T.ranks[idx("10d")].last(Length.EAST_SOUTH) == -180
     assert OPEN.awards(Length.EAST) == (20, 10) and OPEN.awards(Length.EAST_SOUTH) == (30, 15)
     assert EXPERT.awards(Length.EAST) == (50, 20) and EXPERT.awards(Length.EAST_SOUTH) == (75, 30)
     assert T.version == "tenhou-4p-1"

@@ -29,7 +29,15 @@ from server.domain.playcounts import PlayCounts
 from server.domain.ports import Store
 from server.domain.ranked import Board, RatingChange, board_of_room, hand_stats
 from server.domain.records import Account, AccountKind
-from server.ranking import CURRENT, Length, Standing
+from server.ranking import (
+    CURRENT,
+    CURRENT_SANMA,
+    CURRENT_SETS,
+    Length,
+    RankingTables,
+    Standing,
+    tables_of_room,
+)
 from server.services.accounts import AccountInputError, Accounts
 from server.services.auth import Authenticated, Authenticator, AuthError
 from server.services.ranked import all_queue_names, requirement
@@ -96,6 +104,7 @@ class StandingOut(BaseModel):
 class RoomOut(BaseModel):
     key: str
     label: str
+    seats: int = Field(description="players a match: 4, or 3 for the sanma-... rooms")
     length: str
     queue: str = Field(description="the quick-match preset to queue for")
     requirement: str
@@ -106,6 +115,7 @@ class RoomOut(BaseModel):
 class Me(BaseModel):
     account: AccountOut
     standings: list[StandingOut]
+    sanma_standings: list[StandingOut] = Field(description="the three-player (sanma) ranks, kept apart")
     rooms: list[RoomOut]
 
 
@@ -117,6 +127,7 @@ class LeaderRow(BaseModel):
 
 class Leaderboard(BaseModel):
     room: str
+    seats: int
     length: str
     total: int
     entries: list[LeaderRow]
@@ -152,18 +163,28 @@ class StatsOut(BaseModel):
     )
 
 
+class BoardProfile(BaseModel):
+    """A player's figures on one kind of board (four- or three-player), per game length."""
+
+    standings: list[StandingOut]
+    history: dict[str, list[HistoryPoint]]
+    stats: dict[str, StatsOut]
+
+
 class Profile(BaseModel):
     name: str
     kind: str
     standings: list[StandingOut]
     history: dict[str, list[HistoryPoint]]
     stats: dict[str, StatsOut]
+    sanma: BoardProfile = Field(description="the three-player (sanma) figures, kept apart from the above")
 
 
-def _standing_out(s: Standing, length: Length) -> StandingOut:
-    rank = CURRENT.ranks[s.rank]
-    games = sum(s.placements)
-    avg = sum((i + 1) * n for i, n in enumerate(s.placements)) / games if games else None
+def _standing_out(s: Standing, length: Length, tables: RankingTables = CURRENT) -> StandingOut:
+    rank = tables.ranks[s.rank]
+    places = s.placements[: tables.seats]
+    games = sum(places)
+    avg = sum((i + 1) * n for i, n in enumerate(places)) / games if games else None
     return StandingOut(
         length=length.value,
         rank=rank.key,
@@ -172,7 +193,7 @@ def _standing_out(s: Standing, length: Length) -> StandingOut:
         target=rank.target,
         rating=round(s.rating, 2),
         games=s.games,
-        placements=list(s.placements),
+        placements=list(places),
         average_placement=None if avg is None else round(avg, 3),
     )
 
@@ -293,17 +314,22 @@ async def change_password(body: PasswordChange, request: Request, response: Resp
     return _signed_in(request, response, done, _ttl(request))
 
 
-async def _standings(store: Store, account: Account, board: Board) -> list[StandingOut]:
-    return [_standing_out(await store.standing(account.id, board, length), length) for length in Length]
+async def _standings(
+    store: Store, account: Account, board: Board, tables: RankingTables = CURRENT
+) -> list[StandingOut]:
+    return [
+        _standing_out(await store.standing(account.id, board, length), length, tables) for length in Length
+    ]
 
 
-def _board(account: Account) -> Board:
-    return Board.LADDER if account.kind is AccountKind.BOT else Board.RANKED
+def _board(account: Account, tables: RankingTables = CURRENT) -> Board:
+    """The account's board in ``tables``' rooms: the bot ladder's for a bot."""
+    return Board(tables.ladder_board if account.kind is AccountKind.BOT else tables.board)
 
 
 async def _rooms(store: Store, account: Account | None) -> list[RoomOut]:
     out = []
-    for room in CURRENT.rooms:
+    for room in (r for tables in CURRENT_SETS for r in tables.rooms):
         for length in Length:
             allowed: bool | None = None
             if account is not None:
@@ -316,6 +342,7 @@ async def _rooms(store: Store, account: Account | None) -> list[RoomOut]:
                 RoomOut(
                     key=room.key,
                     label=room.label,
+                    seats=tables_of_room(room.key).seats,
                     length=length.value,
                     queue=f"ranked:{room.key}:{length.value}",
                     requirement=requirement(room),
@@ -334,6 +361,7 @@ async def me(request: Request) -> Me:
     return Me(
         account=_account_out(account),
         standings=await _standings(store, account, _board(account)),
+        sanma_standings=await _standings(store, account, _board(account, CURRENT_SANMA), CURRENT_SANMA),
         rooms=await _rooms(store, account),
     )
 
@@ -347,15 +375,16 @@ async def rooms(request: Request) -> list[RoomOut]:
 @ranked_router.get("/leaderboard", response_model=Leaderboard, responses=error_docs(404, 422, 503))
 async def leaderboard(
     request: Request,
-    room: Annotated[str, Query(pattern=r"^[a-z]{1,16}$")] = "open",
+    room: Annotated[str, Query(pattern=r"^[a-z][a-z\-]{0,23}$")] = "open",
     length: Length = Length.EAST_SOUTH,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> Leaderboard:
     """Rank, then points, then R, highest first. Every ranked room of one length shares a board;
-    ``room=ladder`` is the bot ladder's."""
+    ``room=ladder`` is the bot ladder's. The three-player rooms (``room=sanma-open``, ...) share
+    a board of their own (``room=sanma-ladder``: the three-player bot ladder's)."""
     try:
-        CURRENT.room(room)
+        tables = tables_of_room(room)
     except KeyError:
         raise ApiError(m.ErrorCode.NOT_FOUND, f"no room {room!r}") from None
     entries, total = await _store(request).leaderboard(
@@ -363,21 +392,22 @@ async def leaderboard(
     )
     return Leaderboard(
         room=room,
+        seats=tables.seats,
         length=length.value,
         total=total,
         entries=[
-            LeaderRow(position=e.position, name=e.name, standing=_standing_out(e.standing, length))
+            LeaderRow(position=e.position, name=e.name, standing=_standing_out(e.standing, length, tables))
             for e in entries
         ],
     )
 
 
-def _point(c: RatingChange) -> HistoryPoint:
+def _point(c: RatingChange, tables: RankingTables = CURRENT) -> HistoryPoint:
     return HistoryPoint(
         match_id=c.match_id,
         placement=c.placement,
         rating=round(c.after.rating, 2),
-        rank=CURRENT.ranks[c.after.rank].key,
+        rank=tables.ranks[c.after.rank].key,
         points=c.after.points,
         at=c.rated_at,
     )
@@ -385,18 +415,32 @@ def _point(c: RatingChange) -> HistoryPoint:
 
 @ranked_router.get("/players/{name}", response_model=Profile, responses=error_docs(404, 422, 503))
 async def player(request: Request, name: Annotated[str, Path(pattern=NAME)]) -> Profile:
-    """A registered player's or bot's public profile: rank, points, R, placements, rating history."""
+    """A registered player's or bot's public profile: rank, points, R, placements, rating history,
+    four-player and (``sanma``) three-player apart."""
     store = _store(request)
     account = await store.account_by_name(name)
     if account is None or not account.active:
         raise ApiError(m.ErrorCode.NOT_FOUND, f"no player {name!r}")
-    board = _board(account)
-    changes = {length: await store.rating_history(account.id, board, length) for length in Length}
+    four, three = (
+        await _board_profile(store, account, CURRENT),
+        await _board_profile(store, account, CURRENT_SANMA),
+    )
     return Profile(
         name=account.name,
         kind=account.kind.value,
-        standings=await _standings(store, account, board),
-        history={length.value: [_point(c) for c in cs] for length, cs in changes.items()},
+        standings=four.standings,
+        history=four.history,
+        stats=four.stats,
+        sanma=three,
+    )
+
+
+async def _board_profile(store: Store, account: Account, tables: RankingTables) -> BoardProfile:
+    board = _board(account, tables)
+    changes = {length: await store.rating_history(account.id, board, length) for length in Length}
+    return BoardProfile(
+        standings=await _standings(store, account, board, tables),
+        history={length.value: [_point(c, tables) for c in cs] for length, cs in changes.items()},
         stats={length.value: await _stats(store, cs[-STATS_MATCHES:]) for length, cs in changes.items()},
     )
 

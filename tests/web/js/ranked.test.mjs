@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { apiBase, replayLink, standingText } from "../../../server/web/static/js/ranked.js";
+import { SANMA_SEATS, apiBase, boardRoom, replayLink, standingText } from "../../../server/web/static/js/ranked.js";
 
 test("the ranked API is on the next port of this host, unless ?api= says where", () => {
   assert.equal(apiBase(new URL("http://127.0.0.1:8765/")), "http://127.0.0.1:8766");
@@ -20,4 +20,12 @@ test("a recent game links to its replay on the player's own profile only", () =>
   assert.equal(replayLink("m-1", "bob", me), null);
   assert.equal(replayLink("m-1", "ann", null), null);
   assert.equal(replayLink("m-1", "ann", { name: "ann", kind: "guest" }), null);
+});
+
+test("the leaderboards of each board: players and bot ladder, four-player or sanma", () => {
+  assert.deepEqual(
+    [boardRoom(false, false), boardRoom(false, true), boardRoom(true, false), boardRoom(true, true)],
+    ["open", "ladder", "sanma-open", "sanma-ladder"],
+  );
+  assert.equal(SANMA_SEATS, 3);
 });

@@ -43,7 +43,7 @@ export function renderQueue(box, app, handlers) {
     el("p", { className: "queued", "data-testid": "queued" }, `Waiting for players (${queued.preset}): ${queued.players_waiting} at the table…`),
   ];
   if (String(queued.preset).startsWith("ranked:")) {
-    parts.push(el("p", { className: "hint", "data-testid": "ranked-wait" }, "A ranked table waits for four players: no bots fill it."));
+    parts.push(el("p", { className: "hint", "data-testid": "ranked-wait" }, `A ranked table waits for ${String(queued.preset).startsWith("ranked:sanma-") ? "three" : "four"} players: no bots fill it.`));
   }
   parts.push(el("button", { type: "button", className: "ghost", "data-testid": "cancel-queue", onclick: () => handlers.onCancel() }, "Stop waiting"));
   box.replaceChildren(...parts);

@@ -25,13 +25,13 @@ const connection = new Connection({
 });
 app = new App({ doc: document, connection, storage });
 const ranked = new Ranked({ doc: document, app, storage, location: globalThis.location });
-app.afterSideInfo = (side, players, length) => ranked.decorateSeats(side, players, length);
+app.afterSideInfo = (side, players, length) => ranked.decorateSeats(side, players, length, players?.length);
 const friends = new Friends({ doc: document, storage, location: globalThis.location });
 app.afterWelcome = (welcome) => {
   ranked.onWelcome(welcome.player);
   friends.onWelcome(welcome.player);
 };
-app.afterMatchEnd = (match, length) => ranked.onMatchEnd(match.id, length);
+app.afterMatchEnd = (match, length) => ranked.onMatchEnd(match.id, length, undefined, match.players?.length);
 app.afterResult = (box, match) => ranked.decorateResult(box, match.id);
 globalThis.jantaku = app; // for debugging and end-to-end tests
 globalThis.jantakuRanked = ranked;

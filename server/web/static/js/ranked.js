@@ -10,6 +10,14 @@ const TOKEN_KEY = "jantaku.session_token";
 const SVG = "http://www.w3.org/2000/svg";
 
 /** The ranked API's base URL: `?api=` if given, else this host on the next port. */
+/** The seat count of the three-player (sanma-...) rooms, whose ranks are kept apart (GET /api/rooms: seats). */
+export const SANMA_SEATS = 3;
+
+/** The leaderboard rooms of each kind of board: players and bot ladder, four-player or sanma. */
+export function boardRoom(sanma, ladder) {
+  return `${sanma ? "sanma-" : ""}${ladder ? "ladder" : "open"}`;
+}
+
 export function apiBase(location) {
   const override = new URLSearchParams(location.search).get("api");
   if (override) return override.replace(/\/$/, "");
@@ -130,7 +138,7 @@ export class Ranked {
     this.base = apiBase(location);
     this.me = null; // {account, standings, rooms}
     this.seatRanks = new Map(); // name -> "1 dan" (or "" for none)
-    this.ladders = new Map(); // length -> Promise of Map(bot name -> rank label), from the bot ladder
+    this.ladders = new Map(); // "room/length" -> Promise of Map(bot name -> rank label), from the bot ladder
     this.climb = null; // {matchId, ...climbOf()}: the last ranked match's change, for its final screen
     this.box = doc.getElementById("ranked");
     this.view = doc.getElementById("ranked-view");
@@ -164,7 +172,7 @@ export class Ranked {
    */
   onWelcome(player) {
     if (player?.kind === "guest") {
-      this.me = { account: player, standings: [], rooms: [] };
+      this.me = { account: player, standings: [], sanma_standings: [], rooms: [] };
       this.render();
       return;
     }
@@ -274,6 +282,11 @@ export class Ranked {
     const standings = me.standings.map((s) =>
       h(doc, "li", { "data-testid": `my-rank-${s.length}` }, `${LENGTH_LABEL[s.length]}: ${standingText(s)} · ${plural(s.games, "game")}`),
     );
+    for (const s of me.sanma_standings ?? []) {
+      standings.push(
+        h(doc, "li", { "data-testid": `my-rank-sanma-${s.length}` }, `Sanma ${LENGTH_LABEL[s.length].toLowerCase()}: ${standingText(s)} · ${plural(s.games, "game")}`),
+      );
+    }
     const rooms = me.rooms
       .filter((r) => r.may_enter)
       .map((r) =>
@@ -289,7 +302,7 @@ export class Ranked {
       h(doc, "h2", {}, "Ranked"),
       h(doc, "p", { "data-testid": "ranked-account" }, `Signed in as ${me.account.name}`),
       h(doc, "ul", { className: "my-ranks" }, standings),
-      h(doc, "p", { className: "hint" }, "Rooms you may enter (ranked tables wait for four players; no bots):"),
+      h(doc, "p", { className: "hint" }, "Rooms you may enter (ranked tables wait for a full table of players, four, or three in sanma rooms; no bots):"),
       h(doc, "div", { className: "field-row rooms", "data-testid": "ranked-rooms" }, rooms),
       links,
       h(
@@ -323,11 +336,14 @@ export class Ranked {
   async showLeaderboard(room, length) {
     const doc = this.doc;
     const board = await this.call("GET", `/api/leaderboard?room=${encodeURIComponent(room)}&length=${encodeURIComponent(length)}`, null, false);
+    const sanma = room.startsWith("sanma-");
+    const ladder = room.endsWith("ladder");
     const switches = ["east", "east_south"].map((l) =>
       h(doc, "button", { type: "button", className: l === length ? "primary" : "ghost", onclick: () => this.showLeaderboard(room, l) }, LENGTH_LABEL[l]),
     );
     switches.push(
-      h(doc, "button", { type: "button", className: room === "ladder" ? "primary" : "ghost", onclick: () => this.showLeaderboard(room === "ladder" ? "open" : "ladder", length) }, room === "ladder" ? "Players" : "Bot ladder"),
+      h(doc, "button", { type: "button", className: ladder ? "primary" : "ghost", onclick: () => this.showLeaderboard(boardRoom(sanma, !ladder), length) }, ladder ? "Players" : "Bot ladder"),
+      h(doc, "button", { type: "button", className: sanma ? "primary" : "ghost", "data-testid": "leaderboard-sanma", onclick: () => this.showLeaderboard(boardRoom(!sanma, ladder), length) }, sanma ? "Four-player" : "Sanma"),
     );
     const rows = board.entries.map((e) =>
       h(
@@ -342,7 +358,7 @@ export class Ranked {
       ),
     );
     this._open(
-      `Leaderboard · ${room === "ladder" ? "bot ladder" : "players"} · ${LENGTH_LABEL[length]}`,
+      `Leaderboard · ${sanma ? "sanma " : ""}${ladder ? "bot ladder" : "players"} · ${LENGTH_LABEL[length]}`,
       h(doc, "div", { className: "field-row" }, switches),
       h(doc, "table", { "data-testid": "leaderboard" }, h(doc, "tr", {}, ...["#", "name", "rank", "R", "games"].map((t) => h(doc, "th", {}, t))), rows),
       h(doc, "p", { className: "hint" }, `${board.total} ranked`),
@@ -352,14 +368,23 @@ export class Ranked {
   async showProfile(name) {
     const doc = this.doc;
     const p = await this.call("GET", `/api/players/${encodeURIComponent(name)}`, null, false);
-    const sections = p.standings.map((s) => {
-      const history = p.history[s.length] ?? [];
+    const boards = [{ prefix: "", title: "", figures: p }];
+    if (p.sanma) boards.push({ prefix: "sanma-", title: "Sanma ", figures: p.sanma });
+    const sections = boards.flatMap(({ prefix, title, figures }) => this._profileSections(p, prefix, title, figures));
+    this._open(`${p.name}${p.kind === "bot" ? " (bot)" : ""}`, ...sections);
+  }
+
+  /** One board's sections of a profile (four-player, or sanma: "sanma-" in the test ids). */
+  _profileSections(p, prefix, title, figures) {
+    const doc = this.doc;
+    return figures.standings.map((s) => {
+      const history = figures.history[s.length] ?? [];
       const dist = s.placements.map((n, i) => `${i + 1}st 2nd 3rd 4th`.split(" ")[i] + ` ${n}`).join(" · ");
-      const st = p.stats?.[s.length];
+      const st = figures.stats?.[s.length];
       const pc = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)}%`);
       const num = (v) => (v === null || v === undefined ? "–" : String(Math.round(v)));
       const stats = st && st.hands
-        ? h(doc, "p", { "data-testid": `profile-stats-${s.length}` },
+        ? h(doc, "p", { "data-testid": `profile-stats-${prefix}${s.length}` },
             `${st.matches === 1 ? "The last match" : `Last ${st.matches} matches`}, ${plural(st.hands, "hand")}: win ${pc(st.win_rate)} · deal-in ${pc(st.deal_in_rate)} · ` +
               `tsumo ${pc(st.tsumo_share)} of wins · average win ${num(st.average_win)} · average deal-in ${num(st.average_deal_in)} · ` +
               `tenpai at draws ${pc(st.tenpai_at_draws)} · riichi ${pc(st.riichi_rate)} · calls ${pc(st.call_rate)}`)
@@ -372,16 +397,15 @@ export class Ranked {
       return h(
         doc,
         "section",
-        { "data-testid": `profile-${s.length}` },
-        h(doc, "h3", {}, LENGTH_LABEL[s.length]),
-        h(doc, "p", { "data-testid": `profile-rank-${s.length}` }, standingText(s)),
+        { "data-testid": `profile-${prefix}${s.length}` },
+        h(doc, "h3", {}, `${title}${title ? LENGTH_LABEL[s.length].toLowerCase() : LENGTH_LABEL[s.length]}`),
+        h(doc, "p", { "data-testid": `profile-rank-${prefix}${s.length}` }, standingText(s)),
         h(doc, "p", {}, `${plural(s.games, "game")} · average placement ${s.average_placement ?? "–"} · ${dist}`),
         stats,
         history.length ? ratingChart(doc, history) : h(doc, "p", { className: "hint" }, "No rated match yet."),
         recent.length ? h(doc, "ul", { className: "recent" }, recent) : null,
       );
     });
-    this._open(`${p.name}${p.kind === "bot" ? " (bot)" : ""}`, ...sections);
   }
 
   // ---- the table: each seat's rank ------------------------------------------------------------
@@ -391,19 +415,20 @@ export class Ranked {
    * none; a registered player's comes from their profile; a bot's from the bot ladder (a table's
    * built-in bots have no account, so asking for their profile would only be a 404).
    */
-  decorateSeats(side, players, lengthOf) {
+  decorateSeats(side, players, lengthOf, seats = players?.length) {
     if (!side || !players) return;
+    const sanma = seats === SANMA_SEATS; // a three-player table shows the sanma ranks
     players.forEach((player, seat) => {
       const row = side.querySelector(`[data-testid="player-${seat}"] .p-name`);
       if (!row || !player || (player.kind !== "player" && player.kind !== "bot")) return;
-      const key = `${player.name}/${lengthOf}`;
+      const key = `${player.name}/${lengthOf}/${sanma ? "sanma" : ""}`;
       if (!this.seatRanks.has(key)) {
         this.seatRanks.set(key, "");
         const label =
           player.kind === "bot"
-            ? this._ladder(lengthOf).then((ladder) => ladder.get(player.name) ?? "")
+            ? this._ladder(lengthOf, sanma).then((ladder) => ladder.get(player.name) ?? "")
             : this.call("GET", `/api/players/${encodeURIComponent(player.name)}`, null, false).then(
-                (p) => p.standings.find((x) => x.length === lengthOf)?.rank_label ?? "",
+                (p) => (sanma ? p.sanma?.standings ?? [] : p.standings).find((x) => x.length === lengthOf)?.rank_label ?? "",
               );
         label
           .then((text) => {
@@ -417,16 +442,17 @@ export class Ranked {
     });
   }
 
-  /** The bot ladder's ranks for one game length (asked once). */
-  _ladder(length) {
-    if (!this.ladders.has(length)) {
-      const path = `/api/leaderboard?room=ladder&length=${encodeURIComponent(length)}&limit=200`;
+  /** The bot ladder's ranks for one game length (asked once), four-player or sanma. */
+  _ladder(length, sanma = false) {
+    const key = `${boardRoom(sanma, true)}/${length}`;
+    if (!this.ladders.has(key)) {
+      const path = `/api/leaderboard?room=${boardRoom(sanma, true)}&length=${encodeURIComponent(length)}&limit=200`;
       const ladder = this.call("GET", path, null, false)
         .then((board) => new Map(board.entries.map((e) => [e.name, e.standing.rank_label])))
         .catch(() => new Map());
-      this.ladders.set(length, ladder);
+      this.ladders.set(key, ladder);
     }
-    return this.ladders.get(length);
+    return this.ladders.get(key);
   }
 
   // ---- the end of a ranked match: the lobby's card and the climb -----------------------------
@@ -436,16 +462,17 @@ export class Ranked {
    * it at once) and, if the match was rated, keep what it changed for its final screen. The rating
    * is written as the match ends, so the page asks a few times until the games count moves.
    */
-  async onMatchEnd(matchId, length, waits = [300, 1200, 3000]) {
+  async onMatchEnd(matchId, length, waits = [300, 1200, 3000], seats = undefined) {
     if (!this.me || this.me.account.kind === "guest") return;
-    const before = this.me.standings.find((s) => s.length === length) ?? null;
-    for (const wait of [0, ...waits]) {
+    const mine = () => (seats === SANMA_SEATS ? this.me?.sanma_standings ?? [] : this.me?.standings ?? []);
+    const before = mine().find((s) => s.length === length) ?? null;
+    for (const wait of [0, ...waits ?? [300, 1200, 3000]]) {
       if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
       await this.refresh();
-      const after = this.me?.standings.find((s) => s.length === length) ?? null;
+      const after = mine().find((s) => s.length === length) ?? null;
       const climb = climbOf(before, after);
       if (climb) {
-        this.climb = { matchId, ...climb };
+        this.climb = { matchId, sanma: seats === SANMA_SEATS, ...climb };
         this.app.render();
         return;
       }
@@ -471,7 +498,7 @@ export class Ranked {
         doc,
         "div",
         { className: "climb", "data-testid": "climb" },
-        h(doc, "h4", {}, `Ranked · ${LENGTH_LABEL[after.length] ?? after.length}`),
+        h(doc, "h4", {}, `Ranked${climb.sanma ? " sanma" : ""} · ${LENGTH_LABEL[after.length] ?? after.length}`),
         h(
           doc,
           "table",

@@ -24,6 +24,7 @@ import {
 } from "./actions.js";
 import { TILE_KEYS } from "./actions.js";
 import { PREFS, doraCount } from "./comforts.js";
+import { DEFAULT_SEATS } from "./view.js";
 
 /** Create an element: el("div", {className: "x", "data-testid": "y", onclick: fn}, child, ...). */
 export function el(tag, props = {}, ...children) {
@@ -211,7 +212,7 @@ export function renderSideInfo(side, ctx) {
   const round = view.round;
   const dealer = round ? round.dealer : 0;
   // Three or four seats: the deal's, else the players seated (before the first deal).
-  const n = view.seats.length || players?.length || view.scores.length || 4;
+  const n = view.seats.length || players?.length || view.scores.length || DEFAULT_SEATS;
   const rows = Array.from({ length: n }, (_, seat) => {
     const kind = players?.[seat]?.kind;
     const classes = ["player"];

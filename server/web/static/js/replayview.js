@@ -8,6 +8,7 @@
 import { el, renderBoard, renderHand, renderResult, renderSideInfo } from "./render.js";
 import { roundLabel } from "./actions.js";
 import { caption, handStarts, move, positionFromHash, positionHash, replayPositions, seatView } from "./replay.js";
+import { DEFAULT_SEATS } from "./view.js";
 
 const TOKEN_KEY = "jantaku.session_token"; // js/protocol.js
 const ADMIN_TOKEN_KEY = "jantaku.admin.token"; // admin/js/api.js (sessionStorage: this tab only)
@@ -124,7 +125,7 @@ export class ReplayViewer {
       Escape: () => this.closeResult(),
     };
     const seat = Number(e.key);
-    const action = keys[e.key] ?? (seat >= 1 && seat <= 4 ? () => this.setBottom(seat - 1) : null);
+    const action = keys[e.key] ?? (seat >= 1 && seat <= this.seatCount() ? () => this.setBottom(seat - 1) : null);
     if (!action) return;
     e.preventDefault();
     action();
@@ -133,6 +134,11 @@ export class ReplayViewer {
   setOpen(open) {
     this.open = open;
     this.draw();
+  }
+
+  /** The game's seat count (three or four): the position's deal, else the seated players. */
+  seatCount(p = this.positions?.[this.at]) {
+    return p?.view?.seats?.length || this.players?.length || DEFAULT_SEATS;
   }
 
   setBottom(seat) {
@@ -199,7 +205,7 @@ export class ReplayViewer {
     const seats = el(
       "select",
       { "data-testid": "replay-seat", "aria-label": "Seat at the bottom", onchange: (e) => this.setBottom(Number(e.target.value)) },
-      Array.from({ length: p.view.seats.length || 4 }, (_, s) => s).map((s) => el("option", { value: s, selected: s === this.bottom }, `${s + 1}. ${this.players?.[s]?.name ?? `Seat ${s + 1}`}`)),
+      Array.from({ length: this.seatCount(p) }, (_, s) => s).map((s) => el("option", { value: s, selected: s === this.bottom }, `${s + 1}. ${this.players?.[s]?.name ?? `Seat ${s + 1}`}`)),
     );
     const step = this.steps[p.step];
     const raw = el(
@@ -233,7 +239,7 @@ export class ReplayViewer {
         " every hand open (O)",
       ),
       el("p", { className: "hint" }, "Link to this moment: ", el("a", { href: link, "data-testid": "replay-link" }, `#${positionHash(p)}`)),
-      el("p", { className: "hint" }, "← → action · ↑ ↓ turn · PgUp PgDn hand · 1–4 seat · O open hands"),
+      el("p", { className: "hint" }, `← → action · ↑ ↓ turn · PgUp PgDn hand · 1–${this.seatCount(p)} seat · O open hands`),
       raw,
     );
   }

@@ -11,6 +11,13 @@
 export const LIVE_WALL_DRAWS = 70;
 /** Three seats: 108 tiles (no 2m-8m) - 14 dead wall - 3 x 13 dealt. */
 export const LIVE_WALL_DRAWS_3 = 55;
+/** The live wall's draws by the deal's seat count (the rulesets' tiles: 136 for four, 108 for three). */
+const LIVE_WALL_BY_SEATS = new Map([
+  [3, LIVE_WALL_DRAWS_3],
+  [4, LIVE_WALL_DRAWS],
+]);
+/** Seats shown before a deal or a seating says how many: the default preset's (tenhou). */
+export const DEFAULT_SEATS = 4;
 
 const SUITS = "mpsz";
 
@@ -237,7 +244,7 @@ export class MatchTracker {
     };
     this._scores = [...event.scores];
     this._dora = [event.dora_indicator];
-    this._tilesLeft = n === 4 ? LIVE_WALL_DRAWS : LIVE_WALL_DRAWS_3;
+    this._tilesLeft = LIVE_WALL_BY_SEATS.get(n) ?? LIVE_WALL_DRAWS;
     this._turn = null;
     this._hands = event.hands.map((h) => (h === null ? null : sortTiles(h)));
     this._drawn = new Array(n).fill(null);
