@@ -37,6 +37,7 @@ from server.hub import gcpolicy
 from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
+from server.services.eventports import StoreEventPorts
 from server.services.eventrules import sealed_games
 from server.services.social import social_service
 from server.services.tables import TableFactory
@@ -181,15 +182,21 @@ class StoredResults:
 def event_service(repo: Store, tables: TableFactory, *, now: Callable[[], float] = time.time) -> EventService:
     """The event service (``docs/tournaments.md``) on ``repo``: events kept by :func:`event_store`,
     tables made by ``tables`` (the hub's factory), results read from the stored games, accounts
-    from the store, ids ``ev-<12 hex>``, a 32-byte random secret per event."""
+    from the store, ids ``ev-<12 hex>``, a 32-byte random secret per event; ranked standings, stored
+    moves and game exports read through :class:`StoreEventPorts`."""
+    events = event_store(repo)
+    ports = StoreEventPorts(repo, events)
     return EventService(
-        store=event_store(repo),
+        store=events,
         tables=tables,
         results=StoredResults(repo),
         accounts=repo.account_by_id,
         now=now,
         new_id=lambda: f"ev-{secrets.token_hex(6)}",
         new_secret=lambda: secrets.token_bytes(32),
+        rank_of=ports.rank_of,
+        steps_of=ports.steps_of,
+        export_of=ports.export_of,
     )
 
 

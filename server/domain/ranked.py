@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from server.domain.reads import HandResult
-from server.ranking import Length, Standing, parse_ranked_source
+from server.ranking import Length, Standing, rated_source
 from server.ranking.ledger import NotRateableError, RatedMatch, check_rateable
 
 
@@ -44,7 +44,7 @@ def rated_match(
     four different accounts, placements 1..4: a match without its result has none)."""
     if aborted:
         return None
-    parsed = parse_ranked_source(source)
+    parsed = rated_source(source)
     if parsed is None:
         return None
     room, length = parsed

@@ -208,14 +208,16 @@ class TableActor:
         Raises (and starts nothing) when the store refuses the match.
         """
         setup = self.setup
-        t = new_match(self.ruleset, setup.seed, walls_=setup.walls)
+        t = new_match(self.ruleset, setup.seed, walls_=setup.walls, start=setup.hand_start())
         created = self._deps.wall_clock()
         match = match_record(
             self.match_id, self.ruleset, setup.seed, self.seats, created_at=created, source=self.source
         )
         # The seed is stored (secret until the end) so that a restarted server can replay the match;
         # a match dealt from injected walls (tests) cannot be replayed from its seed.
-        settings = table_settings_json(self.timers, self.spectate, hold=setup.hold_reveals)
+        settings = table_settings_json(
+            self.timers, self.spectate, hold=setup.hold_reveals, start_scores=setup.start_scores
+        )
         recovery = RecoveryRecord(self.match_id, setup.seed.hex(), settings) if setup.walls is None else None
         commits = self._commits
         await commits.call(commits.repo.create_match(match, recovery))

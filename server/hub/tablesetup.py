@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from server.domain.ports import Repository
+from server.engine import HandStart
 from server.engine.rules import Ruleset
 from server.engine.tiles import Tile
 from server.hub.clock import Clock
@@ -32,6 +33,11 @@ class TableSetup:
     walls: Sequence[Sequence[Tile]] | None = None  # injected walls (None: dealt from the seed)
     source: str = ""  # how the table was made (stored with the match)
     hold_reveals: bool = False  # keep wall reveals and the seed from seats and spectators (TableSpec)
+    start_scores: tuple[int, ...] | None = None  # per-seat start points (TableSpec.start_scores)
+
+    def hand_start(self) -> HandStart | None:
+        """Where the match starts: East 1 with the per-seat start points, if any."""
+        return None if self.start_scores is None else HandStart(scores=self.start_scores)
 
 
 @dataclass(frozen=True, slots=True)

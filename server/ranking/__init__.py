@@ -23,6 +23,7 @@ from server.ranking.tables import (
     Room,
     parse_ranked_source,
     ranked_source,
+    rated_source,
 )
 
 __all__ = [
@@ -40,5 +41,6 @@ __all__ = [
     "parse_ranked_source",
     "ranked_source",
     "rate_match",
+    "rated_source",
     "rating_change",
 ]

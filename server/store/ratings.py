@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, bindparam, delete, exists, func, insert, select, update
+from sqlalchemy import ColumnElement, Row, bindparam, delete, exists, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -33,7 +33,7 @@ from server.domain.ranked import (
 from server.domain.records import DEFAULT_SCOPES, Account, AccountKind, MatchStatus
 from server.engine import events as ev
 from server.eventlog.codec import EventKind, decode_kinds
-from server.ranking import CURRENT, Length, SeatChange, Standing, parse_ranked_source
+from server.ranking import CURRENT, Length, SeatChange, Standing, rated_source
 from server.ranking.ledger import (
     Ledger,
     RatedMatch,
@@ -86,6 +86,11 @@ def _standing_values(s: Standing) -> dict[str, Any]:
     }
 
 
+def _rateable_source() -> ColumnElement[bool]:
+    """The sources of matches that may be rated: ranked rooms', and rated events' tables."""
+    return or_(MatchRow.source.like("ranked:%"), MatchRow.source.like("event:%:ranked:%"))
+
+
 async def _rated_match(
     conn: AsyncConnection, match_id: str, table_version: str, *, unrated_only: bool = False
 ) -> RatedMatch | None:
@@ -95,11 +100,7 @@ async def _rated_match(
     if unrated_only:
         query = query.where(_unrated())
     match = (await conn.execute(query)).first()
-    if (
-        match is None
-        or match.status == MatchStatus.ABORTED.value
-        or parse_ranked_source(match.source) is None
-    ):
+    if match is None or match.status == MatchStatus.ABORTED.value or rated_source(match.source) is None:
         return None  # not rateable (rated_match says so too): its seats need not be read
     rows = (
         await conn.execute(
@@ -405,7 +406,7 @@ class SqlRatings:
             rows = await conn.execute(
                 select(MatchRow.id)
                 .where(
-                    MatchRow.source.like("ranked:%"),
+                    _rateable_source(),
                     MatchRow.status == MatchStatus.COMPLETED.value,
                     _unrated(),
                 )
@@ -493,7 +494,7 @@ class SqlRatings:
                 await conn.execute(
                     select(MatchRow.id)
                     .where(
-                        MatchRow.source.like("ranked:%"),
+                        _rateable_source(),
                         MatchRow.status == MatchStatus.COMPLETED.value,
                         _unrated(),
                     )
