@@ -74,7 +74,6 @@ from server.hub.steplog import (
     match_record,
     render_events,
     step_record,
-    table_settings_json,
 )
 from server.hub.tablesetup import TableDeps, TableSetup
 from server.hub.wakeup import Wakeup
@@ -215,9 +214,7 @@ class TableActor:
         )
         # The seed is stored (secret until the end) so that a restarted server can replay the match;
         # a match dealt from injected walls (tests) cannot be replayed from its seed.
-        settings = table_settings_json(
-            self.timers, self.spectate, hold=setup.hold_reveals, start_scores=setup.start_scores
-        )
+        settings = setup.stored_settings()
         recovery = RecoveryRecord(self.match_id, setup.seed.hex(), settings) if setup.walls is None else None
         commits = self._commits
         await commits.call(commits.repo.create_match(match, recovery))

@@ -114,6 +114,10 @@ class LocalTable:
             raise TableSpecError(f"seat {seat} of {self.match_id} is locked")
         if self.actor.finished or not self.actor.running:
             raise TableSpecError(f"match {self.match_id} is over")
+        if self.actor.seats[seat].bot is not None:
+            raise TableSpecError(
+                f"seat {seat} of {self.match_id} is a built-in bot's: it needs no substitute"
+            )
         spec, stand_in = seat_spec(by, self.actor, seat)
         old = self.actor.seats[seat].account_id
         step = hand_over(self.actor, seat, spec, stand_in)

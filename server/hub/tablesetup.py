@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from server.domain.ports import Repository
+from server.domain.records import JSON
 from server.engine import HandStart
 from server.engine.rules import Ruleset
 from server.engine.tiles import Tile
@@ -18,6 +19,7 @@ from server.hub.clock import Clock
 from server.hub.inbox import SeatSpec
 from server.hub.metrics import HubMetrics
 from server.hub.settings import SpectatePolicy, TableTimers
+from server.hub.steplog import table_settings_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,12 @@ class TableSetup:
     source: str = ""  # how the table was made (stored with the match)
     hold_reveals: bool = False  # keep wall reveals and the seed from seats and spectators (TableSpec)
     start_scores: tuple[int, ...] | None = None  # per-seat start points (TableSpec.start_scores)
+
+    def stored_settings(self) -> JSON:
+        """The settings kept with the match's recovery record (:func:`table_settings_json`)."""
+        return table_settings_json(
+            self.timers, self.spectate, hold=self.hold_reveals, start_scores=self.start_scores
+        )
 
     def hand_start(self) -> HandStart | None:
         """Where the match starts: East 1 with the per-seat start points, if any."""

@@ -125,7 +125,7 @@ class SettingsIn(Strict):
     min_rating: float | None = Field(
         default=None, ge=0, le=10000, description="open sign-up: this R or higher"
     )
-    ranked: bool = Field(default=False, description="the games count for ranked stats")
+    ranked: bool = Field(default=False, strict=True, description="the games count for ranked stats")
     signup_opens: float | None = None
     signup_closes: float | None = None
     checkin: bool = False
