@@ -22,7 +22,6 @@ from server.ranking import CURRENT, Length, Standing
 from server.services.eventexport import event_archive
 from server.services.eventrules import EventError, event_source
 from server.services.tournaments import Actor
-from server.store.memory import InMemoryRepository
 from tests.events.kit import World, account
 from tests.hub.helpers import EAST
 
@@ -83,7 +82,7 @@ async def test_rank_and_rating_limits_on_open_sign_up() -> None:
     strong, weak, guest = account("strong"), account("weak"), account("guest", AccountKind.GUEST)
     for a in (strong, weak, guest):
         await w.repo.create_account(a)
-    w.repo._standings[(strong.id, Board.RANKED.value, Length.EAST.value)] = Standing(  # type: ignore[attr-defined]
+    w.repo._standings[(strong.id, Board.RANKED.value, Length.EAST.value)] = Standing(
         rank=CURRENT.rank_index("2d"), rating=1850.0
     )
     settings = EventSettings("Dan night", EAST.to_json(), 1, min_dan=1, min_rating=1800.0, guests=True)
@@ -94,9 +93,13 @@ async def test_rank_and_rating_limits_on_open_sign_up() -> None:
             await w.service.enter(Actor(who), event.id)
         assert err.value.code == code and words in err.value.message
     assert [e.entrant_id for e in (await w.service.view(event.id)).entrants] == [strong.id]
-    for bad in ({"min_dan": 0}, {"min_dan": 11}, {"min_rating": -1.0}):
+    for bad in (
+        EventSettings("x", EAST.to_json(), 1, min_dan=0),
+        EventSettings("x", EAST.to_json(), 1, min_dan=11),
+        EventSettings("x", EAST.to_json(), 1, min_rating=-1.0),
+    ):
         with pytest.raises(EventError) as err:
-            await w.service.create(w.org, EventSettings("x", EAST.to_json(), 1, **bad))  # type: ignore[arg-type]
+            await w.service.create(w.org, bad)
         assert err.value.code == "malformed"
 
 

@@ -11,6 +11,8 @@ import pytest
 from server.domain.records import Account, MatchStatus
 from server.domain.tournaments import EventSettings, RoundStatus
 from server.hub.outputs import ErrorOut, LeftOut
+from server.hub.recovery import rebuild_stored
+from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.tables import LocalTable
 from server.services.eventrules import EventError
 from server.services.tournaments import Actor
@@ -178,3 +180,34 @@ async def test_start_points_reach_the_table_and_the_standings() -> None:
     assert {r.name: r.total for r in await w.service.standings(event_id)} == expected
     assert sum(expected.values()) == 0
     assert [a.action for a in await w.service.log(w.org, event_id)].count("start_points") == 1
+
+
+async def test_start_points_survive_a_restart_of_the_table() -> None:
+    """A table with per-seat start points replays from its stored log with them (crash recovery)."""
+    w3 = World()
+    await w3.setup()
+    for a in (ANN, SUB):
+        await w3.repo.create_account(a)
+    base: dict[str, object] = {"name": "Final", "ruleset_json": EAST.to_json(), "rounds": 1}
+    ev = await w3.service.create(w3.org, EventSettings(**base))  # type: ignore[arg-type]
+    await w3.service.enter(Actor(ANN), ev.id)
+    for _ in range(3):
+        await w3.service.add_bot(w3.org, ev.id, "greedy")
+    await w3.service.set_start_points(w3.org, ev.id, ANN.id, 40000, "the leader carries points")
+    await w3.service.seat(w3.org, ev.id)
+    rnd = await w3.service.start(w3.org, ev.id)
+    match_id = rnd.tables[0].match_id or ""
+    seat = rnd.tables[0].entrants.index(ANN.id)
+    table = await w3.hub.tables.find(match_id)
+    assert isinstance(table, LocalTable)
+    await asyncio.sleep(0.05)  # some moves are stored; ann has not decided (she never connects)
+    match = await w3.repo.get_match(match_id)
+    assert match is not None
+    recovered = await rebuild_stored(
+        w3.repo, match, default_timers=TableTimers(), default_spectate=SpectatePolicy()
+    )
+    assert not isinstance(recovered, tuple), recovered
+    assert recovered.start_scores is not None and recovered.start_scores[seat] == 40000
+    assert recovered.transitions[0].state.scores[seat] == 40000
+    assert len(recovered.transitions) == len(await w3.repo.steps(match_id))
+    await w3.service.end_table(w3.org, ev.id, 0, "done")

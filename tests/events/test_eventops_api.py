@@ -9,6 +9,7 @@ import asyncio
 import io
 import json
 import zipfile
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ async def test_refused_requests_change_nothing(env: Env) -> None:
     base = await seated(env)
     event_id = base.rsplit("/", 1)[1]
     before = await env.state(event_id)
-    refused = [
+    refused: list[tuple[str | None, str, dict[str, Any], str]] = [
         (None, "lock", {"table": 0, "seat": 0}, "unauthenticated"),
         ("ann", "lock", {"table": 0, "seat": 0}, "forbidden"),
         ("bob", "start-points", {"entrant": "a-ann", "points": 30000}, "forbidden"),
@@ -59,9 +60,7 @@ async def test_refused_requests_change_nothing(env: Env) -> None:
     ]
     for who, action, body, want in refused:
         r = await env.post(who, f"{base}/{action}", body)
-        got = code(r)
-        want = "invalid_request" if want == "malformed" else want
-        assert got == want, (action, body, r.text)
+        assert code(r) == ("invalid_request" if want == "malformed" else want), (action, body, r.text)
     assert code(await env.client.get(f"{base}/export", headers=env.as_("ann"))) == "forbidden"
     assert code(await env.client.get(f"{base}/games/m-nope/moves", headers=env.as_("org"))) == "not_found"
     assert (
@@ -73,7 +72,7 @@ async def test_refused_requests_change_nothing(env: Env) -> None:
 async def test_organizer_actions_are_idempotent_with_their_keys(env: Env) -> None:
     base = await seated(env)
     event_id = base.rsplit("/", 1)[1]
-    actions = [
+    actions: list[tuple[str, dict[str, Any]]] = [
         ("lock", {"table": 0, "seat": 1, "reason": "reserved", "key": "l1"}),
         ("unlock", {"table": 0, "seat": 1, "reason": "free", "key": "u1"}),
         ("start-points", {"entrant": "a-ann", "points": 30000, "reason": "seeded", "key": "p1"}),

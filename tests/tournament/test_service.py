@@ -300,3 +300,29 @@ async def test_scripted_seating_and_check_in() -> None:
     await w.service.check_in(PLAYERS[3], event_id)
     rnd = await w.service.seat(ORG, event_id, script=script)
     assert rnd.tables[0].entrants == tuple(p.id for p in PLAYERS[:4])
+
+
+async def test_seat_actions_at_a_table_on_another_node_are_unsupported_and_change_nothing() -> None:
+    w = World()
+    event_id = await full_event(w)
+    await w.service.seat(ORG, event_id)
+    rnd = await w.service.start(ORG, event_id)
+    for live in w.tables.made:
+        live.remote = True
+    before = (await w.store.rounds(event_id), len(await w.store.audit(event_id)))
+    lock = w.service.lock_seat(ORG, event_id, table=0, seat=0, locked=True, reason="r")
+    assert await codes(lock) == "unsupported"
+    sub = w.service.substitute(ORG, event_id, table=0, seat=0, substitute="a-sub", reason="late")
+    assert await codes(sub) == "unsupported"
+    assert (await w.store.rounds(event_id), len(await w.store.audit(event_id))) == before
+    for live in w.tables.made:
+        live.remote = False
+    changed = await w.service.substitute(ORG, event_id, table=0, seat=0, substitute="a-sub", reason="late")
+    assert changed.tables[0].stand_ins[0].from_step == 41  # the step the factory answered
+    assert w.tables.made[0].subs[0][1].account == ACCOUNTS["a-sub"]
+    assert changed.tables[0].player_of(0) == "a-sub" and changed.tables[0].entrants == rnd.tables[0].entrants
+    # not an organizer: forbidden, nothing changed
+    assert await codes(w.service.lock_seat(PLAYERS[0], event_id, table=0, seat=1, locked=True)) == "forbidden"
+    assert await codes(w.service.set_start_points(PLAYERS[0], event_id, PLAYERS[0].id, 30000)) == "forbidden"
+    assert await codes(w.service.moves(PLAYERS[0], event_id, "m-0")) == "forbidden"
+    assert await codes(w.service.moves(ORG, event_id, "m-0")) == "unsupported"  # no stored moves here
