@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.app.review_api import ReviewServer, review_api
+from server.bots import BOTS
 from server.domain.errors import ConflictError
 from server.domain.ports import Repository, Store
 from server.domain.records import MatchStatus
@@ -197,6 +198,7 @@ def event_service(repo: Store, tables: TableFactory, *, now: Callable[[], float]
         rank_of=ports.rank_of,
         steps_of=ports.steps_of,
         export_of=ports.export_of,
+        bot_names=frozenset(BOTS),
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -86,6 +86,7 @@ class EventBase:
         rank_of: RankOf | None = None,
         steps_of: StepsOf | None = None,
         export_of: ExportOf | None = None,
+        bot_names: Collection[str] | None = None,
     ) -> None:
         self._store = store
         self._tables = tables
@@ -97,6 +98,7 @@ class EventBase:
         self._rank_of = rank_of
         self._steps_of = steps_of
         self._export_of = export_of
+        self._bot_names = bot_names  # the built-in bots (None: the table factory checks the names)
 
     async def _audit(
         self,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from server.bots import BOTS
 from server.domain.tournaments import (
     AdjustmentRecord,
     EventRecord,
@@ -197,8 +196,8 @@ class EventLive(EventBase):
     async def _substitute_request(self, substitute: str) -> SeatRequest:
         if substitute.startswith(BOT_PREFIX):
             bot = substitute[len(BOT_PREFIX) :]
-            if bot not in BOTS:
-                raise EventError("malformed", f"no built-in bot {bot!r}; bots: {sorted(BOTS)}")
+            if self._bot_names is not None and bot not in self._bot_names:
+                raise EventError("malformed", f"no built-in bot {bot!r}; bots: {sorted(self._bot_names)}")
             return SeatRequest.built_in(bot)
         account = await self._accounts(substitute)
         if account is None:
