@@ -225,6 +225,15 @@ def build_hub(
     return hub
 
 
+async def restore_event_tables(app: Any) -> None:
+    """After crash recovery: the events' running tables get their seat locks and mid-game
+    substitutes back (:meth:`EventService.restore_tables`); what cannot be restored is logged."""
+    service: EventService | None = app.state.settings.events
+    if service is not None:
+        for problem in await service.restore_tables():
+            log.warning("event table not restored: %s", problem)
+
+
 @contextlib.asynccontextmanager
 async def running_server(
     settings: HubSettings,
@@ -246,6 +255,7 @@ async def running_server(
         await hub.start()
         try:
             assert hub.http_app is not None
+            await restore_event_tables(hub.http_app)
             async with (
                 gcpolicy.applied(settings.gc),
                 review_api(

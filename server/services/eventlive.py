@@ -49,6 +49,13 @@ def stand_in_at(table: RoundTableRecord, seat: int, step: int) -> StandInRecord 
     return found
 
 
+def stand_in_of(by: str) -> str:
+    """The substitute to seat again for a stand-in: its account id, or ``bot:<name>``."""
+    return (
+        f"{BOT_PREFIX}{by[len(BOT_PREFIX) :].split(':', maxsplit=1)[0]}" if by.startswith(BOT_PREFIX) else by
+    )
+
+
 class EventLive(EventBase):
     """The organizers' actions on a round's tables (see the module docstring)."""
 
@@ -226,6 +233,31 @@ class EventLive(EventBase):
         await self._store.put_entrant(dataclasses.replace(found, start_points=points))
         detail = {"entrant": entrant_id, "points": points}
         await self._audit(event, actor, "start_points", detail, reason=reason, key=key)
+
+    async def restore_tables(self) -> list[str]:
+        """After a restart (the tables replayed from the store): give every running round's live
+        table its seat locks again and its substitutes who took over mid-game (those seated before
+        the start are stored with the match). What could not be restored, named (e.g. a table on
+        another node); nothing is audited, nothing else changes."""
+        problems = []
+        for event in await self._store.events():
+            rounds = await self._store.rounds(event.id)
+            if not rounds or rounds[-1].status is not RoundStatus.RUNNING:
+                continue
+            for t in rounds[-1].tables:
+                live = await self._tables.find(t.match_id) if t.match_id is not None else None
+                if live is None:
+                    continue
+                latest = {s.seat: s for s in t.stand_ins}
+                try:
+                    for seat, s in sorted(latest.items()):
+                        if any(x.seat == seat and x.from_step is not None for x in t.stand_ins):
+                            await live.substitute(seat, await self._substitute_request(stand_in_of(s.by)))
+                    for seat in t.locked:
+                        await live.lock_seat(seat, True)
+                except (TableError, EventError) as exc:
+                    problems.append(f"{event.id} table {t.index} ({t.match_id}): {exc}")
+        return problems
 
     # -- standings and entrants --------------------------------------------------------------------------
 

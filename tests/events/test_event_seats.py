@@ -8,10 +8,12 @@ import asyncio
 
 import pytest
 
+from server.app.compose import event_service
 from server.domain.records import Account, MatchStatus
 from server.domain.tournaments import EventSettings, RoundStatus
 from server.hub.outputs import ErrorOut, LeftOut
 from server.hub.recovery import rebuild_stored
+from server.hub.server import Hub
 from server.hub.settings import SpectatePolicy, TableTimers
 from server.hub.tables import LocalTable
 from server.services.eventrules import EventError
@@ -211,3 +213,28 @@ async def test_start_points_survive_a_restart_of_the_table() -> None:
     assert recovered.transitions[0].state.scores[seat] == 40000
     assert len(recovered.transitions) == len(await w3.repo.steps(match_id))
     await w3.service.end_table(w3.org, ev.id, 0, "done")
+
+
+async def test_after_a_restart_the_tables_get_their_substitutes_and_locks_back() -> None:
+    w = World()
+    await w.setup()
+    event_id, live = await player_table(w, players=(ANN, account("bob")))
+    await asyncio.sleep(0.05)
+    ann_seat = live.actor.seat_of_account(ANN.id)
+    bob_seat = live.actor.seat_of_account("a-bob")
+    assert ann_seat is not None and bob_seat is not None
+    await w.service.substitute(w.org, event_id, table=0, seat=ann_seat, substitute=SUB.id, reason="ill")
+    await w.service.lock_seat(w.org, event_id, table=0, seat=bob_seat, locked=True, reason="review")
+    await live.actor.settle()
+    await live.actor.stop()  # the server stops (no abort): the match stays running in the store
+    hub = Hub(w.hub.lobby.factory.settings, w.repo)
+    report = await hub.lobby.recover()
+    assert live.match_id in report.resumed
+    service = event_service(w.repo, hub.tables)
+    again = await hub.tables.find(live.match_id)
+    assert isinstance(again, LocalTable)
+    assert again.actor.seat_of_account(ANN.id) == ann_seat  # replayed from the store: as made
+    assert await service.restore_tables() == []
+    assert again.actor.seat_of_account(SUB.id) == ann_seat and again.actor.seat_of_account(ANN.id) is None
+    assert again.status().locked == frozenset({bob_seat})
+    await service.end_table(w.org, event_id, 0, "done")
