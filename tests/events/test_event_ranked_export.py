@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,8 @@ from server.ranking import CURRENT, Length, Standing
 from server.services.eventexport import event_archive
 from server.services.eventrules import EventError, event_source
 from server.services.tournaments import Actor
+from server.store.db import sqlite_url
+from server.store.repository import SqlRepository
 from tests.events.kit import World, account
 from tests.hub.helpers import EAST
 
@@ -142,3 +145,20 @@ async def test_the_archive_holds_every_game_in_both_formats_and_the_standings() 
     with pytest.raises(EventError) as err:
         await event_archive(w.service, Actor(PLAYERS[0]), event_id)
     assert err.value.code == "forbidden"
+
+
+async def test_a_rated_event_game_on_sqlite(tmp_path: Path) -> None:
+    """The SQL store rates an event's game as its ranked option says (and lists it as pending)."""
+    async with await SqlRepository.open(sqlite_url(str(tmp_path / "jantaku.sqlite3"))) as repo:
+        w = FastWorld()
+        w.repo = repo  # type: ignore[assignment]
+        timers = TableTimers(action_ms=0, bank_ms=0)
+        w.hub = Hub(HubSettings(port=0, timers=timers, spectate=SpectatePolicy(delay_s=0.0)), repo)
+        w.service = event_service(repo, w.hub.tables)
+        await w.setup()
+        event_id = await four_players(w, ranked=True)
+        await w.play_round(event_id)
+        await w.service.finish_round(w.org, event_id)
+        standings = [await repo.standing(a.id, Board.RANKED, Length.EAST) for a in PLAYERS]
+        assert [s.games for s in standings] == [1, 1, 1, 1]
+        assert await repo.rate_pending(0.0) == 0  # rated once, with its result
