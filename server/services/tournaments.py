@@ -84,6 +84,8 @@ class EventService(EventLive):
             raise EventError("forbidden", "only an administrator grants the organizer role")
         if await self._accounts(account_id) is None:
             raise EventError("not_found", f"no account {account_id!r}")
+        if await self._store.organizer_role(account_id) is granted:
+            return  # so already: changes nothing
         await self._store.set_organizer_role(account_id, granted, self._now())
         detail = json.dumps({"account": account_id, "granted": granted})
         await self._store.add_audit(AuditRecord("", self._now(), actor.id, "organizer_role", detail, reason))
@@ -132,6 +134,8 @@ class EventService(EventLive):
         if event.status is not EventStatus.OPEN or await self._store.rounds(event_id):
             raise EventError("conflict", "settings change only before the first round is seated")
         check_settings(settings)
+        if settings == event.settings:
+            return event  # the same settings: changes nothing
         event = dataclasses.replace(event, settings=settings)
         await self._store.put_event(event)
         await self._audit(event, actor, "settings", {"name": settings.name}, reason=reason)
@@ -224,9 +228,17 @@ class EventService(EventLive):
             await self._store.put_entrant(dataclasses.replace(waiting[0], status=EntrantStatus.ENTERED))
 
     async def add_bot(
-        self, actor: Actor, event_id: str, bot: str = "greedy", reason: str = ""
+        self, actor: Actor, event_id: str, bot: str = "greedy", reason: str = "", *, key: str | None = None
     ) -> EntrantRecord:
+        """Add a built-in bot as an entrant; sent again with the same ``key``, the one it added."""
         event = await self._organized(event_id, actor)
+        if key is not None:
+            done = [a for a in await self._store.audit(event_id) if a.action == "add_bot" and a.key == key]
+            if done:
+                added = json.loads(done[0].detail)["entrant"]
+                return next(e for e in await self._store.entrants(event_id) if e.entrant_id == added)
+        if self._bot_names is not None and bot not in self._bot_names:
+            raise EventError("malformed", f"no built-in bot {bot!r}; bots: {sorted(self._bot_names)}")
         if await self._store.rounds(event_id):
             raise EventError("conflict", "entrants are added before the first round is seated")
         taken = {e.entrant_id for e in await self._store.entrants(event_id)}
@@ -237,7 +249,7 @@ class EventService(EventLive):
             event_id, f"{BOT_PREFIX}{bot}:{n}", f"{bot} {n}", "bot", EntrantStatus.ENTERED, self._now()
         )
         await self._store.put_entrant(record)
-        await self._audit(event, actor, "add_bot", {"entrant": record.entrant_id}, reason=reason)
+        await self._audit(event, actor, "add_bot", {"entrant": record.entrant_id}, reason=reason, key=key)
         return record
 
     async def drop(self, actor: Actor, event_id: str, entrant_id: str, reason: str) -> None:

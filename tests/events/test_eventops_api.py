@@ -143,3 +143,21 @@ async def test_rank_limits_and_ranked_over_http(env: Env) -> None:
     assert code(r) == "forbidden" and "4 dan or higher" in r.json()["error"]["message"]
     for bad in (settings(min_dan=0), settings(min_dan=11), settings(min_rating=-5), settings(ranked="yes")):
         assert code(await env.post("org", "/api/events", bad)) == "invalid_request"
+
+
+async def test_adding_bots_settings_and_roles_again_change_nothing(env: Env) -> None:
+    event_id = await organized(env)
+    base = f"/api/events/{event_id}"
+    first = await env.post("org", f"{base}/bots", {"count": 2, "key": "b1"})
+    assert first.status_code == 200
+    state = await env.state(event_id)
+    again = await env.post("org", f"{base}/bots", {"count": 2, "key": "b1"})
+    assert again.json() == first.json() and await env.state(event_id) == state
+    assert code(await env.post("org", f"{base}/bots", {"bot": "nosuch"})) == "invalid_request"
+    r = await env.client.put(f"{base}/settings", json=settings(), headers=env.as_("org"))
+    assert r.status_code == 200 and await env.state(event_id) == state  # the same settings
+    r = await env.post("root", "/api/admin/organizers", {"name": "org", "reason": "again"})
+    assert r.status_code == 200
+    log = (await env.client.get(f"{base}/log", headers=env.as_("org"))).json()
+    assert [a["action"] for a in log] == ["create", "add_bot", "add_bot"]
+    assert await env.state(event_id) == state

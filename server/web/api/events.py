@@ -212,7 +212,7 @@ class OrganizerIn(Reason):
     granted: bool = True
 
 
-class BotsIn(Reason):
+class BotsIn(Keyed):
     bot: str = Field(default="greedy", pattern=r"^[a-z][a-z0-9_\-]{0,31}$")
     count: int = Field(default=1, ge=1, le=64)
 
@@ -445,7 +445,8 @@ async def check_in(request: Request, event_id: EventId) -> dict[str, Any]:
 async def add_bots(request: Request, event_id: EventId, body: BotsIn) -> list[dict[str, Any]]:
     actor = await _actor(request)
     service = _service(request)
-    added = [await service.add_bot(actor, event_id, body.bot, body.reason) for _ in range(body.count)]
+    keys = [None if body.key is None else f"{body.key}#{i}" for i in range(body.count)]
+    added = [await service.add_bot(actor, event_id, body.bot, body.reason, key=k) for k in keys]
     return [_entrant(e) for e in added]
 
 
