@@ -229,7 +229,13 @@ def run_show(args: argparse.Namespace) -> int:
                 "organizers": list(e.organizers),
                 "rounds_planned": e.settings.rounds,
                 "entrants": [
-                    {"id": x.entrant_id, "name": x.name, "kind": x.kind, "status": x.status.value}
+                    {
+                        "id": x.entrant_id,
+                        "name": x.name,
+                        "kind": x.kind,
+                        "status": x.status.value,
+                        "start_points": x.start_points,
+                    }
                     for x in view.entrants
                 ],
                 "rounds": [
@@ -242,6 +248,9 @@ def run_show(args: argparse.Namespace) -> int:
                                 "entrants": list(t.entrants),
                                 "match_id": t.match_id,
                                 "set": t.set_id,
+                                "stand_ins": [dataclasses.asdict(s) for s in t.stand_ins],
+                                "locked": list(t.locked),
+                                "start_scores": t.start_scores,
                             }
                             for t in r.tables
                         ],

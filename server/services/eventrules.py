@@ -62,6 +62,8 @@ def check_settings(s: EventSettings) -> Ruleset:
         raise EventError("malformed", "duplicate sets need set_size >= 1")
     if s.cap is not None and s.cap < 1:
         raise EventError("malformed", f"cap must be at least 1, got {s.cap}")
+    if s.signup_opens is not None and s.signup_closes is not None and s.signup_opens >= s.signup_closes:
+        raise EventError("malformed", "the sign-up window closes before it opens")
     if s.min_dan is not None and not 1 <= s.min_dan <= 10:
         raise EventError("malformed", f"min_dan must be 1..10, got {s.min_dan}")
     if s.min_rating is not None and not 0 <= s.min_rating <= 10000:

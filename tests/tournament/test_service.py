@@ -326,3 +326,12 @@ async def test_seat_actions_at_a_table_on_another_node_are_unsupported_and_chang
     assert await codes(w.service.set_start_points(PLAYERS[0], event_id, PLAYERS[0].id, 30000)) == "forbidden"
     assert await codes(w.service.moves(PLAYERS[0], event_id, "m-0")) == "forbidden"
     assert await codes(w.service.moves(ORG, event_id, "m-0")) == "unsupported"  # no stored moves here
+
+
+async def test_a_sign_up_window_that_closes_before_it_opens_is_malformed() -> None:
+    w = World()
+    await w.service.grant_organizer(ADMIN, ORG.id, True, "runs the club")
+    assert (
+        await codes(w.service.create(ORG, settings(signup_opens=2000.0, signup_closes=1000.0))) == "malformed"
+    )
+    assert await w.store.events() == []
