@@ -14,7 +14,7 @@ from server.domain.tournaments import EventSettings, RoundStatus
 from server.hub.outputs import ErrorOut, LeftOut
 from server.hub.recovery import rebuild_stored
 from server.hub.server import Hub
-from server.hub.settings import SpectatePolicy, TableTimers
+from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.tables import LocalTable
 from server.services.eventrules import EventError
 from server.services.tournaments import Actor
@@ -238,3 +238,35 @@ async def test_after_a_restart_the_tables_get_their_substitutes_and_locks_back()
     assert again.actor.seat_of_account(SUB.id) == ann_seat and again.actor.seat_of_account(ANN.id) is None
     assert again.status().locked == frozenset({bob_seat})
     await service.end_table(w.org, event_id, 0, "done")
+
+
+async def test_moves_before_the_substitution_stay_the_entrants() -> None:
+    """The table played for absent ann (no decision time), then a bot substitute took her seat while
+    the table was paused: her earlier moves stay hers, the later ones are the substitute's."""
+    w = World()
+    w.hub = Hub(HubSettings(port=0, timers=TableTimers(action_ms=0, bank_ms=0)), w.repo)
+    w.service = event_service(w.repo, w.hub.tables)
+    await w.setup()
+    event_id, live = await player_table(w)
+    seat = live.actor.seat_of_account(ANN.id)
+    assert seat is not None
+    for _ in range(200):  # until the table has played for her at least once
+        steps = await w.repo.steps(live.match_id)
+        if any(s.seat == seat for s in steps):
+            break
+        await asyncio.sleep(0.001)
+    await w.service.pause(w.org, event_id, 0, True, "a substitute is coming")
+    if live.actor.finished:
+        pytest.skip("the game ended before it could be paused")
+    rnd = await w.service.substitute(
+        w.org, event_id, table=0, seat=seat, substitute="bot:greedy", reason="ann never came"
+    )
+    await w.service.pause(w.org, event_id, 0, False)
+    await asyncio.wait_for(live.actor.ended.wait(), 60)
+    cut = rnd.tables[0].stand_ins[0].from_step
+    assert cut is not None
+    moves = [m for m in await w.service.moves(w.org, event_id, live.match_id) if m.seat == seat]
+    before = [m for m in moves if m.step <= cut]
+    after = [m for m in moves if m.step > cut]
+    assert before and all(not m.substitute and m.source == "disconnected" for m in before)
+    assert after and all(m.substitute and m.source == "player" for m in after)
