@@ -41,5 +41,5 @@ class ChatRoom:
     def of(
         cls, match_id: str, source: str, seating: Seating, stream: EventStream, finished: bool
     ) -> ChatRoom:
-        seats = tuple(seating.connection(s) for s in range(4))
+        seats = tuple(seating.connection(s) for s in range(seating.seats))
         return cls(match_id, source, hand_live(stream, finished=finished), seats, seating.feed.members)

@@ -11,6 +11,7 @@ import pytest
 from server.app.compose import event_service
 from server.domain.records import Account, MatchStatus
 from server.domain.tournaments import EventSettings, RoundStatus
+from server.engine.rules import TENHOU_SANMA
 from server.hub.outputs import ErrorOut, LeftOut
 from server.hub.recovery import rebuild_stored
 from server.hub.server import Hub
@@ -270,3 +271,24 @@ async def test_moves_before_the_substitution_stay_the_entrants() -> None:
     after = [m for m in moves if m.step > cut]
     assert before and all(not m.substitute and m.source == "disconnected" for m in before)
     assert after and all(m.substitute and m.source == "player" for m in after)
+
+
+async def test_a_substitute_at_a_three_player_table() -> None:
+    w = World()
+    await w.setup()
+    sanma = TENHOU_SANMA.with_options(game_length="east")
+    for a in (ANN, SUB):
+        await w.repo.create_account(a)
+    event = await w.service.create(w.org, EventSettings("Sanma night", sanma.to_json(), 1))
+    await w.service.enter(Actor(ANN), event.id)
+    for _ in range(2):
+        await w.service.add_bot(w.org, event.id, "greedy")
+    await w.service.seat(w.org, event.id)
+    rnd = await w.service.start(w.org, event.id)
+    live = await w.hub.tables.find(rnd.tables[0].match_id or "")
+    assert isinstance(live, LocalTable) and len(live.actor.seats) == 3
+    seat = rnd.tables[0].entrants.index(ANN.id)
+    rnd = await w.service.substitute(w.org, event.id, table=0, seat=seat, substitute="bot:greedy", reason="x")
+    await asyncio.wait_for(live.actor.ended.wait(), 60)
+    moves = await w.service.moves(w.org, event.id, live.match_id)
+    assert [m for m in moves if m.substitute] and all(m.seat == seat for m in moves if m.substitute)
