@@ -17,12 +17,13 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import secrets
 import sys
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -222,15 +223,17 @@ def build_hub(
     attach_hub(app, hub)
     # The events API (admin port) runs events on this hub's table factory.
     app.state.settings = dataclasses.replace(app.state.settings, events=event_service(repo, hub.tables))
+    hub.on_takeover = functools.partial(restore_event_tables, app)  # cluster mode: another node's tables
     return hub
 
 
-async def restore_event_tables(app: Any) -> None:
-    """After crash recovery: the events' running tables get their seat locks and mid-game
-    substitutes back (:meth:`EventService.restore_tables`); what cannot be restored is logged."""
+async def restore_event_tables(app: Any, only: Sequence[str] | None = None) -> None:
+    """After crash recovery or a takeover (``only`` those matches): the events' running tables get
+    their seat locks and mid-game substitutes back (:meth:`EventService.restore_tables`); what
+    cannot be restored is logged."""
     service: EventService | None = app.state.settings.events
     if service is not None:
-        for problem in await service.restore_tables():
+        for problem in await service.restore_tables(only):
             log.warning("event table not restored: %s", problem)
 
 

@@ -10,6 +10,7 @@ the same ``key`` it changes nothing; a refused one raises EventError and changes
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from server.domain.tournaments import (
@@ -25,6 +26,7 @@ from server.services.eventrules import EventError
 from server.services.tables import SeatRequest, TableError
 
 MAX_START_POINTS = 1_000_000
+STAND_IN = "standin:"  # the account id of a bot substitute's seat at a live table (server.hub.standins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,25 +236,32 @@ class EventLive(EventBase):
         detail = {"entrant": entrant_id, "points": points}
         await self._audit(event, actor, "start_points", detail, reason=reason, key=key)
 
-    async def restore_tables(self) -> list[str]:
-        """After a restart (the tables replayed from the store): give every running round's live
-        table its seat locks again and its substitutes who took over mid-game (those seated before
-        the start are stored with the match). What could not be restored, named (e.g. a table on
-        another node); nothing is audited, nothing else changes."""
+    async def restore_tables(self, only: Collection[str] | None = None) -> list[str]:
+        """After a restart or a takeover (the tables replayed from the store; ``only``: of these
+        matches): give every running round's live table its seat locks again and its substitutes
+        who took over mid-game (those seated before the start are stored with the match); a seat
+        that has its substitute already is left as it is. What could not be restored, named (e.g. a
+        table on another node); nothing is audited, nothing else changes."""
         problems = []
         for event in await self._store.events():
             rounds = await self._store.rounds(event.id)
             if not rounds or rounds[-1].status is not RoundStatus.RUNNING:
                 continue
             for t in rounds[-1].tables:
-                live = await self._tables.find(t.match_id) if t.match_id is not None else None
+                if t.match_id is None or (only is not None and t.match_id not in only):
+                    continue
+                live = await self._tables.find(t.match_id)
                 if live is None:
                     continue
                 latest = {s.seat: s for s in t.stand_ins}
+                held = {s.seat: s.account_id for s in live.status().seats}
                 try:
                     for seat, s in sorted(latest.items()):
-                        if any(x.seat == seat and x.from_step is not None for x in t.stand_ins):
-                            await live.substitute(seat, await self._substitute_request(stand_in_of(s.by)))
+                        if not any(x.seat == seat and x.from_step is not None for x in t.stand_ins):
+                            continue  # seated before the start: the stored match has it
+                        if held.get(seat) in (s.by, None) or str(held.get(seat)).startswith(STAND_IN):
+                            continue  # it has its substitute already
+                        await live.substitute(seat, await self._substitute_request(stand_in_of(s.by)))
                     for seat in t.locked:
                         await live.lock_seat(seat, True)
                 except (TableError, EventError) as exc:

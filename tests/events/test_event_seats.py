@@ -5,6 +5,7 @@ a locked seat cannot be taken; per-entrant start points reach the table and the 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import pytest
 
@@ -229,15 +230,24 @@ async def test_after_a_restart_the_tables_get_their_substitutes_and_locks_back()
     await live.actor.settle()
     await live.actor.stop()  # the server stops (no abort): the match stays running in the store
     hub = Hub(w.hub.lobby.factory.settings, w.repo)
-    report = await hub.lobby.recover()
-    assert live.match_id in report.resumed
     service = event_service(w.repo, hub.tables)
+    restored: list[list[str]] = []
+
+    async def takeover(match_ids: Sequence[str]) -> None:
+        again = await hub.tables.find(live.match_id)
+        assert isinstance(again, LocalTable)
+        assert again.actor.seat_of_account(ANN.id) == ann_seat  # replayed from the store: as made
+        restored.append(await service.restore_tables(match_ids))
+
+    hub.on_takeover = takeover  # as a cluster node taking over a dead node's table does
+    await hub.recover_orphans([live.match_id])
+    assert restored == [[]] and live.match_id in hub.recovery.resumed
     again = await hub.tables.find(live.match_id)
     assert isinstance(again, LocalTable)
-    assert again.actor.seat_of_account(ANN.id) == ann_seat  # replayed from the store: as made
-    assert await service.restore_tables() == []
     assert again.actor.seat_of_account(SUB.id) == ann_seat and again.actor.seat_of_account(ANN.id) is None
     assert again.status().locked == frozenset({bob_seat})
+    seats = again.actor.seats
+    assert await service.restore_tables() == [] and again.actor.seats == seats  # again: nothing changes
     await service.end_table(w.org, event_id, 0, "done")
 
 
