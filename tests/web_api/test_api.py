@@ -748,6 +748,11 @@ async def test_openapi_document(api: Api) -> None:
         "/api/events/{event_id}/adjust",
         "/api/events/{event_id}/notice",
         "/api/events/{event_id}/finish-round",
+        "/api/events/{event_id}/lock",
+        "/api/events/{event_id}/unlock",
+        "/api/events/{event_id}/start-points",
+        "/api/events/{event_id}/games/{match_id}/moves",
+        "/api/events/{event_id}/export",
     }
     social = {  # docs/social.md: the signed-in account's friends, blocks and mutes
         "/api/me/friends",
