@@ -17,18 +17,20 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import secrets
 import sys
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.app.review_api import ReviewServer, review_api
+from server.bots import BOTS
 from server.domain.errors import ConflictError
 from server.domain.ports import Repository, Store
 from server.domain.records import MatchStatus
@@ -37,6 +39,7 @@ from server.hub import gcpolicy
 from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
+from server.services.eventports import StoreEventPorts
 from server.services.eventrules import sealed_games
 from server.services.social import social_service
 from server.services.tables import TableFactory
@@ -181,15 +184,22 @@ class StoredResults:
 def event_service(repo: Store, tables: TableFactory, *, now: Callable[[], float] = time.time) -> EventService:
     """The event service (``docs/tournaments.md``) on ``repo``: events kept by :func:`event_store`,
     tables made by ``tables`` (the hub's factory), results read from the stored games, accounts
-    from the store, ids ``ev-<12 hex>``, a 32-byte random secret per event."""
+    from the store, ids ``ev-<12 hex>``, a 32-byte random secret per event; ranked standings, stored
+    moves and game exports read through :class:`StoreEventPorts`."""
+    events = event_store(repo)
+    ports = StoreEventPorts(repo, events)
     return EventService(
-        store=event_store(repo),
+        store=events,
         tables=tables,
         results=StoredResults(repo),
         accounts=repo.account_by_id,
         now=now,
         new_id=lambda: f"ev-{secrets.token_hex(6)}",
         new_secret=lambda: secrets.token_bytes(32),
+        rank_of=ports.rank_of,
+        steps_of=ports.steps_of,
+        export_of=ports.export_of,
+        bot_names=frozenset(BOTS),
     )
 
 
@@ -213,7 +223,18 @@ def build_hub(
     attach_hub(app, hub)
     # The events API (admin port) runs events on this hub's table factory.
     app.state.settings = dataclasses.replace(app.state.settings, events=event_service(repo, hub.tables))
+    hub.on_takeover = functools.partial(restore_event_tables, app)  # cluster mode: another node's tables
     return hub
+
+
+async def restore_event_tables(app: Any, only: Sequence[str] | None = None) -> None:
+    """After crash recovery or a takeover (``only`` those matches): the events' running tables get
+    their seat locks and mid-game substitutes back (:meth:`EventService.restore_tables`); what
+    cannot be restored is logged."""
+    service: EventService | None = app.state.settings.events
+    if service is not None:
+        for problem in await service.restore_tables(only):
+            log.warning("event table not restored: %s", problem)
 
 
 @contextlib.asynccontextmanager
@@ -237,6 +258,7 @@ async def running_server(
         await hub.start()
         try:
             assert hub.http_app is not None
+            await restore_event_tables(hub.http_app)
             async with (
                 gcpolicy.applied(settings.gc),
                 review_api(

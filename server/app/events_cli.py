@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import sys
 import urllib.error
@@ -27,8 +28,9 @@ from server.domain.errors import RepositoryError
 from server.domain.records import Account, AccountKind, Scope
 from server.domain.tournaments import EventStore
 from server.services.eventcheck import rebuild_check
+from server.services.eventexport import event_archive
 from server.services.eventrules import settings_from_dict, standings_csv
-from server.services.tables import LiveTable, TableSpec, TableUnsupportedError
+from server.services.tables import LiveTable, SeatRequest, TableSpec, TableStatus, TableUnsupportedError
 from server.services.tournaments import Actor, EventError, EventService
 from server.store.cli import add_database_options, database_url
 from server.store.db import display_url
@@ -39,17 +41,53 @@ from server.tournament.standings import Formula
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
+_ON_SERVER = "--api URL --token TOKEN (the running server's HTTP API)"
+
+
 class ServerTables:
-    """The command line runs no tables: making one is the running server's (``event start --api``)."""
+    """The command line runs no tables: making one, or acting on a live one, is the running
+    server's (``jantaku event start|pause|lock|substitute ... --api URL --token TOKEN``)."""
 
     async def create(self, spec: TableSpec) -> LiveTable:
         raise TableUnsupportedError(
-            "tables are made by the running server: use jantaku event start ID --api URL --token TOKEN "
-            "(or POST /api/events/ID/start)"
+            f"tables are made by the running server: use jantaku event start ID {_ON_SERVER}"
         )
 
     async def find(self, match_id: str) -> LiveTable | None:
-        return None
+        return ServerTable(match_id)
+
+
+class ServerTable:
+    """A table of the running server, seen from the command line: every action on it is refused
+    (``unsupported``), naming the way to ask the server instead."""
+
+    def __init__(self, match_id: str) -> None:
+        self._match_id = match_id
+
+    @property
+    def match_id(self) -> str:
+        return self._match_id
+
+    def status(self) -> TableStatus:
+        return TableStatus(self._match_id)
+
+    def _refuse(self) -> TableUnsupportedError:
+        return TableUnsupportedError(f"match {self._match_id} runs on the server: add {_ON_SERVER}")
+
+    async def pause(self, reason: str) -> None:
+        raise self._refuse()
+
+    async def unpause(self) -> None:
+        raise self._refuse()
+
+    async def end(self, reason: str) -> None:
+        raise self._refuse()
+
+    async def lock_seat(self, seat: int, locked: bool) -> None:
+        raise self._refuse()
+
+    async def substitute(self, seat: int, by: SeatRequest) -> int:
+        raise self._refuse()
 
 
 def _operator() -> Actor:
@@ -133,6 +171,7 @@ def register(sub: SubParsers) -> None:
     fin.set_defaults(handler=run_finish_round)
     for p in (ls, show, create, seat, st, fin):
         add_database_options(p)
+    register_more(esub)
 
 
 def register_admin(asub: SubParsers) -> None:
@@ -190,7 +229,13 @@ def run_show(args: argparse.Namespace) -> int:
                 "organizers": list(e.organizers),
                 "rounds_planned": e.settings.rounds,
                 "entrants": [
-                    {"id": x.entrant_id, "name": x.name, "kind": x.kind, "status": x.status.value}
+                    {
+                        "id": x.entrant_id,
+                        "name": x.name,
+                        "kind": x.kind,
+                        "status": x.status.value,
+                        "start_points": x.start_points,
+                    }
                     for x in view.entrants
                 ],
                 "rounds": [
@@ -203,6 +248,9 @@ def run_show(args: argparse.Namespace) -> int:
                                 "entrants": list(t.entrants),
                                 "match_id": t.match_id,
                                 "set": t.set_id,
+                                "stand_ins": [dataclasses.asdict(s) for s in t.stand_ins],
+                                "locked": list(t.locked),
+                                "start_scores": t.start_scores,
                             }
                             for t in r.tables
                         ],
@@ -327,10 +375,22 @@ def run_rebuild(args: argparse.Namespace) -> int:
 
 
 def run_start(args: argparse.Namespace) -> int:
-    body: dict[str, Any] = {"reason": args.reason}
+    result = post_action(args, "start", {})
+    if result is None:
+        return 1
+    print(f"round {result['number']} {result['status']}:")
+    for t in result["tables"]:
+        print(f"  table {t['index']}: {t['match_id']}  {', '.join(t['entrants'])}")
+    return 0
+
+
+def post_action(args: argparse.Namespace, action: str, body: dict[str, Any]) -> Any:
+    """POST ``body`` (with ``--reason`` and ``--key``) to the event's ``action`` on the running
+    server's HTTP API; its JSON answer, or None once the error is printed."""
+    body = {"reason": args.reason} | body
     if args.key:
         body["key"] = args.key
-    url = f"{args.api.rstrip('/')}/api/events/{args.event_id}/start"
+    url = f"{args.api.rstrip('/')}/api/events/{args.event_id}/{action}"
     request = urllib.request.Request(
         url,
         data=json.dumps(body).encode(),
@@ -339,18 +399,176 @@ def run_start(args: argparse.Namespace) -> int:
     )
     try:
         with urllib.request.urlopen(request, timeout=60) as answer:
-            result = json.loads(answer.read())
+            return json.loads(answer.read())
     except urllib.error.HTTPError as exc:
         try:
             error = json.loads(exc.read())["error"]
             print(f"error: {error['code']}: {error['message']}", file=sys.stderr)
         except (ValueError, KeyError, TypeError):
             print(f"error: {url}: HTTP {exc.code}", file=sys.stderr)
-        return 1
+        return None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         print(f"error: {url}: {exc}", file=sys.stderr)
+        return None
+
+
+# -- the organizers' other actions --------------------------------------------------------------------------
+
+
+def _server_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--api", required=True, help="the server's HTTP API, e.g. http://127.0.0.1:8766")
+    p.add_argument("--token", required=True, help="an organizer's or an administrator's token")
+    p.add_argument("--key", help="idempotency key: sending the action again with it changes nothing")
+    p.add_argument("--reason", default="")
+
+
+def register_more(esub: SubParsers) -> None:
+    """``jantaku event pause|resume|end-table|lock|unlock|substitute`` (on the running server, over
+    its HTTP API) and ``start-points|adjust|notice|moves|export`` (on the database)."""
+    for name, helptext in (("pause", "pause a table, or every table"), ("resume", "resume it")):
+        p = esub.add_parser(name, help=f"{helptext} of the running round (on the server)")
+        p.add_argument("event_id")
+        p.add_argument("--table", type=int, help="a table's index (default: every table)")
+        _server_options(p)
+        p.set_defaults(handler=run_pause, action=name)
+    end = esub.add_parser("end-table", help="end a table early by rule (on the server)")
+    end.add_argument("event_id")
+    end.add_argument("table", type=int)
+    _server_options(end)
+    end.set_defaults(handler=run_end_table)
+    for name in ("lock", "unlock"):
+        p = esub.add_parser(name, help=f"{name} a seat of the seated or running round (on the server)")
+        p.add_argument("event_id")
+        p.add_argument("--table", type=int, required=True)
+        p.add_argument("--seat", type=int, required=True)
+        _server_options(p)
+        p.set_defaults(handler=run_lock, action=name)
+    sub = esub.add_parser("substitute", help="seat a substitute: an account id or bot:NAME (on the server)")
+    sub.add_argument("event_id")
+    sub.add_argument("--table", type=int, required=True)
+    sub.add_argument("--seat", type=int, required=True)
+    sub.add_argument("--by", required=True, help="the substitute: an account id, or bot:NAME")
+    _server_options(sub)
+    sub.set_defaults(handler=run_substitute)
+
+    sp = esub.add_parser("start-points", help="an entrant's start points at the tables made from now on")
+    sp.add_argument("event_id")
+    sp.add_argument("entrant")
+    sp.add_argument("points", help="a multiple of 100, or 'default' (the ruleset's)")
+    adj = esub.add_parser("adjust", help="a penalty or correction in the formula's unit, with a reason")
+    adj.add_argument("event_id")
+    adj.add_argument("entrant")
+    adj.add_argument("amount", type=int)
+    note = esub.add_parser("notice", help="a notice to every entrant (shown with the event)")
+    note.add_argument("event_id")
+    note.add_argument("text")
+    mv = esub.add_parser("moves", help="a game's moves, a substitute's marked (JSON)")
+    mv.add_argument("event_id")
+    mv.add_argument("match_id")
+    ex = esub.add_parser("export", help="every game (tenhou.net/6 and mjai) and the standings, one zip")
+    ex.add_argument("event_id")
+    ex.add_argument("--out", type=Path, required=True, help="the zip file to write")
+    for p, handler in ((sp, run_start_points), (adj, run_adjust), (note, run_notice)):
+        p.add_argument("--reason", default="")
+        p.add_argument("--key", help="idempotency key: sending the action again with it changes nothing")
+        p.set_defaults(handler=handler)
+    mv.set_defaults(handler=run_moves)
+    ex.set_defaults(handler=run_export)
+    for p in (sp, adj, note, mv, ex):
+        add_database_options(p)
+
+
+def run_pause(args: argparse.Namespace) -> int:
+    result = post_action(args, args.action, {"table": args.table})
+    if result is None:
         return 1
-    print(f"round {result['number']} {result['status']}:")
-    for t in result["tables"]:
-        print(f"  table {t['index']}: {t['match_id']}  {', '.join(t['entrants'])}")
+    which = "every table" if args.table is None else f"table {args.table}"
+    print(f"{which}: {'paused' if result['paused'] else 'resumed'}")
     return 0
+
+
+def run_end_table(args: argparse.Namespace) -> int:
+    result = post_action(args, f"tables/{args.table}/end", {})
+    if result is None:
+        return 1
+    print(f"table {result['ended']} ended")
+    return 0
+
+
+def run_lock(args: argparse.Namespace) -> int:
+    result = post_action(args, args.action, {"table": args.table, "seat": args.seat})
+    if result is None:
+        return 1
+    print(f"table {args.table} seat {args.seat}: {args.action}ed")
+    return 0
+
+
+def run_substitute(args: argparse.Namespace) -> int:
+    body = {"table": args.table, "seat": args.seat, "substitute": args.by}
+    result = post_action(args, "substitute", body)
+    if result is None:
+        return 1
+    table = result["tables"][args.table]
+    by, entrant = table["stand_ins"][-1]["by"], table["entrants"][args.seat]
+    print(f"table {args.table} seat {args.seat}: {by} plays for {entrant}")
+    return 0
+
+
+def run_start_points(args: argparse.Namespace) -> int:
+    points: int | None = None
+    if args.points != "default":
+        try:
+            points = int(args.points)
+        except ValueError:
+            print(f"error: points: a multiple of 100 or 'default', got {args.points!r}", file=sys.stderr)
+            return 2
+
+    async def job(service: EventService, repo: SqlRepository) -> int:
+        await service.set_start_points(
+            _operator(), args.event_id, args.entrant, points, args.reason, key=args.key
+        )
+        print(f"{args.entrant}: start points {points if points is not None else 'of the ruleset'}")
+        return 0
+
+    return _run(args, job)
+
+
+def run_adjust(args: argparse.Namespace) -> int:
+    async def job(service: EventService, repo: SqlRepository) -> int:
+        await service.adjust(_operator(), args.event_id, args.entrant, args.amount, args.reason, key=args.key)
+        print(f"{args.entrant}: adjusted by {args.amount}")
+        return 0
+
+    return _run(args, job)
+
+
+def run_notice(args: argparse.Namespace) -> int:
+    async def job(service: EventService, repo: SqlRepository) -> int:
+        await service.notice(_operator(), args.event_id, args.text, key=args.key)
+        print("notice sent")
+        return 0
+
+    return _run(args, job)
+
+
+def run_moves(args: argparse.Namespace) -> int:
+    async def job(service: EventService, repo: SqlRepository) -> int:
+        moves = await service.moves(_operator(), args.event_id, args.match_id)
+        _print_json([dataclasses.asdict(m) for m in moves])
+        return 0
+
+    return _run(args, job)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    async def job(service: EventService, repo: SqlRepository) -> int:
+        data = await event_archive(service, _operator(), args.event_id)
+        try:
+            Path(args.out).write_bytes(data)
+        except OSError as exc:
+            print(f"error: {args.out}: {exc}", file=sys.stderr)
+            return 1
+        print(f"{args.out}: {len(data)} bytes")
+        return 0
+
+    return _run(args, job)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from server.domain.reads import HandResult
-from server.ranking import Length, Standing, board_key, parse_ranked_source, tables_of_room
+from server.ranking import Length, Standing, board_key, rated_source, tables_of_room
 from server.ranking.ledger import NotRateableError, RatedMatch, check_rateable
 
 
@@ -48,7 +48,7 @@ def rated_match(
     being rated now); otherwise the version it was rated with."""
     if aborted:
         return None
-    parsed = parse_ranked_source(source)
+    parsed = rated_source(source)
     if parsed is None:
         return None
     room, length = parsed

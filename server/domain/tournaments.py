@@ -62,7 +62,7 @@ class EventSettings:
     invited: tuple[str, ...] = ()  # account ids (entry "invite")
     cap: int | None = None  # entrants beyond it are waitlisted
     guests: bool = False
-    min_dan: int | None = None  # rank/R limits for open sign-up (ranked standings)
+    min_dan: int | None = None  # rank/R limits for open sign-up: the ranked rank (1..10 dan) and R
     min_rating: float | None = None
     signup_opens: float | None = None  # wall-clock seconds; None: now
     signup_closes: float | None = None  # None: until the first round is seated
@@ -109,12 +109,35 @@ class EntrantRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class StandInRecord:
+    """Who plays an entrant's seat in its place (a substitute): the entrant keeps the seat's score.
+
+    ``by`` is an account id, or ``bot:<name>:sub...`` for a built-in bot flagged as substitute;
+    ``from_step`` the last step of the match before the substitute took over (None: seated before
+    the table was made, so it plays every move of the seat): the seat's moves applied at later
+    steps are the substitute's."""
+
+    seat: int
+    by: str
+    from_step: int | None = None
+    at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class RoundTableRecord:
     index: int
-    entrants: tuple[str, ...]  # seat order
+    entrants: tuple[str, ...]  # seat order: the entrants of record (they keep the seats' scores)
     set_id: str
     match_id: str | None = None  # once made
-    substitutes: tuple[int, ...] = ()  # seats played by a substitute (a bot flagged as such)
+    substitutes: tuple[int, ...] = ()  # seats played by a substitute (``stand_ins`` says by whom)
+    stand_ins: tuple[StandInRecord, ...] = ()  # in the order they took over
+    locked: tuple[int, ...] = ()  # seats locked by an organizer: no one takes or replaces them
+    start_scores: tuple[int, ...] | None = None  # per-seat start points (None: the ruleset's)
+
+    def player_of(self, seat: int) -> str:
+        """Who plays ``seat`` now: the last stand-in, else the entrant."""
+        last = [s.by for s in self.stand_ins if s.seat == seat]
+        return last[-1] if last else self.entrants[seat]
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,6 +115,11 @@ class Audience:
             self._match_id, seat, version, at, state=state, hints=to.wants_hints
         )
 
+    def reseat(self, seats: Sequence[SeatSpec]) -> None:
+        """The seats changed hands (a substitute): who holds each, and the names shown."""
+        self._seats = seats
+        self.players = tuple(TablePlayerInfo(s.name, s.kind) for s in seats)
+
     # -- seats and spectators coming and going ------------------------------------------------------
 
     def attach(self, a: Attach, state: MatchState | None, now: float) -> None:

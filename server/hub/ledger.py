@@ -25,7 +25,6 @@ from server.hub.steplog import (
     match_record,
     render_events,
     step_record,
-    table_settings_json,
 )
 from server.hub.tablesetup import TableSetup
 from server.hub.timing import OpenPrompt, TimeKeeper
@@ -57,7 +56,7 @@ class Ledger:
             created_at=self._wall_clock(),
             source=setup.source,
         )
-        settings = table_settings_json(setup.timers, setup.spectate, hold=setup.hold_reveals)
+        settings = setup.stored_settings()
         recovery = (
             None if setup.walls is not None else RecoveryRecord(setup.match_id, setup.seed.hex(), settings)
         )

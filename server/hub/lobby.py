@@ -411,6 +411,9 @@ class Lobby:
             p.deliver(ErrorOut(ErrorCode.NOT_FOUND, f"no live match {match_id!r}", request_id))
             return None
         seat = table.seat_of_account(p.account.id)
+        if seat is not None and self.factory.is_locked(match_id, seat):
+            p.deliver(ErrorOut(ErrorCode.FORBIDDEN, f"seat {seat} of {match_id} is locked", request_id))
+            return None
         if seat is None and (
             not table.spectate.allowed
             or not table.spectate.admits(p.account)

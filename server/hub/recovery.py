@@ -37,7 +37,7 @@ import msgspec
 
 from server.domain.ports import Repository
 from server.domain.records import DIVERGED_PREFIX, JSON, MatchRecord, RecoveryRecord, StepRecord
-from server.engine import Transition, new_match
+from server.engine import HandStart, Transition, new_match
 from server.engine import apply as engine_apply
 from server.engine.errors import RulesError
 from server.engine.events import Event
@@ -100,7 +100,9 @@ def _compare(record: StepRecord, t: Transition) -> None:
     )
 
 
-def replay_log(ruleset: Ruleset, seed: bytes, steps: Sequence[StepRecord]) -> list[Transition]:
+def replay_log(
+    ruleset: Ruleset, seed: bytes, steps: Sequence[StepRecord], *, start_scores: tuple[int, ...] | None = None
+) -> list[Transition]:
     """Replay ``steps`` (a match's stored log, from step 0) from ``seed``; one transition per stored
     step, each checked against the stored events. Raises :class:`ReplayDivergedError`.
 
@@ -108,7 +110,7 @@ def replay_log(ruleset: Ruleset, seed: bytes, steps: Sequence[StepRecord]) -> li
     step): the caller stores it before anyone sees it.
     """
     try:
-        t = new_match(ruleset, seed)
+        t = new_match(ruleset, seed, start=None if start_scores is None else HandStart(scores=start_scores))
     except RulesError as exc:
         raise ReplayDivergedError(0, f"the engine cannot deal this match: {exc}") from exc
     out = [t]
@@ -149,6 +151,7 @@ class RecoveredMatch:
     transitions: tuple[Transition, ...]  # one per stored step (just the deal for an empty log)
     steps: tuple[StepRecord, ...]  # the stored log (may be empty)
     hold_reveals: bool = False  # stored with the table's settings (TableSpec.hold_reveals)
+    start_scores: tuple[int, ...] | None = None  # likewise (TableSpec.start_scores)
 
 
 class UnrecoverableError(Exception):
@@ -187,7 +190,8 @@ def rebuild(
         raise UnrecoverableError(
             f"step {unknown.step} is in event-log format {unknown.format_version}, unknown to this server"
         )
-    transitions = replay_log(ruleset, seed, steps)
+    start_scores = stored_start_scores(recovery.table)
+    transitions = replay_log(ruleset, seed, steps, start_scores=start_scores)
     timers, spectate = table_settings_from_json(recovery.table, default_timers, default_spectate)
     return RecoveredMatch(
         match=match,
@@ -198,7 +202,16 @@ def rebuild(
         transitions=tuple(transitions),
         steps=tuple(steps),
         hold_reveals=isinstance(recovery.table, dict) and recovery.table.get("hold_reveals") is True,
+        start_scores=start_scores,
     )
+
+
+def stored_start_scores(data: JSON) -> tuple[int, ...] | None:
+    """The per-seat start points stored with a table's settings (None: the ruleset's)."""
+    scores = data.get("start_scores") if isinstance(data, dict) else None
+    if not isinstance(scores, list) or not all(isinstance(p, int) for p in scores):
+        return None
+    return tuple(int(p) for p in scores)
 
 
 log = logging.getLogger(__name__)

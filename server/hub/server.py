@@ -32,7 +32,7 @@ import logging
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -219,6 +219,8 @@ class Hub:
         self._server: Server | None = None
         self._port: int | None = None
         self.recovery = RecoveryReport()  # what start() resumed or flagged
+        # Called with the matches this node took over from a dead node (cluster mode), once resumed.
+        self.on_takeover: Callable[[Sequence[str]], Awaitable[None]] | None = None
         self.closing = False
         self.draining = False  # the drain window before a shutdown: /readyz says 503, all else goes on
         self._ready = False  # listening, tables recovered, the repository open; not shutting down
@@ -250,6 +252,8 @@ class Hub:
         self.recovery.resumed += found.resumed
         self.recovery.diverged += found.diverged
         self.recovery.unrecoverable += found.unrecoverable
+        if found.resumed and self.on_takeover is not None:
+            await self.on_takeover(found.resumed)  # e.g. the events' seat locks and substitutes
 
     # -- SessionHost ---------------------------------------------------------------------------------
 

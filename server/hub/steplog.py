@@ -80,13 +80,21 @@ def step_record(
     )
 
 
-def table_settings_json(timers: TableTimers, spectate: SpectatePolicy, *, hold: bool = False) -> JSON:
+def table_settings_json(
+    timers: TableTimers,
+    spectate: SpectatePolicy,
+    *,
+    hold: bool = False,
+    start_scores: tuple[int, ...] | None = None,
+) -> JSON:
     """A table's settings as its :class:`~server.domain.records.RecoveryRecord` keeps them
-    (``hold_reveals`` only when set, so other tables' records are unchanged)."""
+    (``hold_reveals`` and ``start_scores`` only when set, so other tables' records are unchanged)."""
     settings: dict[str, JSON] = {
         "timers": dataclasses.asdict(timers),
         "spectate": dataclasses.asdict(spectate),
     }
     if hold:
         settings["hold_reveals"] = True
+    if start_scores is not None:
+        settings["start_scores"] = list(start_scores)
     return settings

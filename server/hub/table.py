@@ -34,6 +34,7 @@ Nothing a participant sends can change the state unless the engine accepts it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import time
@@ -146,6 +147,12 @@ class TableActor:
     def seats(self) -> Sequence[SeatSpec]:
         return self.setup.seats
 
+    def give_seat(self, seat: int, spec: SeatSpec) -> None:
+        """``seat`` belongs to ``spec`` from now on (a substitute: docs/tournaments.md)."""
+        seats = tuple(spec if i == seat else s for i, s in enumerate(self.setup.seats))
+        self.setup = dataclasses.replace(self.setup, seats=seats)
+        self._audience.reseat(seats)
+
     @property
     def timers(self) -> TableTimers:
         return self.setup.timers
@@ -237,7 +244,7 @@ class TableActor:
         Raises (and starts nothing) when the store refuses the match.
         """
         setup = self.setup
-        t = new_match(setup.ruleset, setup.seed, walls_=setup.walls)
+        t = new_match(setup.ruleset, setup.seed, walls_=setup.walls, start=setup.hand_start())
         await self._ledger.open(t)
         await self._adopt(t, actor=None)
         now = self._deps.clock.now()

@@ -32,11 +32,13 @@ from server.hub.outputs import Participant
 from server.hub.placement import Placement
 from server.hub.recovery import RecoveredMatch
 from server.hub.settings import HubSettings
+from server.hub.standins import hand_over, seat_spec
 from server.hub.table import TableActor
 from server.hub.tablesetup import TableDeps, TableSetup
 from server.services.tables import (
     LiveTable,
     SeatKind,
+    SeatRequest,
     SeatStatus,
     TableBusyError,
     TableSpec,
@@ -78,6 +80,7 @@ class LocalTable:
             seats=tuple(SeatStatus(i, s.name, s.kind.value, s.account_id) for i, s in enumerate(a.seats)),
             paused=a.paused,
             finished=a.finished,
+            locked=frozenset(self._tables.locked.get(a.match_id, ())),
         )
 
     async def pause(self, reason: str) -> None:
@@ -95,6 +98,31 @@ class LocalTable:
 
     async def end(self, reason: str) -> None:
         await self.actor.stop(abort=True, why=reason)
+
+    def _check_seat(self, seat: int) -> None:
+        if not 0 <= seat < len(self.actor.seats):
+            raise TableSpecError(f"match {self.match_id} has no seat {seat}")
+
+    async def lock_seat(self, seat: int, locked: bool) -> None:
+        self._check_seat(seat)
+        seats = self._tables.locked.setdefault(self.match_id, set())
+        (seats.add if locked else seats.discard)(seat)
+
+    async def substitute(self, seat: int, by: SeatRequest) -> int:
+        self._check_seat(seat)
+        if seat in self._tables.locked.get(self.match_id, ()):
+            raise TableSpecError(f"seat {seat} of {self.match_id} is locked")
+        if self.actor.finished or not self.actor.running:
+            raise TableSpecError(f"match {self.match_id} is over")
+        if self.actor.seats[seat].bot is not None:
+            raise TableSpecError(
+                f"seat {seat} of {self.match_id} is a built-in bot's: it needs no substitute"
+            )
+        spec, stand_in = seat_spec(by, self.actor, seat)
+        old = self.actor.seats[seat].account_id
+        step = hand_over(self.actor, seat, spec, stand_in)
+        self._tables.moved(self.match_id, seat, old, spec.account_id if stand_in is None else None)
+        return step
 
 
 class RemoteTable:
@@ -128,6 +156,12 @@ class RemoteTable:
     async def end(self, reason: str) -> None:
         raise self._unsupported("end")
 
+    async def lock_seat(self, seat: int, locked: bool) -> None:
+        raise self._unsupported("lock a seat of")
+
+    async def substitute(self, seat: int, by: SeatRequest) -> int:
+        raise self._unsupported("seat a substitute at")
+
 
 class LocalTables:
     """Makes tables on this node and keeps the registry of the live ones (module docstring)."""
@@ -159,6 +193,7 @@ class LocalTables:
         )
         self.tables: dict[str, TableActor] = {}
         self.tags: dict[str, Mapping[str, str]] = {}
+        self.locked: dict[str, set[int]] = {}  # match id -> seats no connection may take
         self._seats: dict[str, dict[str, int]] = {}  # account id -> {match id: seat} (live matches)
 
     # -- the factory (server.services.tables.TableFactory) ------------------------------------------
@@ -180,6 +215,20 @@ class LocalTables:
 
     def live_seats(self, account_id: str) -> list[tuple[str, int]]:
         return sorted(self._seats.get(account_id, {}).items())
+
+    def is_locked(self, match_id: str, seat: int) -> bool:
+        """An organizer locked the seat: no connection may take it (``LiveTable.lock_seat``)."""
+        return seat in self.locked.get(match_id, ())
+
+    def moved(self, match_id: str, seat: int, old: str | None, new: str | None) -> None:
+        """The seat of ``match_id`` changed hands (a substitute): the registry follows."""
+        if old is not None:
+            mine = self._seats.get(old, {})
+            mine.pop(match_id, None)
+            if not mine:
+                self._seats.pop(old, None)
+        if new is not None:
+            self._seats.setdefault(new, {})[match_id] = seat
 
     # -- making a table ------------------------------------------------------------------------------
 
@@ -203,6 +252,7 @@ class LocalTables:
                 walls=spec.walls,
                 source=spec.source,
                 hold_reveals=spec.hold_reveals,
+                start_scores=spec.start_scores,
             )
         )
         self._register(table, spec.tags)
@@ -282,6 +332,7 @@ class LocalTables:
                 spectate=recovered.spectate,
                 source=match.source,
                 hold_reveals=recovered.hold_reveals,
+                start_scores=recovered.start_scores,
             )
         )
         self._register(table, {})
@@ -329,4 +380,5 @@ class LocalTables:
         if self.tables.get(table.match_id) is table:
             del self.tables[table.match_id]
             self.tags.pop(table.match_id, None)
+            self.locked.pop(table.match_id, None)
             self._placement.released(table.match_id, finished=table.finished)

@@ -11,12 +11,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from server.domain.ports import Repository
+from server.domain.records import JSON
+from server.engine import HandStart
 from server.engine.rules import Ruleset
 from server.engine.tiles import Tile
 from server.hub.clock import Clock
 from server.hub.inbox import SeatSpec
 from server.hub.metrics import HubMetrics
 from server.hub.settings import SpectatePolicy, TableTimers
+from server.hub.steplog import table_settings_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,17 @@ class TableSetup:
     walls: Sequence[Sequence[Tile]] | None = None  # injected walls (None: dealt from the seed)
     source: str = ""  # how the table was made (stored with the match)
     hold_reveals: bool = False  # keep wall reveals and the seed from seats and spectators (TableSpec)
+    start_scores: tuple[int, ...] | None = None  # per-seat start points (TableSpec.start_scores)
+
+    def stored_settings(self) -> JSON:
+        """The settings kept with the match's recovery record (:func:`table_settings_json`)."""
+        return table_settings_json(
+            self.timers, self.spectate, hold=self.hold_reveals, start_scores=self.start_scores
+        )
+
+    def hand_start(self) -> HandStart | None:
+        """Where the match starts: East 1 with the per-seat start points, if any."""
+        return None if self.start_scores is None else HandStart(scores=self.start_scores)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from server.ranking.tables import (
     board_key,
     parse_ranked_source,
     ranked_source,
+    rated_source,
     tables_of_room,
 )
 
@@ -47,6 +48,7 @@ __all__ = [
     "parse_ranked_source",
     "ranked_source",
     "rate_match",
+    "rated_source",
     "rating_change",
     "tables_of_room",
 ]

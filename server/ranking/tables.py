@@ -256,3 +256,20 @@ def parse_ranked_source(source: str) -> tuple[str, Length] | None:
         return room, Length(length)
     except ValueError:
         return None
+
+
+EVENT_PREFIX = "event:"
+
+
+def rated_source(source: str) -> tuple[str, Length] | None:
+    """``(room, length)`` a stored match is rated in: a ranked room's match
+    (``ranked:<room>:<length>``), or an event's table whose games count for ranked stats
+    (``event:<id>:r<n>:t<i>:ranked:<room>:<length>``, ``docs/tournaments.md``); None: never rated.
+
+    >>> rated_source("event:ev-1:r1:t0:ranked:open:east"), rated_source("event:ev-1:r1:t0")
+    (('open', <Length.EAST: 'east'>), None)
+    """
+    if source.startswith(EVENT_PREFIX):
+        _, marker, rest = source.partition(":" + RANKED_PREFIX)
+        return parse_ranked_source(RANKED_PREFIX + rest) if marker else None
+    return parse_ranked_source(source)

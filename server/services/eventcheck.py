@@ -39,7 +39,9 @@ async def recomputed(
         for t in rnd.tables:
             final = await results.final(t.match_id) if t.match_id is not None else None
             if final is not None and t.match_id is not None:
-                games.append(GameResult(t.match_id, rnd.number, t.entrants, final[0], final[1]))
+                games.append(
+                    GameResult(t.match_id, rnd.number, t.entrants, final[0], final[1], t.start_scores)
+                )
     adjustments = [
         Adjustment(a.entrant_id, a.amount, a.reason)
         for a in await store.adjustments(event_id)

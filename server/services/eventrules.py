@@ -15,6 +15,7 @@ from server.domain.records import MatchRecord
 from server.domain.tournaments import (
     DuplicateMode,
     EntryMode,
+    EventRecord,
     EventSettings,
     EventStore,
     RoundStatus,
@@ -22,6 +23,7 @@ from server.domain.tournaments import (
 )
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
+from server.ranking import CURRENT, Length, ranked_source
 from server.services.tables import SettingsError, SpectatePolicy
 from server.tournament.seating import SeatingError, SeatingMethod, SeatingRules
 from server.tournament.standings import Formula, Standing
@@ -61,6 +63,14 @@ def check_settings(s: EventSettings) -> Ruleset:
         raise EventError("malformed", "duplicate sets need set_size >= 1")
     if s.cap is not None and s.cap < 1:
         raise EventError("malformed", f"cap must be at least 1, got {s.cap}")
+    if s.signup_opens is not None and s.signup_closes is not None and s.signup_opens >= s.signup_closes:
+        raise EventError("malformed", "the sign-up window closes before it opens")
+    if s.min_dan is not None and not 1 <= s.min_dan <= 10:
+        raise EventError("malformed", f"min_dan must be 1..10, got {s.min_dan}")
+    if s.min_rating is not None and not 0 <= s.min_rating <= 10000:
+        raise EventError("malformed", f"min_rating must be 0..10000, got {s.min_rating}")
+    if s.ranked and seats_of(ruleset) != 4:
+        raise EventError("malformed", "ranked event games are four-player games (the ranked tables are)")
     try:  # the tables' spectator policy: a caster view needs a delay, observers are names
         SpectatePolicy(
             delay_s=s.spectate_delay_s,
@@ -73,17 +83,65 @@ def check_settings(s: EventSettings) -> Ruleset:
     return ruleset
 
 
+# -- ranked play (docs/tournaments.md, "Entry" and "Rated event games") -----------------------------------
+
+RATED_ROOM = "open"
+"""The ranked room whose point table rates an event's games when its ``ranked`` option is on."""
+
+
+def rank_length(s: EventSettings) -> str:
+    """The ranked length an event's games count for (and its rank limits read): its game length."""
+    return Length(Ruleset.from_json(s.ruleset_json).game_length.value).value
+
+
+def event_source(event: EventRecord, number: int, table: int) -> str:
+    """The ``source`` stored with a table of an event: ``event:<id>:r<n>:t<i>``, followed by
+    ``:ranked:open:<length>`` when its games count for ranked stats (what makes the store rate it)."""
+    base = f"event:{event.id}:r{number}:t{table}"
+    if event.settings.ranked:
+        return f"{base}:{ranked_source(RATED_ROOM, Length(rank_length(event.settings)))}"
+    return base
+
+
+def dan_rank(dan: int) -> int:
+    """The ranking tables' index of ``dan`` dan."""
+    return CURRENT.rank_index(f"{dan}d")
+
+
+def rank_label(rank: int) -> str:
+    return CURRENT.ranks[rank].label if 0 <= rank < len(CURRENT.ranks) else str(rank)
+
+
+def rank_limit_text(s: EventSettings) -> str:
+    parts = []
+    if s.min_dan is not None:
+        parts.append(f"{rank_label(dan_rank(s.min_dan))} or higher")
+    if s.min_rating is not None:
+        parts.append(f"R {s.min_rating:.0f} or higher")
+    return " and ".join(parts)
+
+
 def seats_of(ruleset: Ruleset) -> int:
     """Seats per table (3 or 4): the ruleset's, never assumed to be four."""
     return ruleset.seats
 
 
 # What the JSON document of an event's settings may hold (the API's body: docs/tournaments.md).
-_NOT_SETTABLE = {"ruleset_json", "min_dan", "min_rating", "ranked"}
+_NOT_SETTABLE = {"ruleset_json"}
 _ENUMS: dict[str, type[StrEnum]] = {
     "entry": EntryMode,
     "spectators": SpectatorMode,
     "duplicate": DuplicateMode,
+}
+
+
+_KINDS: dict[str, tuple[type, ...]] = {
+    "min_dan": (int,),
+    "min_rating": (int, float),
+    "ranked": (bool,),
+    "guests": (bool,),
+    "checkin": (bool,),
+    "cap": (int,),
 }
 
 
@@ -123,6 +181,12 @@ def settings_from_dict(data: Mapping[str, Any]) -> EventSettings:
             raise EventError("malformed", f"the settings need {name!r}")
     if not isinstance(values["name"], str) or not isinstance(values["rounds"], int):
         raise EventError("malformed", "name is a string and rounds an integer")
+    for name, kinds in _KINDS.items():
+        value = values.get(name)
+        if value is not None and (
+            isinstance(value, bool) is not (kinds == (bool,)) or not isinstance(value, kinds)
+        ):
+            raise EventError("malformed", f"{name} must be {' or '.join(k.__name__ for k in kinds)}")
     settings = EventSettings(**values)
     check_settings(settings)
     return settings
@@ -135,7 +199,7 @@ def sealed_games(store: EventStore) -> Callable[[MatchRecord], Awaitable[bool]]:
 
     async def sealed(match: MatchRecord) -> bool:
         parts = match.source.split(":")
-        if len(parts) != 4 or parts[0] != "event" or not parts[2].startswith("r"):
+        if len(parts) < 4 or parts[0] != "event" or not parts[2].startswith("r"):
             return False
         event = await store.event(parts[1])
         if event is None or event.settings.duplicate is DuplicateMode.OFF:

@@ -211,6 +211,14 @@ class TableSpec:
     spectate: SpectatePolicy | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
     hold_reveals: bool = False
+    start_scores: tuple[int, ...] | None = None  # per-seat start points (None: the ruleset's)
+
+    def __post_init__(self) -> None:
+        scores = self.start_scores
+        if scores is not None and (
+            len(scores) != len(self.seats) or any(p <= 0 or p % 100 or p > 1_000_000 for p in scores)
+        ):
+            raise TableSpecError(f"start scores must be one positive multiple of 100 per seat, got {scores}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +241,7 @@ class TableStatus:
     paused: bool = False
     finished: bool = False
     node: str | None = None
+    locked: frozenset[int] = frozenset()  # seats no connection may take (:meth:`LiveTable.lock_seat`)
 
 
 class LiveTable(Protocol):
@@ -256,6 +265,20 @@ class LiveTable(Protocol):
 
     async def end(self, reason: str) -> None:
         """End the match now, aborted (stored with ``reason``); every seat is told."""
+        ...
+
+    async def lock_seat(self, seat: int, locked: bool) -> None:
+        """Lock (or unlock) ``seat``: while locked, no connection may take it (a ``resume`` into it
+        is refused; one holding it keeps it) and it cannot be substituted. Locking twice changes
+        nothing."""
+        ...
+
+    async def substitute(self, seat: int, by: SeatRequest) -> int:
+        """Hand ``seat`` to a substitute from now on: another player's account (it joins with
+        ``resume``; the seat's previous connection is let go) or a built-in bot that plays it at
+        once. The seat keeps its score, its name changes. Answers the match's last step before the
+        substitute took over: the seat's moves applied at later steps are the substitute's.
+        TableSpecError for a locked seat, an unknown bot or an account already at the table."""
         ...
 
 

@@ -5,7 +5,9 @@ It stores events through the :class:`~server.domain.tournaments.EventStore` port
 :mod:`server.tournament.seating`, deals duplicate walls with :mod:`server.tournament.duplicate`,
 makes every table through the public table factory (:class:`server.services.tables.TableFactory`,
 so on whichever node the placement decides) and counts standings with
-:mod:`server.tournament.standings` from the stored games and the adjustments.
+:mod:`server.tournament.standings` from the stored games and the adjustments. This module holds
+the events, their entry and their rounds; the actions on a round's tables are
+:mod:`server.services.eventlive`'s, the shared checks :mod:`server.services.eventbase`'s.
 
 Every organizer action is checked (the actor must be one of the event's organizers, or an
 administrator), audited (who, when, what, why) and idempotent: an action sent again with the same
@@ -18,13 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Protocol
 
 from server.domain.records import Account, AccountKind
 from server.domain.tournaments import (
-    AdjustmentRecord,
     AuditRecord,
     DuplicateMode,
     EntrantRecord,
@@ -33,7 +31,6 @@ from server.domain.tournaments import (
     EventRecord,
     EventSettings,
     EventStatus,
-    EventStore,
     PublishedSetRecord,
     RoundRecord,
     RoundStatus,
@@ -41,15 +38,19 @@ from server.domain.tournaments import (
     SpectatorMode,
 )
 from server.engine.rules import Ruleset
-from server.services.eventrules import EventError, check_settings, seats_of
-from server.services.tables import (
-    SeatRequest,
-    SpectatePolicy,
-    TableError,
-    TableFactory,
-    TableSpec,
-    TableTimers,
+from server.services.eventbase import BOT_PREFIX, Actor, EventView, MatchResults
+from server.services.eventlive import EventLive
+from server.services.eventrules import (
+    EventError,
+    check_settings,
+    dan_rank,
+    event_source,
+    rank_label,
+    rank_length,
+    rank_limit_text,
+    seats_of,
 )
+from server.services.tables import SeatRequest, SpectatePolicy, TableError, TableSpec, TableTimers
 from server.tournament.duplicate import group_sets, publish, wall_set_seed
 from server.tournament.seating import (
     History,
@@ -72,97 +73,22 @@ from server.tournament.standings import (
 
 __all__ = ["BOT_PREFIX", "Actor", "EventError", "EventService", "EventView", "MatchResults"]
 
-BOT_PREFIX = "bot:"
 
+class EventService(EventLive):
+    """The event service (see the module docstring)."""
 
-@dataclass(frozen=True, slots=True)
-class Actor:
-    """Who asks: an account, and whether it is an administrator."""
-
-    account: Account
-    admin: bool = False
-
-    @property
-    def id(self) -> str:
-        return self.account.id
-
-
-class MatchResults(Protocol):
-    async def final(self, match_id: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-        """The final scores and places (seat order) of a finished match, else None."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class EventView:
-    event: EventRecord
-    entrants: tuple[EntrantRecord, ...]
-    rounds: tuple[RoundRecord, ...]
-
-
-class EventService:
-    def __init__(
-        self,
-        *,
-        store: EventStore,
-        tables: TableFactory,
-        results: MatchResults,
-        accounts: Callable[[str], Awaitable[Account | None]],
-        now: Callable[[], float],
-        new_id: Callable[[], str],
-        new_secret: Callable[[], bytes],
-    ) -> None:
-        self._store = store
-        self._tables = tables
-        self._results = results
-        self._accounts = accounts
-        self._now = now
-        self._new_id = new_id
-        self._new_secret = new_secret
-
-    # -- roles and audit -------------------------------------------------------------------------------
+    # -- roles -----------------------------------------------------------------------------------------
 
     async def grant_organizer(self, actor: Actor, account_id: str, granted: bool, reason: str) -> None:
         if not actor.admin:
             raise EventError("forbidden", "only an administrator grants the organizer role")
         if await self._accounts(account_id) is None:
             raise EventError("not_found", f"no account {account_id!r}")
+        if await self._store.organizer_role(account_id) is granted:
+            return  # so already: changes nothing
         await self._store.set_organizer_role(account_id, granted, self._now())
         detail = json.dumps({"account": account_id, "granted": granted})
         await self._store.add_audit(AuditRecord("", self._now(), actor.id, "organizer_role", detail, reason))
-
-    async def _audit(
-        self,
-        event: EventRecord,
-        actor: Actor,
-        action: str,
-        detail: object,
-        *,
-        reason: str = "",
-        key: str | None = None,
-    ) -> None:
-        entry = AuditRecord(
-            event.id, self._now(), actor.id, action, json.dumps(detail, sort_keys=True), reason, key
-        )
-        await self._store.add_audit(entry)
-
-    async def _done(self, event_id: str, action: str, key: str | None) -> bool:
-        """Whether this organizer action was already applied with this idempotency key."""
-        if key is None:
-            return False
-        return any(a.key == key and a.action == action for a in await self._store.audit(event_id))
-
-    async def _event(self, event_id: str) -> EventRecord:
-        event = await self._store.event(event_id)
-        if event is None:
-            raise EventError("not_found", f"no event {event_id!r}")
-        return event
-
-    async def _organized(self, event_id: str, actor: Actor) -> EventRecord:
-        event = await self._event(event_id)
-        if not actor.admin and actor.id not in event.organizers:
-            raise EventError("forbidden", "only the event's organizers may do this")
-        return event
 
     # -- events ----------------------------------------------------------------------------------------
 
@@ -208,6 +134,8 @@ class EventService:
         if event.status is not EventStatus.OPEN or await self._store.rounds(event_id):
             raise EventError("conflict", "settings change only before the first round is seated")
         check_settings(settings)
+        if settings == event.settings:
+            return event  # the same settings: changes nothing
         event = dataclasses.replace(event, settings=settings)
         await self._store.put_event(event)
         await self._audit(event, actor, "settings", {"name": settings.name}, reason=reason)
@@ -252,6 +180,7 @@ class EventService:
         mine = entrants.get(account.id)
         if mine is not None and mine.status in (EntrantStatus.ENTERED, EntrantStatus.WAITLISTED):
             return mine  # entering twice changes nothing
+        await self._check_rank(s, account)
         if mine is not None and mine.status is EntrantStatus.DROPPED:
             raise EventError("forbidden", "an organizer took you out of this event")
         entered = sum(1 for e in entrants.values() if e.status is EntrantStatus.ENTERED)
@@ -260,6 +189,26 @@ class EventService:
         record = EntrantRecord(event_id, account.id, account.name, kind, status, now)
         await self._store.put_entrant(record)
         return record
+
+    async def _check_rank(self, s: EventSettings, account: Account) -> None:
+        """The event's rank and R limits (open sign-up), read from the ranked standings."""
+        if s.entry is not EntryMode.OPEN or (s.min_dan is None and s.min_rating is None):
+            return
+        if account.kind is not AccountKind.PLAYER:
+            raise EventError("forbidden", "this event has rank limits: only registered players enter")
+        if self._rank_of is None:
+            raise EventError("unsupported", "this server keeps no ranked standings to check the limits")
+        standing = await self._rank_of(account.id, rank_length(s))
+        if standing is None:
+            raise EventError("unsupported", "this server keeps no ranked standings to check the limits")
+        rank, rating = standing
+        need = rank_limit_text(s)
+        if (s.min_dan is not None and rank < dan_rank(s.min_dan)) or (
+            s.min_rating is not None and rating < s.min_rating
+        ):
+            raise EventError(
+                "forbidden", f"this event needs {need}; you are {rank_label(rank)}, R {rating:.0f}"
+            )
 
     async def withdraw(self, actor: Actor, event_id: str) -> None:
         event = await self._event(event_id)
@@ -279,9 +228,17 @@ class EventService:
             await self._store.put_entrant(dataclasses.replace(waiting[0], status=EntrantStatus.ENTERED))
 
     async def add_bot(
-        self, actor: Actor, event_id: str, bot: str = "greedy", reason: str = ""
+        self, actor: Actor, event_id: str, bot: str = "greedy", reason: str = "", *, key: str | None = None
     ) -> EntrantRecord:
+        """Add a built-in bot as an entrant; sent again with the same ``key``, the one it added."""
         event = await self._organized(event_id, actor)
+        if key is not None:
+            done = [a for a in await self._store.audit(event_id) if a.action == "add_bot" and a.key == key]
+            if done:
+                added = json.loads(done[0].detail)["entrant"]
+                return next(e for e in await self._store.entrants(event_id) if e.entrant_id == added)
+        if self._bot_names is not None and bot not in self._bot_names:
+            raise EventError("malformed", f"no built-in bot {bot!r}; bots: {sorted(self._bot_names)}")
         if await self._store.rounds(event_id):
             raise EventError("conflict", "entrants are added before the first round is seated")
         taken = {e.entrant_id for e in await self._store.entrants(event_id)}
@@ -292,7 +249,7 @@ class EventService:
             event_id, f"{BOT_PREFIX}{bot}:{n}", f"{bot} {n}", "bot", EntrantStatus.ENTERED, self._now()
         )
         await self._store.put_entrant(record)
-        await self._audit(event, actor, "add_bot", {"entrant": record.entrant_id}, reason=reason)
+        await self._audit(event, actor, "add_bot", {"entrant": record.entrant_id}, reason=reason, key=key)
         return record
 
     async def drop(self, actor: Actor, event_id: str, entrant_id: str, reason: str) -> None:
@@ -424,15 +381,19 @@ class EventService:
         ruleset = Ruleset.from_json(s.ruleset_json)
         seeds = {p.set_id: wall_set_seed(event.secret, rnd.number, k) for k, p in enumerate(rnd.sets)}
         made = []
-        for table in rnd.tables:
-            if table.match_id is not None:
-                made.append(table)
+        for seated in rnd.tables:
+            if seated.match_id is not None:
+                made.append(seated)
                 continue
-            seats = [await self._seat_request(e) for e in table.entrants]
+            seats = [await self._seat_request(seated.player_of(i)) for i in range(len(seated.entrants))]
+            table = dataclasses.replace(
+                seated, start_scores=await self._start_scores(event.id, seated, ruleset)
+            )
             spec = TableSpec(
                 seats=tuple(seats),
                 ruleset=ruleset,
-                source=f"event:{event.id}:r{rnd.number}:t{table.index}",
+                source=event_source(event, rnd.number, table.index),
+                start_scores=table.start_scores,
                 seed=seeds[table.set_id],
                 timers=self._timers(s),
                 spectate=self._spectate(s),
@@ -441,6 +402,8 @@ class EventService:
             )
             try:
                 live = await self._tables.create(spec)
+                for seat in table.locked:  # locked while seated: locked at the table too
+                    await live.lock_seat(seat, True)
             except TableError as exc:
                 # the tables made so far are kept in the round; starting again makes the rest
                 await self._store.put_round(
@@ -454,6 +417,14 @@ class EventService:
             await self._store.put_event(dataclasses.replace(event, status=EventStatus.RUNNING))
         await self._audit(event, actor, "start", {"round": rnd.number}, reason=reason, key=key)
         return rnd
+
+    async def _start_scores(
+        self, event_id: str, table: RoundTableRecord, ruleset: Ruleset
+    ) -> tuple[int, ...] | None:
+        """The seats' start points: each entrant's own (set by an organizer), else the ruleset's."""
+        own = {e.entrant_id: e.start_points for e in await self._store.entrants(event_id)}
+        scores = tuple(own.get(e) or ruleset.start_points for e in table.entrants)
+        return None if all(own.get(e) is None for e in table.entrants) else scores
 
     async def _seat_request(self, entrant_id: str) -> SeatRequest:
         if entrant_id.startswith(BOT_PREFIX):
@@ -485,106 +456,14 @@ class EventService:
             observers=observers,
         )
 
-    async def _live_table(self, event_id: str, index: int) -> tuple[RoundRecord, RoundTableRecord]:
-        rounds = await self._store.rounds(event_id)
-        if not rounds or rounds[-1].status is not RoundStatus.RUNNING:
-            raise EventError("conflict", "no round is running")
-        rnd = rounds[-1]
-        if not 0 <= index < len(rnd.tables) or rnd.tables[index].match_id is None:
-            raise EventError("not_found", f"no table {index} in round {rnd.number}")
-        return rnd, rnd.tables[index]
-
-    async def pause(
-        self, actor: Actor, event_id: str, table: int | None, paused: bool, reason: str = ""
-    ) -> None:
-        """Pause (or resume) one table of the running round, or all of them (``table`` None)."""
-        event = await self._organized(event_id, actor)
-        rounds = await self._store.rounds(event_id)
-        if not rounds or rounds[-1].status is not RoundStatus.RUNNING:
-            raise EventError("conflict", "no round is running")
-        indices = range(len(rounds[-1].tables)) if table is None else [table]
-        for i in indices:
-            _, t = await self._live_table(event_id, i)
-            assert t.match_id is not None
-            live = await self._tables.find(t.match_id)
-            if live is None:
-                continue  # ended already
-            try:
-                await (live.pause(reason or "paused by the organizer") if paused else live.unpause())
-            except TableError as exc:
-                raise EventError(exc.code, exc.message) from None
-        action = "pause" if paused else "unpause"
-        await self._audit(event, actor, action, {"table": table}, reason=reason)
-
-    async def end_table(self, actor: Actor, event_id: str, table: int, reason: str) -> None:
-        event = await self._organized(event_id, actor)
-        if not reason.strip():
-            raise EventError("malformed", "ending a table early needs a reason")
-        _, t = await self._live_table(event_id, table)
-        assert t.match_id is not None
-        live = await self._tables.find(t.match_id)
-        if live is not None:
-            try:
-                await live.end(reason)
-            except TableError as exc:
-                raise EventError(exc.code, exc.message) from None
-        await self._audit(event, actor, "end_table", {"table": table, "match": t.match_id}, reason=reason)
-
-    async def substitute(
-        self, actor: Actor, event_id: str, *, table: int, seat: int, substitute: str, reason: str
+    async def finish_round(
+        self, actor: Actor, event_id: str, reason: str = "", *, key: str | None = None
     ) -> RoundRecord:
-        """Before the round starts: seat ``substitute`` (an entrant id, or ``bot:<name>``) in place of a
-        no-show; the seat is marked as played by a substitute."""
-        event = await self._organized(event_id, actor)
-        if not reason.strip():
-            raise EventError("malformed", "a substitution needs a reason")
-        rounds = await self._store.rounds(event_id)
-        if not rounds or rounds[-1].status is not RoundStatus.SEATED:
-            raise EventError(
-                "unsupported",
-                "substitutes are seated before the round starts (a running seat cannot change yet)",
-            )
-        rnd = rounds[-1]
-        if not 0 <= table < len(rnd.tables) or not 0 <= seat < len(rnd.tables[table].entrants):
-            raise EventError("not_found", f"no seat {seat} at table {table}")
-        if any(substitute in t.entrants for t in rnd.tables):
-            raise EventError("conflict", f"{substitute!r} already sits in this round")
-        if substitute.startswith(BOT_PREFIX):
-            substitute = f"{substitute}:sub{rnd.number}.{table}.{seat}"
-        elif await self._accounts(substitute) is None:
-            raise EventError("not_found", f"no account {substitute!r}")
-        old = rnd.tables[table]
-        entrants = list(old.entrants)
-        replaced = entrants[seat]
-        entrants[seat] = substitute
-        changed = dataclasses.replace(old, entrants=tuple(entrants), substitutes=(*old.substitutes, seat))
-        rnd = dataclasses.replace(rnd, tables=tuple(changed if t.index == table else t for t in rnd.tables))
-        await self._store.put_round(rnd)
-        detail = {"table": table, "seat": seat, "out": replaced, "in": substitute}
-        await self._audit(event, actor, "substitute", detail, reason=reason)
-        return rnd
-
-    async def adjust(self, actor: Actor, event_id: str, entrant_id: str, amount: int, reason: str) -> None:
-        event = await self._organized(event_id, actor)
-        if not reason.strip():
-            raise EventError("malformed", "an adjustment needs a reason")
-        if entrant_id not in {e.entrant_id for e in await self._store.entrants(event_id)}:
-            raise EventError("not_found", f"no entrant {entrant_id!r}")
-        await self._store.add_adjustment(
-            AdjustmentRecord(event_id, entrant_id, amount, reason.strip(), actor.id, self._now())
-        )
-        await self._audit(event, actor, "adjust", {"entrant": entrant_id, "amount": amount}, reason=reason)
-
-    async def notice(self, actor: Actor, event_id: str, text: str) -> None:
-        event = await self._organized(event_id, actor)
-        if not text.strip() or len(text) > 500:
-            raise EventError("malformed", "a notice has 1 to 500 characters")
-        await self._audit(event, actor, "notice", {"text": text.strip()})
-
-    async def finish_round(self, actor: Actor, event_id: str, reason: str = "") -> RoundRecord:
         """End the running round once every table has ended; the walls' seeds are revealed."""
         event = await self._organized(event_id, actor)
         rounds = await self._store.rounds(event_id)
+        if rounds and await self._done(event_id, "finish_round", key):
+            return rounds[-1]
         if not rounds or rounds[-1].status is not RoundStatus.RUNNING:
             raise EventError("conflict", "no round is running")
         rnd = rounds[-1]
@@ -601,7 +480,7 @@ class EventService:
             await self._store.put_event(dataclasses.replace(event, status=EventStatus.FINISHED))
         shown = [[r.name, r.total, r.rank] for r in await self._standings(event)]  # rebuild --check
         await self._audit(
-            event, actor, "finish_round", {"round": rnd.number, "standings": shown}, reason=reason
+            event, actor, "finish_round", {"round": rnd.number, "standings": shown}, reason=reason, key=key
         )
         return rnd
 
@@ -615,7 +494,9 @@ class EventService:
                     continue
                 final = await self._results.final(t.match_id)
                 if final is not None:
-                    out.append(GameResult(t.match_id, rnd.number, t.entrants, final[0], final[1]))
+                    out.append(
+                        GameResult(t.match_id, rnd.number, t.entrants, final[0], final[1], t.start_scores)
+                    )
         return out
 
     async def _standings(self, event: EventRecord) -> list[Standing]:
@@ -633,8 +514,7 @@ class EventService:
             rules = ScoringRules.of(
                 ruleset, Formula(s.formula), seats=seats_of(ruleset), best_n=s.best_n, teams=s.teams
             )
-            games = await self.games(event)
-            # substitutes' games count for the seat's entrant of record only if they are entrants
+            games = await self.games(event)  # a substitute's games count for the seat's entrant
             return standings(games, [a for a in adjustments if a.entrant in names], names, rules)
         except StandingsError as exc:
             raise EventError("conflict", str(exc)) from None

@@ -31,6 +31,7 @@ from server.domain.tournaments import (
     RoundStatus,
     RoundTableRecord,
     SpectatorMode,
+    StandInRecord,
 )
 from server.store.db import write_connection
 from server.store.models import (
@@ -101,6 +102,9 @@ def round_doc(r: RoundRecord) -> dict[str, Any]:
                 "set": t.set_id,
                 "match": t.match_id,
                 "substitutes": list(t.substitutes),
+                "stand_ins": [[x.seat, x.by, x.from_step, x.at] for x in t.stand_ins],
+                "locked": list(t.locked),
+                "start_scores": None if t.start_scores is None else list(t.start_scores),
             }
             for t in r.tables
         ],
@@ -127,7 +131,16 @@ def round_of(row: Any) -> RoundRecord:
         row.number,
         RoundStatus(row.status),
         tuple(
-            RoundTableRecord(t["index"], tuple(t["entrants"]), t["set"], t["match"], tuple(t["substitutes"]))
+            RoundTableRecord(
+                t["index"],
+                tuple(t["entrants"]),
+                t["set"],
+                t["match"],
+                tuple(t["substitutes"]),
+                tuple(StandInRecord(x[0], x[1], x[2], x[3]) for x in t.get("stand_ins", ())),
+                tuple(t.get("locked", ())),
+                None if t.get("start_scores") is None else tuple(t["start_scores"]),
+            )
             for t in doc["tables"]
         ),
         tuple(

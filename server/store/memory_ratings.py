@@ -28,7 +28,7 @@ from server.domain.records import (
     ResultRecord,
     SessionRecord,
 )
-from server.ranking import CURRENT, Length, Standing
+from server.ranking import CURRENT, Length, Standing, rated_source
 from server.ranking.ledger import RatedMatch, StandingKey, start_standing
 
 
@@ -141,7 +141,7 @@ class MemoryRatings:
                 m
                 for m in self._matches.values()
                 if m.status is MatchStatus.COMPLETED
-                and m.source.startswith("ranked:")
+                and rated_source(m.source) is not None
                 and m.id not in self._rated
             ),
             key=lambda m: (m.ended_at or 0.0, m.id),

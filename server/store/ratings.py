@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, bindparam, delete, exists, func, insert, select, text, update
+from sqlalchemy import ColumnElement, Row, bindparam, delete, exists, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -65,7 +65,8 @@ def _unrated() -> ColumnElement[bool]:
 
 
 def _ranked() -> ColumnElement[bool]:
-    return MatchRow.source.like("ranked:%")
+    """The sources of matches that may be rated: ranked rooms', and rated events' tables."""
+    return or_(MatchRow.source.like("ranked:%"), MatchRow.source.like("event:%:ranked:%"))
 
 
 _STANDING_COLUMNS = ("rank", "points", "rating", "games", "firsts", "seconds", "thirds", "fourths")

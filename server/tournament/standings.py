@@ -4,7 +4,8 @@ Points are counted in tenths of a thousand game points (``453`` is shown ``+45.3
 exact. The formulas (:class:`Formula`):
 
 * ``points``: per game ``(final score - return points) / 1000 + uma[place] (+ oka to the winner)``,
-  the oka being ``(return - start) x seats / 1000``; the uma and oka come from the event's ruleset;
+  the oka being ``(return - start) x seats / 1000`` (with per-seat start points: ``return x seats -
+  the sum of the seats' start points``); the uma and oka come from the event's ruleset;
 * ``placements``: the sum of the places taken (1st = 1); lower is better;
 * ``best_consecutive``: the best run of ``best_n`` consecutive games of the ``points`` formula, in
   the order played (all the games while fewer than ``best_n`` were played);
@@ -46,6 +47,7 @@ class GameResult:
     entrants: tuple[str, ...]  # seat order
     scores: tuple[int, ...]  # final scores, seat order
     placements: tuple[int, ...]  # 1 = first, seat order (ties already broken by the match's rules)
+    start_points: tuple[int, ...] | None = None  # per-seat start points (None: the ruleset's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +119,10 @@ def game_points(game: GameResult, rules: ScoringRules) -> tuple[int, ...]:
     """Each seat's points for one game in tenths: (score - return) / 100 + uma (+ oka)."""
     if len(game.scores) != rules.seats or sorted(game.placements) != list(range(1, rules.seats + 1)):
         raise StandingsError(f"game {game.match_id}: {len(game.scores)} scores or places {game.placements}")
-    oka = (rules.return_points - rules.start_points) * rules.seats // 100 if rules.oka else 0
+    # The oka is what the return points take from the table's start points: with per-seat start
+    # points (an organizer's), their sum instead of the ruleset's start points times the seats.
+    started = sum(game.start_points) if game.start_points is not None else rules.start_points * rules.seats
+    oka = (rules.return_points * rules.seats - started) // 100 if rules.oka else 0
     out = []
     for score, place in zip(game.scores, game.placements, strict=True):
         diff = score - rules.return_points

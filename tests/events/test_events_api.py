@@ -246,4 +246,5 @@ async def test_scripted_seating_substitutes_and_drops_over_http(env: Env) -> Non
     r = await env.post("org", f"{base}/substitute", body)
     assert r.status_code == 200
     table = r.json()["tables"][0]
-    assert table["entrants"][2].startswith("bot:greedy:sub") and table["substitutes"] == [2]
+    assert table["entrants"][2] == "a-ann" and table["substitutes"] == [2]
+    assert table["stand_ins"][0]["by"].startswith("bot:greedy:sub")

@@ -26,6 +26,7 @@ from server.domain.tournaments import (
     RoundStatus,
     RoundTableRecord,
     SpectatorMode,
+    StandInRecord,
 )
 from server.engine.rules import PRESETS
 from server.store.memory_events import InMemoryEvents
@@ -65,6 +66,9 @@ SETTINGS = EventSettings(
     formula="teams",
     teams={"a-ann": "red", "a-bob": "blue"},
     max_meetings=1,
+    min_dan=4,
+    min_rating=1800.0,
+    ranked=True,
 )
 EVENT = EventRecord("ev-1", SETTINGS, EventStatus.OPEN, "a-org", 1000.0, ("a-org",), b"\x01" * 32)
 
@@ -110,7 +114,22 @@ async def test_entrants_rounds_adjustments_audit(events: EventStore) -> None:
         "ev-1",
         1,
         RoundStatus.RUNNING,
-        (RoundTableRecord(0, ("a", "b", "c", "d"), "r1-s0", "m-1", (2,)), rnd.tables[1]),
+        (
+            RoundTableRecord(
+                0,
+                ("a", "b", "c", "d"),
+                "r1-s0",
+                "m-1",
+                (2,),
+                (
+                    StandInRecord(2, "bot:greedy:sub1.0.2.1", None, 1003.5),
+                    StandInRecord(2, "a-sub", 17, 1004.5),
+                ),
+                (1, 3),
+                (25000, 25000, 35000, 25000),
+            ),
+            rnd.tables[1],
+        ),
         (PublishedSetRecord("r1-s0", (0, 1), "ab" * 32, ("cd" * 32,), "00" * 32),),
         1003.0,
         1004.0,

@@ -12,7 +12,7 @@ import pytest
 from server.domain.records import Account, AccountKind
 from server.domain.tournaments import DuplicateMode, EntryMode, EventSettings, EventStatus, RoundStatus
 from server.engine.rules import PRESETS
-from server.services.tables import TableSpec, TableStatus, TableUnsupportedError
+from server.services.tables import SeatRequest, TableSpec, TableStatus, TableUnsupportedError
 from server.services.tournaments import Actor, EventError, EventService
 from server.store.memory_events import InMemoryEvents
 from server.tournament.duplicate import PublishedSet, check_reveal, wall_set_seed
@@ -37,6 +37,8 @@ class FakeLive:
     paused: bool = False
     ended: str | None = None
     remote: bool = False
+    locked: set[int] = field(default_factory=set)
+    subs: list[tuple[int, SeatRequest]] = field(default_factory=list)
 
     def status(self) -> TableStatus:
         return TableStatus(self.match_id, self.spec.source, self.spec.tags, paused=self.paused)
@@ -51,6 +53,17 @@ class FakeLive:
 
     async def end(self, reason: str) -> None:
         self.ended = reason
+
+    async def lock_seat(self, seat: int, locked: bool) -> None:
+        if self.remote:
+            raise TableUnsupportedError("the table runs on another node")
+        (self.locked.add if locked else self.locked.discard)(seat)
+
+    async def substitute(self, seat: int, by: SeatRequest) -> int:
+        if self.remote:
+            raise TableUnsupportedError("the table runs on another node")
+        self.subs.append((seat, by))
+        return 40 + len(self.subs)
 
 
 @dataclass
@@ -244,19 +257,17 @@ async def test_substitute_before_the_round_starts() -> None:
     changed = await w.service.substitute(
         ORG, event_id, table=0, seat=2, substitute="bot:greedy", reason="no-show"
     )
-    assert changed.tables[0].entrants[2].startswith("bot:greedy:sub") and changed.tables[0].substitutes == (
-        2,
-    )
-    assert out not in changed.tables[0].entrants
+    table = changed.tables[0]
+    assert table.player_of(2).startswith("bot:greedy:sub") and table.substitutes == (2,)
+    assert table.entrants[2] == out  # the entrant of record keeps the seat (and its score)
+    assert table.stand_ins[0].from_step is None  # it plays every move of the seat
     assert (
         await codes(w.service.substitute(ORG, event_id, table=0, seat=1, substitute="bot:greedy", reason=""))
         == "malformed"
     )
-    await w.service.start(ORG, event_id)
-    assert (
-        await codes(w.service.substitute(ORG, event_id, table=0, seat=1, substitute="a-sub", reason="late"))
-        == "unsupported"
-    )
+    rnd = await w.service.start(ORG, event_id)
+    made = w.tables.made[0].spec.seats
+    assert made[2].bot == "greedy" and made[2].account is None  # the table seats the substitute
 
 
 async def test_impossible_seating_is_a_conflict_naming_it() -> None:
@@ -289,3 +300,38 @@ async def test_scripted_seating_and_check_in() -> None:
     await w.service.check_in(PLAYERS[3], event_id)
     rnd = await w.service.seat(ORG, event_id, script=script)
     assert rnd.tables[0].entrants == tuple(p.id for p in PLAYERS[:4])
+
+
+async def test_seat_actions_at_a_table_on_another_node_are_unsupported_and_change_nothing() -> None:
+    w = World()
+    event_id = await full_event(w)
+    await w.service.seat(ORG, event_id)
+    rnd = await w.service.start(ORG, event_id)
+    for live in w.tables.made:
+        live.remote = True
+    before = (await w.store.rounds(event_id), len(await w.store.audit(event_id)))
+    lock = w.service.lock_seat(ORG, event_id, table=0, seat=0, locked=True, reason="r")
+    assert await codes(lock) == "unsupported"
+    sub = w.service.substitute(ORG, event_id, table=0, seat=0, substitute="a-sub", reason="late")
+    assert await codes(sub) == "unsupported"
+    assert (await w.store.rounds(event_id), len(await w.store.audit(event_id))) == before
+    for live in w.tables.made:
+        live.remote = False
+    changed = await w.service.substitute(ORG, event_id, table=0, seat=0, substitute="a-sub", reason="late")
+    assert changed.tables[0].stand_ins[0].from_step == 41  # the step the factory answered
+    assert w.tables.made[0].subs[0][1].account == ACCOUNTS["a-sub"]
+    assert changed.tables[0].player_of(0) == "a-sub" and changed.tables[0].entrants == rnd.tables[0].entrants
+    # not an organizer: forbidden, nothing changed
+    assert await codes(w.service.lock_seat(PLAYERS[0], event_id, table=0, seat=1, locked=True)) == "forbidden"
+    assert await codes(w.service.set_start_points(PLAYERS[0], event_id, PLAYERS[0].id, 30000)) == "forbidden"
+    assert await codes(w.service.moves(PLAYERS[0], event_id, "m-0")) == "forbidden"
+    assert await codes(w.service.moves(ORG, event_id, "m-0")) == "unsupported"  # no stored moves here
+
+
+async def test_a_sign_up_window_that_closes_before_it_opens_is_malformed() -> None:
+    w = World()
+    await w.service.grant_organizer(ADMIN, ORG.id, True, "runs the club")
+    assert (
+        await codes(w.service.create(ORG, settings(signup_opens=2000.0, signup_closes=1000.0))) == "malformed"
+    )
+    assert await w.store.events() == []

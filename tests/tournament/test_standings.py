@@ -122,3 +122,15 @@ def test_a_bad_game_is_refused() -> None:
     bad = GameResult("x", 1, ("a", "b", "c", "d"), (25000, 25000, 25000, 25000), (1, 1, 3, 4))
     with pytest.raises(StandingsError, match="game x"):
         game_points(bad, rules(Formula.POINTS))
+
+
+def test_per_seat_start_points_set_the_oka() -> None:
+    """A table where one seat started with 35,000 (an organizer's start points): the oka is what the
+    return points take from the table, 4 x 30,000 - 110,000 = 10,000, so the points still add to 0.
+    By hand: 52,000 -> +22.0 + 20 uma + 10 oka = +52.0; 30,000 -> 0 + 10 = +10.0;
+    18,000 -> -12.0 - 10 = -22.0; 10,000 -> -20.0 - 20 = -40.0."""
+    starts = (35000, 25000, 25000, 25000)
+    game = GameResult("m", 1, ("a", "b", "c", "d"), (52000, 30000, 18000, 10000), (1, 2, 3, 4), starts)
+    assert game_points(game, rules(Formula.POINTS)) == (520, 100, -220, -400)
+    same = GameResult("m", 1, ("a", "b", "c", "d"), G1.scores, G1.placements, (25000,) * 4)
+    assert game_points(same, rules(Formula.POINTS)) == game_points(G1, rules(Formula.POINTS))

@@ -748,6 +748,11 @@ async def test_openapi_document(api: Api) -> None:
         "/api/events/{event_id}/adjust",
         "/api/events/{event_id}/notice",
         "/api/events/{event_id}/finish-round",
+        "/api/events/{event_id}/lock",
+        "/api/events/{event_id}/unlock",
+        "/api/events/{event_id}/start-points",
+        "/api/events/{event_id}/games/{match_id}/moves",
+        "/api/events/{event_id}/export",
     }
     social = {  # docs/social.md: the signed-in account's friends, blocks and mutes
         "/api/me/friends",
@@ -758,7 +763,14 @@ async def test_openapi_document(api: Api) -> None:
         "/api/me/blocks/{account_id}",
         "/api/me/mutes/{account_id}",
     }
-    game_port = {"/healthz", "/readyz", "/metrics", "/tables/live", "/private/new"}  # docs/hub.md
+    game_port = {
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/tables/live",
+        "/tables/{match_id}/overlay",
+        "/private/new",
+    }
     assert set(doc["paths"]) == review | ranked | social | game_port | events
     for path in game_port:
         assert doc["paths"][path]["get"]["tags"] == ["game port"]

@@ -44,6 +44,7 @@ from server.services.auth import Authenticator, AuthError
 from server.services.review import EXPORT_MEDIA_TYPES, EXPORT_SUFFIX, Access, GameLiveError, GameNotFoundError
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
+from server.web.api.eventops import eventops_router
 from server.web.api.events import events_router
 from server.web.api.files import admin_files, game_files
 from server.web.api.gameport import game_router
@@ -571,6 +572,7 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
         me_router,
         ranked_router,
         events_router,
+        eventops_router,
         social_router,
         game_router,
         game_files,

@@ -121,6 +121,11 @@ class SettingsIn(Strict):
     invited: list[str] = Field(default_factory=list, max_length=10000)
     cap: int | None = Field(default=None, ge=1)
     guests: bool = False
+    min_dan: int | None = Field(default=None, ge=1, le=10, description="open sign-up: this dan or higher")
+    min_rating: float | None = Field(
+        default=None, ge=0, le=10000, description="open sign-up: this R or higher"
+    )
+    ranked: bool = Field(default=False, strict=True, description="the games count for ranked stats")
     signup_opens: float | None = None
     signup_closes: float | None = None
     checkin: bool = False
@@ -160,6 +165,9 @@ class SettingsIn(Strict):
             invited=tuple(self.invited),
             cap=self.cap,
             guests=self.guests,
+            min_dan=self.min_dan,
+            min_rating=self.min_rating,
+            ranked=self.ranked,
             signup_opens=self.signup_opens,
             signup_closes=self.signup_closes,
             checkin=self.checkin,
@@ -208,7 +216,7 @@ class OrganizerIn(Reason):
     granted: bool = True
 
 
-class BotsIn(Reason):
+class BotsIn(Keyed):
     bot: str = Field(default="greedy", pattern=r"^[a-z][a-z0-9_\-]{0,31}$")
     count: int = Field(default=1, ge=1, le=64)
 
@@ -217,23 +225,24 @@ class EntrantIn(Reason):
     entrant: str = Field(pattern=ENTRANT)
 
 
-class PauseIn(Reason):
+class PauseIn(Keyed):
     table: int | None = Field(default=None, ge=0, description="a table's index; none: the whole round")
 
 
-class SubstituteIn(Reason):
+class SubstituteIn(Keyed):
     table: int = Field(ge=0)
     seat: int = Field(ge=0, le=3)
     substitute: str = Field(pattern=ENTRANT, description="an account id, or bot:<name>")
 
 
-class AdjustIn(Reason):
+class AdjustIn(Keyed):
     entrant: str = Field(pattern=ENTRANT)
     amount: int = Field(ge=-1_000_000, le=1_000_000, description="in the formula's unit")
 
 
 class NoticeIn(Strict):
     text: str = Field(min_length=1, max_length=500)
+    key: str | None = Field(default=None, max_length=100, description="idempotency key")
 
 
 # -- helpers --------------------------------------------------------------------------------------------
@@ -273,7 +282,7 @@ def event_summary(e: EventRecord) -> dict[str, Any]:
 def settings_out(s: EventSettings) -> dict[str, Any]:
     out = dataclasses.asdict(s)
     out["ruleset"] = json.loads(s.ruleset_json)
-    del out["ruleset_json"], out["min_dan"], out["min_rating"], out["ranked"]
+    del out["ruleset_json"]
     return out
 
 
@@ -309,6 +318,7 @@ async def event_out(service: EventService, event_id: str) -> dict[str, Any]:
                 "kind": x.kind,
                 "status": x.status.value,
                 "checked_in": list(x.checked_in),
+                "start_points": x.start_points,
             }
             for x in view.entrants
         ],
@@ -439,7 +449,8 @@ async def check_in(request: Request, event_id: EventId) -> dict[str, Any]:
 async def add_bots(request: Request, event_id: EventId, body: BotsIn) -> list[dict[str, Any]]:
     actor = await _actor(request)
     service = _service(request)
-    added = [await service.add_bot(actor, event_id, body.bot, body.reason) for _ in range(body.count)]
+    keys = [None if body.key is None else f"{body.key}#{i}" for i in range(body.count)]
+    added = [await service.add_bot(actor, event_id, body.bot, body.reason, key=k) for k in keys]
     return [_entrant(e) for e in added]
 
 
@@ -478,31 +489,37 @@ async def start(request: Request, event_id: EventId, body: Keyed) -> dict[str, A
 @events_router.post("/events/{event_id}/pause", summary="Pause a table or the whole round (organizers)")
 async def pause(request: Request, event_id: EventId, body: PauseIn) -> dict[str, Any]:
     actor = await _actor(request)
-    await _service(request).pause(actor, event_id, body.table, True, body.reason)
+    await _service(request).pause(actor, event_id, body.table, True, body.reason, key=body.key)
     return {"paused": True, "table": body.table}
 
 
 @events_router.post("/events/{event_id}/resume", summary="Resume a table or the whole round (organizers)")
 async def resume(request: Request, event_id: EventId, body: PauseIn) -> dict[str, Any]:
     actor = await _actor(request)
-    await _service(request).pause(actor, event_id, body.table, False, body.reason)
+    await _service(request).pause(actor, event_id, body.table, False, body.reason, key=body.key)
     return {"paused": False, "table": body.table}
 
 
 @events_router.post("/events/{event_id}/tables/{table}/end", summary="End a table early (organizers)")
 async def end_table(
-    request: Request, event_id: EventId, table: Annotated[int, Path(ge=0, le=10000)], body: Reason
+    request: Request, event_id: EventId, table: Annotated[int, Path(ge=0, le=10000)], body: Keyed
 ) -> dict[str, Any]:
     actor = await _actor(request)
-    await _service(request).end_table(actor, event_id, table, body.reason)
+    await _service(request).end_table(actor, event_id, table, body.reason, key=body.key)
     return {"ended": table}
 
 
-@events_router.post("/events/{event_id}/substitute", summary="Seat a substitute before the round starts")
+@events_router.post("/events/{event_id}/substitute", summary="Seat a substitute (before or after the start)")
 async def substitute(request: Request, event_id: EventId, body: SubstituteIn) -> dict[str, Any]:
     actor = await _actor(request)
     rnd = await _service(request).substitute(
-        actor, event_id, table=body.table, seat=body.seat, substitute=body.substitute, reason=body.reason
+        actor,
+        event_id,
+        table=body.table,
+        seat=body.seat,
+        substitute=body.substitute,
+        reason=body.reason,
+        key=body.key,
     )
     return _round(rnd)
 
@@ -510,18 +527,18 @@ async def substitute(request: Request, event_id: EventId, body: SubstituteIn) ->
 @events_router.post("/events/{event_id}/adjust", summary="A penalty or correction, with a reason")
 async def adjust(request: Request, event_id: EventId, body: AdjustIn) -> dict[str, Any]:
     actor = await _actor(request)
-    await _service(request).adjust(actor, event_id, body.entrant, body.amount, body.reason)
+    await _service(request).adjust(actor, event_id, body.entrant, body.amount, body.reason, key=body.key)
     return {"entrant": body.entrant, "amount": body.amount}
 
 
 @events_router.post("/events/{event_id}/notice", summary="A notice to every entrant (organizers)")
 async def notice(request: Request, event_id: EventId, body: NoticeIn) -> dict[str, Any]:
     actor = await _actor(request)
-    await _service(request).notice(actor, event_id, body.text)
+    await _service(request).notice(actor, event_id, body.text, key=body.key)
     return {"notice": body.text.strip()}
 
 
 @events_router.post("/events/{event_id}/finish-round", summary="Finish the round: reveal the seeds")
-async def finish_round(request: Request, event_id: EventId, body: Reason) -> dict[str, Any]:
+async def finish_round(request: Request, event_id: EventId, body: Keyed) -> dict[str, Any]:
     actor = await _actor(request)
-    return _round(await _service(request).finish_round(actor, event_id, body.reason))
+    return _round(await _service(request).finish_round(actor, event_id, body.reason, key=body.key))

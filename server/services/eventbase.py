@@ -1,0 +1,160 @@
+"""What every part of the event service shares (``docs/tournaments.md``): who asks (:class:`Actor`),
+the ports it runs on, and the checks, audit and idempotency of organizer actions.
+
+The service is split by concept: entry and rounds (:mod:`server.services.tournaments`), the running
+tables' actions (:mod:`server.services.eventlive`: pause, end, lock, substitutes, start points,
+adjustments, notices) and the archive of an event's games (:mod:`server.services.eventexport`).
+
+Every organizer action is checked (the actor must be one of the event's organizers, or an
+administrator), audited (who, when, what, why) and idempotent: an action sent again with the same
+``key`` changes nothing and answers as the first did. A refused action raises
+:class:`~server.services.eventrules.EventError` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from server.domain.records import Account
+from server.domain.tournaments import (
+    AuditRecord,
+    EntrantRecord,
+    EventRecord,
+    EventStore,
+    RoundRecord,
+    RoundStatus,
+    RoundTableRecord,
+)
+from server.services.eventrules import EventError
+from server.services.tables import TableFactory
+
+BOT_PREFIX = "bot:"
+
+RankOf = Callable[[str, str], Awaitable[tuple[int, float] | None]]
+"""An account's ranked standing for a game length (``east``, ``east_south``): (rank, R), the rank an
+index of the ranking tables' ranks; None when the server keeps no ratings."""
+
+StepsOf = Callable[[str], Awaitable[Sequence[tuple[int, int | None, str]]]]
+"""A match's stored moves: (step, seat, source) in step order (the deal has seat None)."""
+
+ExportOf = Callable[[str, str], Awaitable[str]]
+"""A finished game written as ``tenhou6`` (tenhou.net/6 JSON) or ``mjai`` (JSON lines)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks: an account, and whether it is an administrator."""
+
+    account: Account
+    admin: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.account.id
+
+
+class MatchResults(Protocol):
+    async def final(self, match_id: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The final scores and places (seat order) of a finished match, else None."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class EventView:
+    event: EventRecord
+    entrants: tuple[EntrantRecord, ...]
+    rounds: tuple[RoundRecord, ...]
+
+
+class EventBase:
+    """The ports and the shared checks of the event service."""
+
+    def __init__(
+        self,
+        *,
+        store: EventStore,
+        tables: TableFactory,
+        results: MatchResults,
+        accounts: Callable[[str], Awaitable[Account | None]],
+        now: Callable[[], float],
+        new_id: Callable[[], str],
+        new_secret: Callable[[], bytes],
+        rank_of: RankOf | None = None,
+        steps_of: StepsOf | None = None,
+        export_of: ExportOf | None = None,
+        bot_names: Collection[str] | None = None,
+    ) -> None:
+        self._store = store
+        self._tables = tables
+        self._results = results
+        self._accounts = accounts
+        self._now = now
+        self._new_id = new_id
+        self._new_secret = new_secret
+        self._rank_of = rank_of
+        self._steps_of = steps_of
+        self._export_of = export_of
+        self._bot_names = bot_names  # the built-in bots (None: the table factory checks the names)
+
+    async def _audit(
+        self,
+        event: EventRecord,
+        actor: Actor,
+        action: str,
+        detail: object,
+        *,
+        reason: str = "",
+        key: str | None = None,
+    ) -> None:
+        entry = AuditRecord(
+            event.id, self._now(), actor.id, action, json.dumps(detail, sort_keys=True), reason, key
+        )
+        await self._store.add_audit(entry)
+
+    async def _done(self, event_id: str, action: str, key: str | None) -> bool:
+        """Whether this organizer action was already applied with this idempotency key."""
+        if key is None:
+            return False
+        return any(a.key == key and a.action == action for a in await self._store.audit(event_id))
+
+    async def _event(self, event_id: str) -> EventRecord:
+        event = await self._store.event(event_id)
+        if event is None:
+            raise EventError("not_found", f"no event {event_id!r}")
+        return event
+
+    async def _organized(self, event_id: str, actor: Actor) -> EventRecord:
+        event = await self._event(event_id)
+        if not actor.admin and actor.id not in event.organizers:
+            raise EventError("forbidden", "only the event's organizers may do this")
+        return event
+
+    @staticmethod
+    def _reason(reason: str, what: str) -> str:
+        if not reason.strip():
+            raise EventError("malformed", f"{what} needs a reason")
+        return reason.strip()
+
+    async def _current_round(self, event_id: str, *statuses: RoundStatus) -> RoundRecord:
+        rounds = await self._store.rounds(event_id)
+        if not rounds or rounds[-1].status not in statuses:
+            names = " or ".join(s.value for s in statuses)
+            raise EventError("conflict", f"no round is {names}")
+        return rounds[-1]
+
+    @staticmethod
+    def _seat_of(rnd: RoundRecord, table: int, seat: int) -> RoundTableRecord:
+        if not 0 <= table < len(rnd.tables) or not 0 <= seat < len(rnd.tables[table].entrants):
+            raise EventError("not_found", f"no seat {seat} at table {table} of round {rnd.number}")
+        return rnd.tables[table]
+
+    async def _put_table(self, rnd: RoundRecord, changed: RoundTableRecord) -> RoundRecord:
+        rnd = dataclasses.replace(
+            rnd, tables=tuple(changed if t.index == changed.index else t for t in rnd.tables)
+        )
+        await self._store.put_round(rnd)
+        return rnd

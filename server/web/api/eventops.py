@@ -1,0 +1,87 @@
+"""More organizer actions over HTTP (``docs/tournaments.md``, "HTTP API"): lock and unlock a seat,
+an entrant's start points, a game's moves marked with who played them (a substitute's), and the
+event's archive (every game in tenhou.net/6 JSON and mjai JSON lines, the standings as CSV and
+JSON, one zip file). Organizers only; the typed errors of :mod:`server.web.api.events`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request, Response
+from pydantic import Field
+
+from server.services.eventexport import event_archive
+from server.web.api.errors import NO_STORE
+from server.web.api.events import (
+    ENTRANT,
+    EVENT_ERRORS,
+    EventId,
+    EventRoute,
+    Keyed,
+    _actor,
+    _round,
+    _service,
+)
+
+eventops_router = APIRouter(prefix="/api", tags=["events"], route_class=EventRoute, responses=EVENT_ERRORS)
+MatchId = Annotated[str, Path(pattern=r"^m-[A-Za-z0-9_\-]{1,40}$")]
+
+
+class SeatIn(Keyed):
+    table: int = Field(ge=0, le=10000)
+    seat: int = Field(ge=0, le=3)
+
+
+class StartPointsIn(Keyed):
+    entrant: str = Field(pattern=ENTRANT)
+    points: int | None = Field(
+        default=None, gt=0, le=1_000_000, description="a multiple of 100; none: the ruleset's"
+    )
+
+
+@eventops_router.post("/events/{event_id}/lock", summary="Lock a seat: no one takes or replaces it")
+async def lock_seat(request: Request, event_id: EventId, body: SeatIn) -> dict[str, Any]:
+    actor = await _actor(request)
+    rnd = await _service(request).lock_seat(
+        actor, event_id, table=body.table, seat=body.seat, locked=True, reason=body.reason, key=body.key
+    )
+    return _round(rnd)
+
+
+@eventops_router.post("/events/{event_id}/unlock", summary="Unlock a seat")
+async def unlock_seat(request: Request, event_id: EventId, body: SeatIn) -> dict[str, Any]:
+    actor = await _actor(request)
+    rnd = await _service(request).lock_seat(
+        actor, event_id, table=body.table, seat=body.seat, locked=False, reason=body.reason, key=body.key
+    )
+    return _round(rnd)
+
+
+@eventops_router.post("/events/{event_id}/start-points", summary="An entrant's start points")
+async def start_points(request: Request, event_id: EventId, body: StartPointsIn) -> dict[str, Any]:
+    actor = await _actor(request)
+    await _service(request).set_start_points(
+        actor, event_id, body.entrant, body.points, body.reason, key=body.key
+    )
+    return {"entrant": body.entrant, "start_points": body.points}
+
+
+@eventops_router.get(
+    "/events/{event_id}/games/{match_id}/moves", summary="A game's moves, a substitute's marked (organizers)"
+)
+async def moves(request: Request, event_id: EventId, match_id: MatchId) -> list[dict[str, Any]]:
+    actor = await _actor(request)
+    return [dataclasses.asdict(m) for m in await _service(request).moves(actor, event_id, match_id)]
+
+
+@eventops_router.get(
+    "/events/{event_id}/export",
+    summary="Every game (tenhou.net/6 and mjai) and the standings, one zip (organizers)",
+    response_class=Response,
+)
+async def export(request: Request, event_id: EventId) -> Response:
+    actor = await _actor(request)
+    data = await event_archive(_service(request), actor, event_id)
+    headers = dict(NO_STORE) | {"Content-Disposition": f'attachment; filename="{event_id}.zip"'}
+    return Response(data, media_type="application/zip", headers=headers)
