@@ -131,6 +131,12 @@ class EventService:
         detail = json.dumps({"account": account_id, "granted": granted})
         await self._store.add_audit(AuditRecord("", self._now(), actor.id, "organizer_role", detail, reason))
 
+    async def organizer_grants(self, actor: Actor) -> list[AuditRecord]:
+        """The organizer role's grants and revocations, oldest first (administrators)."""
+        if not actor.admin:
+            raise EventError("forbidden", "only an administrator sees the organizer role's log")
+        return [a for a in await self._store.audit("") if a.action == "organizer_role"]
+
     async def _audit(
         self,
         event: EventRecord,
