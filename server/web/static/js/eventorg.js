@@ -168,7 +168,7 @@ export function renderOrganizer(doc, box, { event, act, showLog }) {
       h(d, "h4", {}, "Notice to every entrant"),
       h(d, "div", { class: "row" },
         input("notice", { maxlength: 500, placeholder: "e.g. round 2 starts at 20:00" }),
-        button("org-notice", "Send", () => act("notice", { text: value("notice") })))),
+        button("org-send-notice", "Send", () => act("notice", { text: value("notice") })))),
     h(d, "section", {},
       h(d, "h4", {}, "Co-organizers"),
       h(d, "p", { class: "muted" }, event.organizers.join(", ")),
