@@ -337,12 +337,15 @@ def test_an_organizer_runs_an_event_from_the_pages(server: tuple[str, str, str, 
         log = httpx.get(f"{api_base}/api/events/{event_id}/log", headers=_auth(org_token))
         actions = [(a["action"], a["reason"]) for a in log.json()]
         assert ("pause", "a spilled drink") in actions and ("adjust", "late for round 2") in actions
+        # the entrant's page, on a phone: their final place
+        phone = context(pat_token, PHONE)
+        phone.goto(f"{events_url}&event={event_id}")
+        phone.wait_for_selector("text=Final standings")
+        rank = next(s["rank"] for s in standings if s["name"] == pat_id)
+        assert f"Final place: {rank} of 8" in (phone.text_content("[data-testid=my-standing]") or "")
         if shots:
             public.screenshot(path=str(shots / "event-standings.png"), full_page=True)
-            phone = context(pat_token, PHONE)
-            phone.goto(f"{events_url}&event={event_id}")
-            phone.wait_for_selector("text=Final standings")
             phone.screenshot(path=str(shots / "event-phone.png"), full_page=True)
-        for page in (admin, org, pat, visitor, public):
+        for page in (admin, org, pat, visitor, public, phone):
             assert not page.errors, page.errors
         browser.close()

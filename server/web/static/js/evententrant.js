@@ -5,7 +5,7 @@
 import { currentRound, fill, h, roles, seatOf, tableLink } from "./eventkit.js";
 
 /** Fill `box` for the signed-in player `me` (hidden when nobody is signed in). */
-export function renderEntrant(doc, box, { event, me, location, act }) {
+export function renderEntrant(doc, box, { event, me, location, act, rows = [] }) {
   const d = doc;
   box.hidden = !me;
   if (!me) return;
@@ -17,10 +17,19 @@ export function renderEntrant(doc, box, { event, me, location, act }) {
   const checkedIn = mine?.checked_in?.includes(next) ?? false;
   const seat = who.entrant && round ? seatOf(round, me.id) : null;
   const open = event.status === "open" || event.status === "running";
+  const standing = rows.find((r) => r.name === me.id || r.members?.includes(me.id)) ?? null;
+  if (!mine && !(open && event.rounds.length === 0)) {
+    box.hidden = true; // not an entrant, and too late to enter: nothing of theirs to show
+    return;
+  }
   fill(box,
     h(d, "h3", {}, `My event (${me.name})`),
     h(d, "p", { "data-testid": "my-entry" },
       mine ? `You are ${mine.status}${checkedIn ? `, checked in for round ${next}` : ""}.` : "You have not entered."),
+    mine && standing && standing.games > 0
+      ? h(d, "p", { "data-testid": "my-standing" },
+          `${event.status === "finished" ? "Final place" : "Place"}: ${standing.rank} of ${rows.length}, ${standing.shown} after ${standing.games} game${standing.games === 1 ? "" : "s"}.`)
+      : null,
     h(d, "div", { class: "row" },
       !who.entrant && open && event.rounds.length === 0
         ? h(d, "button", { type: "button", "data-testid": "enter", onclick: () => act("entry") }, "Enter")

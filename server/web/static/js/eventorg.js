@@ -87,12 +87,21 @@ function typed(box) {
   return new Map([...box.querySelectorAll("input[name], textarea[name], select[name]")].map((x) => [x.name, x.value]));
 }
 
-/** Fill the organizer's panel of `event` (`act(path, body)` posts an action and redraws). */
+/** Fill the organizer's panel of `event` (`act(path, body)` posts an action, redraws and
+ * resolves to whether it was done). */
 export function renderOrganizer(doc, box, { event, act, showLog }) {
   const d = doc;
   const kept = typed(box);
   const value = (name) => box.querySelector(`[name="${name}"]`)?.value ?? "";
   const reason = () => value("reason").trim();
+  // after an action was done, empty the fields it used (a notice is not sent twice by mistake)
+  const clear = (...names) => (done) => {
+    if (!done) return;
+    for (const name of names) {
+      const node = box.querySelector(`[name="${name}"]`);
+      if (node) node.value = "";
+    }
+  };
   const input = (name, attrs = {}) => h(d, "input", { name, "data-testid": `org-${name}`, ...attrs });
   const button = (testid, label, onclick, cls = "") => h(d, "button", { type: "button", class: cls, "data-testid": testid, onclick }, label);
   const s = event.settings;
@@ -163,12 +172,12 @@ export function renderOrganizer(doc, box, { event, act, showLog }) {
       h(d, "div", { class: "row" },
         h(d, "select", { name: "entrant", "data-testid": "org-entrant" }, event.entrants.map((e) => h(d, "option", { value: e.id }, e.name))),
         input("amount", { type: "number", placeholder: s.formula === "placements" ? "places" : "tenths of a point", class: "narrow" }),
-        button("org-adjust", "Apply", () => act("adjust", { entrant: value("entrant"), amount: Number(value("amount")), reason: reason() })))),
+        button("org-adjust", "Apply", () => act("adjust", { entrant: value("entrant"), amount: Number(value("amount")), reason: reason() }).then(clear("amount"))))),
     h(d, "section", {},
       h(d, "h4", {}, "Notice to every entrant"),
       h(d, "div", { class: "row" },
         input("notice", { maxlength: 500, placeholder: "e.g. round 2 starts at 20:00" }),
-        button("org-send-notice", "Send", () => act("notice", { text: value("notice") })))),
+        button("org-send-notice", "Send", () => act("notice", { text: value("notice") }).then(clear("notice"))))),
     h(d, "section", {},
       h(d, "h4", {}, "Co-organizers"),
       h(d, "p", { class: "muted" }, event.organizers.join(", ")),

@@ -108,7 +108,7 @@ export class EventsPage {
     const live = runningRound(event) ? await this.liveTables() : new Map();
     const where = { base: this.base, search: this.location.search };
     renderPublic(this.doc, this.el("event-view"), { event, rows, live, location: where });
-    renderEntrant(this.doc, this.el("entrant-panel"), { event, me: this.me, location: where, act: (p, b) => this.act(p, b) });
+    renderEntrant(this.doc, this.el("entrant-panel"), { event, rows, me: this.me, location: where, act: (p, b) => this.act(p, b) });
     const org = this.el("organizer-panel");
     const organizer = Boolean(this.me) && (event.organizers.includes(this.me.id) || this.me.admin === true);
     org.hidden = !organizer;
@@ -150,8 +150,10 @@ export class EventsPage {
       this.shape = null; // redraw the panel: the action may not change the event (a pause, a notice)
       this.status(`done: ${path.replace(/^tables\/(\d+)\/end$/, "end table $1")}`, "ok");
       await this.showEvent(this.event.id);
+      return true;
     } catch (err) {
       this.status(String(err.message ?? err), "error");
+      return false;
     }
   }
 
