@@ -195,6 +195,8 @@ def test_an_organizer_runs_an_event_from_the_pages(server: tuple[str, str, str, 
         admin.click("[data-testid=organizer-grant]")
         admin.wait_for_selector("[data-testid=organizers] >> text=organizer")
         assert "runs the club nights" in (admin.text_content("[data-testid=organizer-log]") or "")
+        if shots:
+            admin.screenshot(path=str(shots / "admin-organizers.png"))
 
         # 2. The organizer creates the event on the events page.
         org = context(org_token)
@@ -256,11 +258,12 @@ def test_an_organizer_runs_an_event_from_the_pages(server: tuple[str, str, str, 
             pat.click("[data-testid=join-seat]")
             pat.wait_for_selector("[data-testid=board] .center", timeout=15000)
             if number == 1:
-                # 6. Pause the player's table: they are told, and their clock stands still.
+                # 6. Pause the player's table while it waits for them (the page does not play
+                # yet): they are told, and their clock stands still.
+                pat.wait_for_selector("[data-testid=time-left]", timeout=15000)
                 org.fill("[data-testid=org-reason]", "a spilled drink")
                 org.click(f"[data-testid=pause-{table}]")
                 pat.wait_for_selector("[data-testid=paused-banner]:has-text('a spilled drink')")
-                pat.wait_for_selector("[data-testid=time-left]")
                 before = pat.text_content("[data-testid=time-left]")
                 pat.wait_for_timeout(1500)
                 assert pat.text_content("[data-testid=time-left]") == before  # the clock stands still
