@@ -90,6 +90,12 @@ class EventService(EventLive):
         detail = json.dumps({"account": account_id, "granted": granted})
         await self._store.add_audit(AuditRecord("", self._now(), actor.id, "organizer_role", detail, reason))
 
+    async def organizer_grants(self, actor: Actor) -> list[AuditRecord]:
+        """The organizer role's grants and revocations, oldest first (administrators)."""
+        if not actor.admin:
+            raise EventError("forbidden", "only an administrator sees the organizer role's log")
+        return [a for a in await self._store.audit("") if a.action == "organizer_role"]
+
     # -- events ----------------------------------------------------------------------------------------
 
     async def create(self, actor: Actor, settings: EventSettings, reason: str = "") -> EventRecord:

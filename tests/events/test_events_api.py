@@ -248,3 +248,23 @@ async def test_scripted_seating_substitutes_and_drops_over_http(env: Env) -> Non
     table = r.json()["tables"][0]
     assert table["entrants"][2] == "a-ann" and table["substitutes"] == [2]
     assert table["stand_ins"][0]["by"].startswith("bot:greedy:sub")
+
+
+async def test_the_organizer_role_is_listed_with_its_log(env: Env) -> None:
+    """GET /api/admin/organizers (the admin page's): who holds the role, and every grant and
+    revocation with who made it and why; administrators only."""
+    assert code(await env.client.get("/api/admin/organizers")) == "unauthenticated"
+    r = await env.client.get("/api/admin/organizers", headers=env.as_("org"))
+    assert r.status_code == 403 and code(r) == "forbidden"
+    empty = (await env.client.get("/api/admin/organizers", headers=env.as_("root"))).json()
+    assert empty == {"organizers": [], "log": []}
+    await env.post("root", "/api/admin/organizers", {"name": "org", "reason": "runs the club"})
+    await env.post("root", "/api/admin/organizers", {"name": "ann", "reason": "helps"})
+    await env.post("root", "/api/admin/organizers", {"name": "ann", "granted": False, "reason": "moved away"})
+    shown = (await env.client.get("/api/admin/organizers", headers=env.as_("root"))).json()
+    assert [(o["account"], o["name"]) for o in shown["organizers"]] == [("a-org", "org")]
+    assert [(e["name"], e["granted"], e["reason"], e["actor"]) for e in shown["log"]] == [
+        ("org", True, "runs the club", "a-root"),
+        ("ann", True, "helps", "a-root"),
+        ("ann", False, "moved away", "a-root"),
+    ]

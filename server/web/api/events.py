@@ -8,7 +8,7 @@ Everything else needs a signed-in account, as the ranked routes do: ``Authorizat
 API token or a session token) or the ``jantaku_session`` cookie. Entrants enter, withdraw and check
 in for themselves; the event's organizers (or an administrator: a token with the ``admin`` scope)
 do the rest, each action audited with its reason; ``POST /api/admin/organizers`` (administrators)
-grants or revokes the organizer role.
+grants or revokes the organizer role, and ``GET /api/admin/organizers`` lists its holders and its log.
 
 A refused action answers the typed error of the other routes, ``{"error": {"code", "message"}}``,
 and changes nothing: ``unauthenticated`` 401, ``forbidden`` 403, ``not_found`` 404,
@@ -377,6 +377,24 @@ async def grant_organizer(request: Request, body: OrganizerIn) -> dict[str, Any]
         raise EventError("not_found", f"no account named {body.name!r}")
     await service.grant_organizer(actor, account.id, body.granted, body.reason)
     return {"account": account.id, "name": account.name, "organizer": body.granted}
+
+
+@events_router.get("/admin/organizers", summary="Who holds the organizer role, and its log (administrators)")
+async def organizers(request: Request) -> dict[str, Any]:
+    actor = await _actor(request)
+    grants = await _service(request).organizer_grants(actor)
+    store = request.app.state.store
+    log: list[dict[str, Any]] = []
+    holders: dict[str, tuple[str, bool, float]] = {}  # account -> (name, holds the role, since)
+    for a in grants:
+        detail = json.loads(a.detail)
+        account = await store.account_by_id(detail["account"])
+        name = account.name if account is not None else detail["account"]
+        entry = {"at": a.at, "actor": a.actor, "account": detail["account"], "name": name}
+        log.append(entry | {"granted": detail["granted"], "reason": a.reason})
+        holders[detail["account"]] = (name, bool(detail["granted"]), a.at)
+    held = [{"account": k, "name": n, "since": at} for k, (n, granted, at) in holders.items() if granted]
+    return {"organizers": sorted(held, key=lambda o: o["name"]), "log": log}
 
 
 @events_router.post("/events", summary="Create an event (organizers)", status_code=201)

@@ -28,3 +28,36 @@ test("standings rows show names and the formula's totals", () => {
   assert.equal(errorText({ error: { code: "conflict", message: "round 1 is not finished" } }, 409), "conflict: round 1 is not finished");
   assert.equal(errorText(null, 502), "HTTP 502");
 });
+
+import { currentRound, seatOf, tableLink } from "../../../server/web/static/js/eventkit.js";
+import { settingsFromForm } from "../../../server/web/static/js/eventorg.js";
+import { adjustText, handText } from "../../../server/web/static/js/eventpublic.js";
+import { deepLinkFromLocation, isPauseNotice } from "../../../server/web/static/js/deeplink.js";
+
+const ROUND = { number: 1, status: "running", tables: [{ index: 0, entrants: ["a", "b", "c", "d"], match_id: "m-1" }, { index: 1, entrants: ["e", "f", "g", "h"], match_id: "m-2" }] };
+
+test("an entrant's seat and the links into the table view", () => {
+  assert.deepEqual(seatOf(ROUND, "g"), { table: 1, seat: 2, wind: "West", match_id: "m-2", others: ["e", "f", "h"] });
+  assert.equal(seatOf(ROUND, "z"), null);
+  assert.equal(currentRound({ rounds: [{ status: "finished" }] }), null);
+  assert.equal(currentRound({ rounds: [{ status: "finished" }, ROUND] }), ROUND);
+  assert.equal(tableLink("play", "m-2", { search: "?event=ev-1&api=http://h:9" }), "/?play=m-2&api=http%3A%2F%2Fh%3A9");
+  assert.equal(tableLink("watch", "m-1", { search: "" }), "/?watch=m-1");
+  assert.deepEqual(deepLinkFromLocation({ search: "?play=m-2" }), { play: "m-2", watch: null });
+  assert.deepEqual(deepLinkFromLocation({ search: "?watch=<script>" }), { play: null, watch: null });
+  assert.ok(isPauseNotice({ code: "busy_retry", message: "the table is paused (tea): every clock is stopped" }));
+  assert.ok(!isPauseNotice({ code: "busy_retry", message: "try again" }));
+  assert.equal(handText({ round: { round_wind: 0, kyoku: 1, honba: 2 } }), "East 2, 2 honba");
+  assert.equal(handText({ round: null }), "starting");
+  assert.equal(adjustText(-50, "points"), "-5.0");
+  assert.equal(adjustText(15, "teams"), "+1.5");
+  assert.equal(adjustText(-1, "placements"), "-1");
+  assert.equal(adjustText(0, "points"), "0");
+});
+
+test("the create form's settings", () => {
+  const values = { name: " Club ", rounds: "2", description: "", ruleset: "tenhou", duplicate: "round", cap: "", action_ms: "3000", checkin: true, guests: false, extra: '{"max_meetings": 1}' };
+  assert.deepEqual(settingsFromForm(values), { name: "Club", rounds: 2, ruleset: "tenhou", duplicate: "round", action_ms: 3000, checkin: true, guests: false, max_meetings: 1 });
+  assert.throws(() => settingsFromForm({ ...values, extra: "{nope" }), /not JSON/);
+  assert.throws(() => settingsFromForm({ ...values, extra: "[1]" }), /JSON object/);
+});

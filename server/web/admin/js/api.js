@@ -32,13 +32,15 @@ export function setToken(token, storage = globalThis.sessionStorage) {
   else storage.removeItem(key);
 }
 
-async function request(path, { accept = "application/json" } = {}) {
+async function request(path, { accept = "application/json", method = "GET", body = undefined } = {}) {
   const headers = { Accept: accept };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   const token = getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
   let response;
   try {
-    response = await fetch(path, { headers, cache: "no-store", credentials: "omit" });
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    response = await fetch(path, { method, headers, body: payload, cache: "no-store", credentials: "omit" });
   } catch (err) {
     throw new ApiError(0, "network", `cannot reach the server: ${err.message}`);
   }
@@ -59,6 +61,11 @@ async function request(path, { accept = "application/json" } = {}) {
 
 export async function getJson(path) {
   return (await request(path)).json();
+}
+
+// An action (the organizer role): a JSON body posted with the token.
+export async function postJson(path, body) {
+  return (await request(path, { method: "POST", body })).json();
 }
 
 // Query string from an object, leaving out empty values.

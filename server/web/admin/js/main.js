@@ -1,6 +1,6 @@
 // The admin pages: games list (filters, search), game detail, omniscient replay, wall verification,
 // exports and the audit log. Hash routes (#/games, #/game/ID, #/game/ID/replay, #/game/ID/walls,
-// #/audit); every page is built from the review API with the token from sessionStorage.
+// #/audit, #/organizers: js/organizers.js); every page is built from the review API with the token from sessionStorage.
 // Text from the server (player names, ...) only ever goes into the DOM as text, never as HTML.
 //
 // The same pages in the players' mode (games.html on the game port, /games/): a player's own finished
@@ -10,6 +10,7 @@
 import { api, ApiError, download, getToken, PLAYER_MODE, setToken } from "./api.js";
 import { buildPositions, describeEvent, positionStarts } from "./replay.js";
 import { sortTiles, tileElement } from "./tiles.js";
+import { organizersView } from "./organizers.js";
 import { tileSVG } from "../client/tiles.js";
 import { yakuLabel } from "../client/actions.js";
 
@@ -131,6 +132,7 @@ async function route() {
     else if (parts[0] === "game" && parts[1] && parts[2] === "walls") await wallsView(parts[1], current);
     else if (parts[0] === "game" && parts[1]) await detailView(parts[1], current);
     else if (parts[0] === "audit") await auditView(params, current);
+    else if (parts[0] === "organizers" && !PLAYER_MODE) await organizersView(show, current);
     else await listView(params, current);
   } catch (err) {
     if (current()) showError(err);

@@ -12,6 +12,7 @@ import { ChatPanel } from "./chat.js";
 import { autoAction, loadPrefs, readHints, savePref, shownWaits } from "./comforts.js";
 import { Sounds, loudest, soundOf } from "./sound.js";
 import { inviteLink, inviteFromLocation, renderLiveTables, renderPrivate, renderQueue } from "./lobby.js";
+import { deepLinkFromLocation, forgetDeepLink, isPauseNotice } from "./deeplink.js";
 import {
   el,
   playerName,
@@ -70,6 +71,8 @@ export class App {
     this.lastJoin = null; // {kind: "queue"|"private"|"spectate", code?}
     this.privateWaiting = null; // the `queued` message of a private table being filled
     this.inviteCode = inviteFromLocation(this.location); // ?invite=CODE: join that table once connected
+    this.deepLink = deepLinkFromLocation(this.location); // ?play=MATCH / ?watch=MATCH (deeplink.js)
+    this.paused = null; // {text, elapsed}: the table is paused (its clocks stopped) until it moves again
     this.live = { state: "unknown", tables: [] }; // the lobby's live tables (unknown | absent | shown)
     this.liveTimer = null;
     this.liveAsked = false; // the first look at the live tables happens at once, the next ones every 15 s
@@ -155,7 +158,7 @@ export class App {
     if (this.match && !this.match.players) this.match.players = this._seatPlayers(this.match.id);
     if (this.match && !this.matchEnd) {
       this._resume(this.match.id, this.match.tracker.version);
-    } else if (!this.match) {
+    } else if (!this.match && !this._followDeepLink()) {
       this._resumeSaved();
     }
     if (this.inviteCode && !this.match) {
@@ -168,6 +171,24 @@ export class App {
     }
     this.afterWelcome?.(welcome); // ranked.js: a guest's card, or the player's standing
     this.render();
+  }
+
+  /** Opened with ?play=MATCH (one's seat there) or ?watch=MATCH: go there, once. */
+  _followDeepLink() {
+    const { play, watch } = this.deepLink;
+    this.deepLink = { play: null, watch: null };
+    if (!play && !watch) return false;
+    forgetDeepLink(this.location);
+    const seat = play ? this.liveSeats.find((s) => s.match_id === play) : null;
+    if (seat) {
+      this.resumeSeat(seat.match_id, seat.seat);
+      return true;
+    }
+    if (play) {
+      this.toast(`You have no seat at ${play} (or its game is over): watching it instead`, "error");
+    }
+    this.spectate(play ?? watch);
+    return true;
   }
 
   _forgetInviteInURL() {
@@ -277,6 +298,9 @@ export class App {
 
   _onError(message) {
     const rid = message.request_id;
+    if (isPauseNotice(message) && this.match && !this.paused) {
+      this.paused = { text: message.message, elapsed: this.prompt ? this.now() - this.promptAt : 0 };
+    }
     if (this.pending && rid === this.pending.request_id) {
       const code = message.code;
       if (code === "stale_step" || code === "not_your_turn") this.prompt = null;
@@ -329,6 +353,7 @@ export class App {
 
   _exitMatch() {
     this.match = null;
+    this.paused = null;
     this.prompt = null;
     this.pending = null;
     this.results = null;
@@ -341,6 +366,7 @@ export class App {
     if (!match || message.match_id !== match.id) return;
     const tracker = match.tracker;
     if (message.version <= tracker.version) return;
+    this.paused = null; // the table moves again
     if (message.version !== tracker.version + 1) {
       this._resync();
       return;
@@ -428,6 +454,7 @@ export class App {
     const match = this.match;
     if (!match || message.match_id !== match.id || message.seat !== match.seat) return;
     const again = this.pending && this.pending.step === message.step;
+    this.paused = null; // a prompt after a pause: the clock goes on with the time left
     this.prompt = message;
     this.promptAt = this.now();
     this.hints = readHints(message);
@@ -868,7 +895,7 @@ export class App {
       matchEnd: this.matchEnd,
       // A spectator could watch, so the table allowed spectators: its log is public once it ends.
       replayHref: `/games/${encodeURIComponent(match.id)}#h1s0`,
-      elapsed: this.prompt ? now - this.promptAt : 0,
+      elapsed: this._elapsed(now),
       prefs: this.prefs,
       fresh: recent(this.fresh),
       callout: recent(this.callout),
@@ -902,6 +929,11 @@ export class App {
     renderResult($("result"), ctx, handlers);
     if (this.matchEnd) this.afterResult?.($("result"), match); // ranked.js: the climb of a rated match
     renderTimer($("timer"), ctx);
+    const paused = $("paused-banner");
+    if (paused) {
+      paused.hidden = !this.paused;
+      paused.textContent = this.paused ? `${this.paused.text}. The game goes on when the organizer resumes it.` : "";
+    }
     if (this.prompt) this._startTimer();
     else this._stopTimer();
     // Redraw once the newest animation is over, so that its element stops counting as new.
@@ -921,8 +953,14 @@ export class App {
         this._stopTimer();
         return;
       }
-      renderTimer(this.$("timer"), { prompt: this.prompt, elapsed: this.now() - this.promptAt });
+      renderTimer(this.$("timer"), { prompt: this.prompt, elapsed: this._elapsed(this.now()) });
     }, 100);
+  }
+
+  /** How long the open prompt has run (standing still while the table is paused). */
+  _elapsed(now) {
+    if (!this.prompt) return 0;
+    return this.paused ? this.paused.elapsed : now - this.promptAt;
   }
 
   _stopTimer() {

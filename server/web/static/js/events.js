@@ -1,64 +1,33 @@
-// Tournaments in the browser (docs/tournaments.md): the list of events, an event's public page
-// (standings, rounds and tables, wall commitments and revealed seeds, notices), the entrant's
-// buttons (enter, withdraw, check in) and the organizer's (add bots, seat, start, pause, resume,
-// finish the round, adjust, notice). Everything goes through the events HTTP API, with the session
-// token the main page stored when its player signed in (the ranked card).
+// Tournaments in the browser (docs/tournaments.md, "The events pages"): the list of events (and
+// the create form), an event's public page (js/eventpublic.js), the entrant's part
+// (js/evententrant.js) and the organizer's (js/eventorg.js). Everything goes through the events
+// HTTP API, with the session token the main page stored when its player signed in (the ranked
+// card). While a round runs, the page refreshes itself every few seconds (live standings and tables).
 
 import { apiBase } from "./ranked.js";
+import { errorText, fill, h, runningRound } from "./eventkit.js";
+import { renderPublic } from "./eventpublic.js";
+import { renderEntrant } from "./evententrant.js";
+import { renderCreate, renderLog, renderOrganizer, settingsFromForm } from "./eventorg.js";
+
+export { errorText, roles, runningRound, standingsRows } from "./eventkit.js";
 
 const TOKEN_KEY = "jantaku.session_token";
-const CREATE_EXAMPLE = JSON.stringify({ name: "Club night", ruleset: "tenhou", rounds: 3, duplicate: "round" }, null, 2);
-
-function h(doc, tag, attrs = {}, ...children) {
-  const node = doc.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
-  return node;
-}
-
-/** Replace ``node``'s children (null and undefined left out; arrays flattened). */
-function fill(node, ...children) {
-  node.replaceChildren(...children.flat(2).filter((c) => c !== null && c !== undefined));
-}
-
-/** The error answer of the API as one line. */
-export function errorText(data, status) {
-  const e = data?.error;
-  return e ? `${e.code}: ${e.message}` : `HTTP ${status}`;
-}
-
-/** The standings as table rows: [rank, name, total as shown, games, places]. */
-export function standingsRows(rows, names = new Map()) {
-  return rows.map((r) => [String(r.rank), names.get(r.name) ?? r.name, r.shown, String(r.games), r.places.join("/")]);
-}
-
-/** Who may do what on this event: {entrant, organizer}. */
-export function roles(event, me) {
-  if (!me) return { entrant: false, organizer: false };
-  const mine = event.entrants.find((e) => e.id === me.id);
-  return {
-    entrant: Boolean(mine) && ["entered", "waitlisted"].includes(mine.status),
-    organizer: event.organizers.includes(me.id),
-  };
-}
-
-/** The running round, if any. */
-export function runningRound(event) {
-  return event.rounds.find((r) => r.status === "running") ?? null;
-}
+const REFRESH_MS = 4000;
+const LIVE_TABLES_PATH = "/tables/live";
 
 export class EventsPage {
-  constructor({ doc, storage, location, fetch }) {
+  constructor({ doc, storage, location, fetch, refreshMs = REFRESH_MS }) {
     this.doc = doc;
     this.storage = storage;
     this.location = location;
     this.fetch = fetch ?? ((...args) => globalThis.fetch(...args));
     this.base = apiBase(location);
     this.me = null;
+    this.event = null;
+    this.shape = null; // what the organizer's panel was drawn from
+    this.refreshMs = refreshMs;
+    this.timer = null;
   }
 
   get token() {
@@ -72,6 +41,7 @@ export class EventsPage {
     const response = await this.fetch(`${this.base}${path}`, {
       method,
       headers,
+      cache: "no-store",
       body: body === null ? undefined : JSON.stringify(body),
     });
     const type = response.headers?.get?.("content-type") ?? "";
@@ -84,18 +54,23 @@ export class EventsPage {
     return this.doc.getElementById(id);
   }
 
-  status(text) {
-    this.el("events-status").textContent = text;
+  status(text, kind = "") {
+    const box = this.el("events-status");
+    box.textContent = text;
+    box.dataset.kind = kind;
   }
 
   async start() {
     if (this.token) this.me = (await this.call("GET", "/api/accounts/me").catch(() => null))?.account ?? null;
+    const who = this.el("events-me");
+    if (who) who.textContent = this.me ? `signed in as ${this.me.name}` : "not signed in (sign in on the main page)";
     const id = new URLSearchParams(this.location.search).get("event");
     try {
       if (id) await this.showEvent(id);
       else await this.showList();
+      this.status("");
     } catch (err) {
-      this.status(String(err.message ?? err));
+      this.status(String(err.message ?? err), "error");
     }
   }
 
@@ -103,123 +78,92 @@ export class EventsPage {
     const events = await this.call("GET", "/api/events");
     const box = this.el("event-list");
     const d = this.doc;
+    const api = new URLSearchParams(this.location.search).get("api");
+    const link = (id) => `?event=${encodeURIComponent(id)}${api ? `&api=${encodeURIComponent(api)}` : ""}`;
     fill(box,
       h(d, "h2", {}, "Events"),
       events.length === 0
         ? h(d, "p", {}, "No events yet.")
-        : h(
-            d,
-            "ul",
-            {},
-            events.map((e) =>
-              h(d, "li", {}, h(d, "a", { href: `?event=${encodeURIComponent(e.id)}` }, e.name), ` — ${e.status}`),
-            ),
-          ),
+        : h(d, "ul", { class: "event-list" },
+            events.map((e) => h(d, "li", {}, h(d, "a", { href: link(e.id), "data-testid": `event-link-${e.id}` }, e.name), ` — ${e.status}, ${e.rounds} rounds`))),
     );
-    if (this.me) {
-      // An organizer creates an event from its settings (docs/tournaments.md, "Settings").
-      const text = h(d, "textarea", { rows: 6, cols: 60, "data-testid": "create-settings" }, CREATE_EXAMPLE);
-      box.append(
-        h(d, "h3", {}, "Create an event (organizers)"),
-        text,
-        h(d, "button", { "data-testid": "create-event", onclick: () => this.create(text.value) }, "Create"),
-      );
-    }
+    if (this.me) renderCreate(d, box, { create: (values) => this.create(values, link) });
     box.hidden = false;
     this.status("");
   }
 
-  async create(text) {
+  async create(values, link) {
     try {
-      const event = await this.call("POST", "/api/events", JSON.parse(text));
-      this.location.search = `?event=${encodeURIComponent(event.id)}`;
+      const event = await this.call("POST", "/api/events", settingsFromForm(values));
+      this.location.search = link(event.id);
     } catch (err) {
-      this.status(String(err.message ?? err));
+      this.status(String(err.message ?? err), "error");
     }
   }
 
   async showEvent(id) {
-    const event = await this.call("GET", `/api/events/${encodeURIComponent(id)}`);
-    const rows = await this.call("GET", `/api/events/${encodeURIComponent(id)}/standings`);
+    const path = `/api/events/${encodeURIComponent(id)}`;
+    const [event, rows] = await Promise.all([this.call("GET", path), this.call("GET", `${path}/standings`)]);
     this.event = event;
-    const d = this.doc;
-    const names = new Map(event.entrants.map((e) => [e.id, e.name]));
-    const table = (head, body) =>
-      h(d, "table", {}, h(d, "thead", {}, h(d, "tr", {}, head.map((c) => h(d, "th", {}, c)))),
-        h(d, "tbody", {}, body.map((r) => h(d, "tr", {}, r.map((c) => h(d, "td", {}, c))))));
-    const view = this.el("event-view");
-    fill(view,
-      h(d, "h2", { "data-testid": "event-name" }, event.name),
-      h(d, "p", {}, `${event.status} · ${event.rounds.length} of ${event.settings.rounds} rounds · ${event.entrants.length} entrants`),
-      event.description ? h(d, "p", {}, event.description) : null,
-      event.notices.length ? h(d, "ul", { "data-testid": "event-notices" }, event.notices.map((n) => h(d, "li", {}, n.text))) : null,
-      h(d, "h3", {}, "Standings"),
-      h(d, "div", { "data-testid": "event-standings" }, table(["#", "entrant", "total", "games", "places"], standingsRows(rows, names))),
-      event.rounds.map((r) =>
-        h(d, "div", { "data-testid": `round-${r.number}` },
-          h(d, "h3", {}, `Round ${r.number} (${r.status})`),
-          table(["table", "seats", "game"], r.tables.map((t) => [String(t.index), t.entrants.map((e) => names.get(e) ?? e).join(", "), t.match_id ?? ""])),
-          h(d, "p", { class: "walls" }, r.sets.map((s) => `${s.set_id}: seed ${s.seed_hex ?? `committed ${s.seed_commitment.slice(0, 16)}…`}`).join(" · ")),
-        ),
-      ),
-    );
-    view.hidden = false;
-    this.renderPanels(event);
-    this.status("");
+    const live = runningRound(event) ? await this.liveTables() : new Map();
+    const where = { base: this.base, search: this.location.search };
+    renderPublic(this.doc, this.el("event-view"), { event, rows, live, location: where });
+    renderEntrant(this.doc, this.el("entrant-panel"), { event, rows, me: this.me, location: where, act: (p, b) => this.act(p, b) });
+    const org = this.el("organizer-panel");
+    const organizer = Boolean(this.me) && (event.organizers.includes(this.me.id) || this.me.admin === true);
+    org.hidden = !organizer;
+    // The panel is redrawn when the event changed (not on every refresh: the organizer may be typing).
+    const shape = JSON.stringify([event.status, event.rounds, event.entrants, event.organizers, event.settings]);
+    if (organizer && (shape !== this.shape || org.childElementCount === 0)) {
+      renderOrganizer(this.doc, org, { event, act: (p, b) => this.act(p, b), showLog: () => this.showLog() });
+    }
+    this.shape = organizer ? shape : null;
+    this.el("events").dataset.round = String(runningRound(event)?.number ?? "");
+    this.el("events").dataset.status = event.status;
+    this.scheduleRefresh();
+  }
+
+  /** The hub's live tables (same origin: the events page is served by the hub), by match id. */
+  async liveTables() {
+    try {
+      const response = await this.fetch(LIVE_TABLES_PATH, { cache: "no-store" });
+      const body = response.ok ? await response.json() : null;
+      return new Map((body?.tables ?? []).map((t) => [t.match_id, t]));
+    } catch {
+      return new Map();
+    }
+  }
+
+  scheduleRefresh() {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.event || !runningRound(this.event) || !this.refreshMs) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.showEvent(this.event.id).catch((err) => this.status(String(err.message ?? err), "error"));
+    }, this.refreshMs);
   }
 
   async act(path, body = {}) {
     try {
       await this.call("POST", `/api/events/${encodeURIComponent(this.event.id)}/${path}`, body);
+      this.shape = null; // redraw the panel: the action may not change the event (a pause, a notice)
+      this.status(`done: ${path.replace(/^tables\/(\d+)\/end$/, "end table $1")}`, "ok");
       await this.showEvent(this.event.id);
+      return true;
     } catch (err) {
-      this.status(String(err.message ?? err));
+      this.status(String(err.message ?? err), "error");
+      return false;
     }
   }
 
-  renderPanels(event) {
-    const d = this.doc;
-    const who = roles(event, this.me);
-    const entrant = this.el("entrant-panel");
-    entrant.hidden = !this.me;
-    fill(entrant,
-      h(d, "h3", {}, "Me"),
-      who.entrant
-        ? [h(d, "button", { onclick: () => this.act("checkin") }, "Check in"), h(d, "button", { onclick: () => this.act("withdraw") }, "Withdraw")]
-        : h(d, "button", { onclick: () => this.act("entry") }, "Enter"),
-    );
-    const org = this.el("organizer-panel");
-    org.hidden = !who.organizer;
-    if (!who.organizer) return;
-    const input = (name, placeholder) => h(d, "input", { name, placeholder, "data-testid": `org-${name}` });
-    const value = (name) => org.querySelector(`[name=${name}]`)?.value ?? "";
-    const reason = () => value("reason");
-    fill(org,
-      h(d, "h3", {}, "Organizer"),
-      input("reason", "reason (kept in the log)"),
-      h(d, "div", {},
-        h(d, "button", { onclick: () => this.act("bots", { count: Number(value("bots") || 1), reason: reason() }) }, "Add bots"),
-        input("bots", "how many"),
-      ),
-      h(d, "div", {},
-        h(d, "button", { "data-testid": "org-seat", onclick: () => this.act("seat", { reason: reason() }) }, "Seat next round"),
-        h(d, "button", { "data-testid": "org-start", onclick: () => this.act("start", { reason: reason() }) }, "Start round"),
-        h(d, "button", { onclick: () => this.act("pause", { table: value("table") === "" ? null : Number(value("table")), reason: reason() }) }, "Pause"),
-        h(d, "button", { onclick: () => this.act("resume", { table: value("table") === "" ? null : Number(value("table")), reason: reason() }) }, "Resume"),
-        input("table", "table (empty: all)"),
-        h(d, "button", { "data-testid": "org-finish", onclick: () => this.act("finish-round", { reason: reason() }) }, "Finish round"),
-      ),
-      h(d, "div", {},
-        input("entrant", "entrant id"),
-        input("amount", "amount (tenths)"),
-        h(d, "button", { onclick: () => this.act("adjust", { entrant: value("entrant"), amount: Number(value("amount")), reason: reason() }) }, "Adjust"),
-      ),
-      h(d, "div", {},
-        input("notice", "notice to every entrant"),
-        h(d, "button", { onclick: () => this.act("notice", { text: value("notice") }) }, "Send notice"),
-      ),
-      h(d, "p", {}, h(d, "a", { href: `${this.base}/api/events/${encodeURIComponent(event.id)}/standings?format=csv` }, "Standings (CSV)")),
-    );
+  async showLog() {
+    try {
+      const entries = await this.call("GET", `/api/events/${encodeURIComponent(this.event.id)}/log`);
+      renderLog(this.doc, this.el("org-log"), entries);
+    } catch (err) {
+      this.status(String(err.message ?? err), "error");
+    }
   }
 }
 
