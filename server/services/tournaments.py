@@ -41,6 +41,8 @@ from server.domain.tournaments import (
     SpectatorMode,
 )
 from server.engine.rules import Ruleset
+from server.services.botevents import BotEvents
+from server.services.eventcycles import reveal_cycle, revealed, rotated_seating, seed_round, set_seed
 from server.services.eventrules import EventError, check_settings, seats_of
 from server.services.tables import (
     SeatRequest,
@@ -50,7 +52,7 @@ from server.services.tables import (
     TableSpec,
     TableTimers,
 )
-from server.tournament.duplicate import group_sets, publish, wall_set_seed
+from server.tournament.duplicate import group_sets, publish
 from server.tournament.seating import (
     History,
     RoundSeating,
@@ -119,6 +121,7 @@ class EventService:
         self._now = now
         self._new_id = new_id
         self._new_secret = new_secret
+        self.bots = BotEvents(store=store, accounts=accounts, now=now, games=self.games)  # bot entrants
 
     # -- roles and audit -------------------------------------------------------------------------------
 
@@ -367,7 +370,7 @@ class EventService:
             parsed = parse_script(script, seats) if script is not None else None
             if method is SeatingMethod.SCRIPTED and parsed is None:
                 raise SeatingError("this event's seating is scripted: upload the round's tables")
-            seating = seat_round(
+            seating = rotated_seating(s, seats, number, rounds, parsed) or seat_round(
                 SeatingMethod.SCRIPTED if parsed is not None else method,
                 order,
                 history,
@@ -398,14 +401,15 @@ class EventService:
     ) -> tuple[PublishedSetRecord, ...]:
         s = event.settings
         groups: tuple[tuple[int, ...], ...]
-        if s.duplicate is DuplicateMode.OFF:
+        if s.duplicate in (DuplicateMode.OFF, DuplicateMode.ROTATIONS):
             groups = tuple((i,) for i in range(len(seating.tables)))
         else:
             groups = group_sets(seating, s.set_size if s.duplicate is DuplicateMode.SETS else None)
         out = []
+        walls_of = seed_round(s, seats_of(ruleset), number)  # a rotation cycle's later rounds: its first's
         for k, tables in enumerate(groups):
-            seed = wall_set_seed(event.secret, number, k)
-            p = publish(f"r{number}-s{k}", tables, seed, ruleset)
+            seed = set_seed(event, seats_of(ruleset), number, k)
+            p = publish(f"r{walls_of}-s{k}", tables, seed, ruleset)
             out.append(PublishedSetRecord(p.set_id, p.tables, p.seed_commitment, p.wall_commitments))
         return tuple(out)
 
@@ -422,7 +426,7 @@ class EventService:
             return rnd  # started already: starting again changes nothing
         s = event.settings
         ruleset = Ruleset.from_json(s.ruleset_json)
-        seeds = {p.set_id: wall_set_seed(event.secret, rnd.number, k) for k, p in enumerate(rnd.sets)}
+        seeds = {p.set_id: set_seed(event, seats_of(ruleset), rnd.number, k) for k, p in enumerate(rnd.sets)}
         made = []
         for table in rnd.tables:
             if table.match_id is not None:
@@ -585,12 +589,11 @@ class EventService:
         for t in rnd.tables:
             if t.match_id is None or await self._results.final(t.match_id) is None:
                 raise EventError("conflict", f"table {t.index} has not finished")
-        sets = tuple(
-            dataclasses.replace(p, seed_hex=wall_set_seed(event.secret, rnd.number, k).hex())
-            for k, p in enumerate(rnd.sets)
-        )
+        seats = seats_of(Ruleset.from_json(event.settings.ruleset_json))
+        sets = revealed(event, seats, rnd)  # a rotation cycle's walls: when its last round ends
         rnd = dataclasses.replace(rnd, status=RoundStatus.FINISHED, sets=sets, ended_at=self._now())
         await self._store.put_round(rnd)
+        await reveal_cycle(self._store, event, seats, rnd)
         if rnd.number == event.settings.rounds:
             await self._store.put_event(dataclasses.replace(event, status=EventStatus.FINISHED))
         shown = [[r.name, r.total, r.rank] for r in await self._standings(event)]  # rebuild --check
