@@ -562,8 +562,19 @@ class EventService:
         await self._audit(event, actor, "substitute", detail, reason=reason)
         return rnd
 
-    async def adjust(self, actor: Actor, event_id: str, entrant_id: str, amount: int, reason: str) -> None:
+    async def adjust(
+        self,
+        actor: Actor,
+        event_id: str,
+        entrant_id: str,
+        amount: int,
+        reason: str,
+        *,
+        key: str | None = None,
+    ) -> None:
         event = await self._organized(event_id, actor)
+        if await self._done(event_id, "adjust", key):
+            return  # the same key again: applied once
         if not reason.strip():
             raise EventError("malformed", "an adjustment needs a reason")
         if entrant_id not in {e.entrant_id for e in await self._store.entrants(event_id)}:
@@ -571,13 +582,15 @@ class EventService:
         await self._store.add_adjustment(
             AdjustmentRecord(event_id, entrant_id, amount, reason.strip(), actor.id, self._now())
         )
-        await self._audit(event, actor, "adjust", {"entrant": entrant_id, "amount": amount}, reason=reason)
+        detail = {"entrant": entrant_id, "amount": amount}
+        await self._audit(event, actor, "adjust", detail, reason=reason, key=key)
 
-    async def notice(self, actor: Actor, event_id: str, text: str) -> None:
+    async def notice(self, actor: Actor, event_id: str, text: str, key: str | None = None) -> None:
         event = await self._organized(event_id, actor)
         if not text.strip() or len(text) > 500:
             raise EventError("malformed", "a notice has 1 to 500 characters")
-        await self._audit(event, actor, "notice", {"text": text.strip()})
+        if not await self._done(event_id, "notice", key):
+            await self._audit(event, actor, "notice", {"text": text.strip()}, key=key)
 
     async def finish_round(self, actor: Actor, event_id: str, reason: str = "") -> RoundRecord:
         """End the running round once every table has ended; the walls' seeds are revealed."""

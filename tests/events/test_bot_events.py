@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from client_protocol.messages import MatchEndReason, TokenAuth
-from examples.random_bot import play
 from server.app.compose import StoredResults, event_service, event_store
 from server.domain.records import AccountKind
 from server.domain.tournaments import DuplicateMode, EventSettings, RoundStatus
@@ -27,6 +26,7 @@ from server.tournament.duplicate import PublishedSet, check_reveal, rotations
 from tests.bots.mjai_kit import MjaiClient, mjai_hub
 from tests.events.kit import account
 from tests.hub.helpers import EAST
+from tests.modload import REPO, load_module
 
 pytestmark = pytest.mark.asyncio
 
@@ -186,8 +186,9 @@ async def test_protocol_bots_play_their_event_seats() -> None:
             await service.bots.enter(org, event.id, bot.id)
             tokens.append(token)
         url = f"ws://127.0.0.1:{hub.port}/ws"
+        example = load_module("random_bot_events", REPO / "examples" / "random_bot.py")
         players = [
-            asyncio.create_task(play(url, TokenAuth(token=t), "tenhou", random.Random(i), event=True))
+            asyncio.create_task(example.play(url, TokenAuth(token=t), "tenhou", random.Random(i), event=True))
             for i, t in enumerate(tokens)
         ]
         await asyncio.sleep(0.2)  # they wait: no table yet

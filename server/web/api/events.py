@@ -223,13 +223,14 @@ class SubstituteIn(Reason):
     substitute: str = Field(pattern=ENTRANT, description="an account id, or bot:<name>")
 
 
-class AdjustIn(Reason):
+class AdjustIn(Keyed):
     entrant: str = Field(pattern=ENTRANT)
     amount: int = Field(ge=-1_000_000, le=1_000_000, description="in the formula's unit")
 
 
 class NoticeIn(Strict):
     text: str = Field(min_length=1, max_length=500)
+    key: str | None = Field(default=None, max_length=100, description="idempotency key")
 
 
 # -- helpers --------------------------------------------------------------------------------------------
@@ -506,14 +507,14 @@ async def substitute(request: Request, event_id: EventId, body: SubstituteIn) ->
 @events_router.post("/events/{event_id}/adjust", summary="A penalty or correction, with a reason")
 async def adjust(request: Request, event_id: EventId, body: AdjustIn) -> dict[str, Any]:
     actor = await _actor(request)
-    await _service(request).adjust(actor, event_id, body.entrant, body.amount, body.reason)
+    await _service(request).adjust(actor, event_id, body.entrant, body.amount, body.reason, key=body.key)
     return {"entrant": body.entrant, "amount": body.amount}
 
 
 @events_router.post("/events/{event_id}/notice", summary="A notice to every entrant (organizers)")
 async def notice(request: Request, event_id: EventId, body: NoticeIn) -> dict[str, Any]:
     actor = await _actor(request)
-    await _service(request).notice(actor, event_id, body.text)
+    await _service(request).notice(actor, event_id, body.text, body.key)
     return {"notice": body.text.strip()}
 
 
