@@ -118,12 +118,22 @@ async def _live(repo: Store, entrants: int, warmup_s: float, seconds: float) -> 
             await asyncio.sleep(warmup_s)
             before = sum([len(await repo.steps(m)) for m in sample])
             latencies: list[float] = []
+            lags: list[float] = []
             end = time.perf_counter() + seconds
+
+            async def probe() -> None:  # how late the event loop wakes a 50-ms sleep meanwhile
+                while time.perf_counter() < end:
+                    t = time.perf_counter()
+                    await asyncio.sleep(0.05)
+                    lags.append(time.perf_counter() - t - 0.05)
+
+            prober = asyncio.create_task(probe())
             while time.perf_counter() < end:
                 t0 = time.perf_counter()
                 answer = await http.get(f"{path}/standings")
                 latencies.append(time.perf_counter() - t0)
                 assert answer.status_code == 200 and len(answer.json()) == entrants, answer.text[:200]
+            await prober
             after = sum([len(await repo.steps(m)) for m in sample])
             running = hub.table_count
         ms = sorted(x * 1000 for x in latencies)
@@ -133,6 +143,11 @@ async def _live(repo: Store, entrants: int, warmup_s: float, seconds: float) -> 
             f"  standings requests: {len(ms)} in {seconds:.0f} s, p50 {statistics.median(ms):.0f} ms, "
             f"max {ms[-1]:.0f} ms; the tables stored about {rate:.0f} steps/s meanwhile"
             + f" ({running} tables running at the end)"
+        )
+        lag = sorted(x * 1000 for x in lags)
+        print(
+            f"  the event loop meanwhile: a 50-ms sleep woke late by p50 {statistics.median(lag):.0f} ms, "
+            f"p99 {lag[min(len(lag) - 1, int(len(lag) * 0.99))]:.0f} ms (the server's own load)"
         )
         print(f"standings p99 at {len(tables)} tables: {p99:.0f} ms")
 
