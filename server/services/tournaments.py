@@ -75,6 +75,7 @@ from server.tournament.standings import (
 __all__ = ["BOT_PREFIX", "Actor", "EventError", "EventService", "EventView", "MatchResults"]
 
 BOT_PREFIX = "bot:"
+Key = str | None  # an action's idempotency key: sent again with it, the action changes nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -563,14 +564,7 @@ class EventService:
         return rnd
 
     async def adjust(
-        self,
-        actor: Actor,
-        event_id: str,
-        entrant_id: str,
-        amount: int,
-        reason: str,
-        *,
-        key: str | None = None,
+        self, actor: Actor, event_id: str, entrant_id: str, amount: int, reason: str, *, key: Key = None
     ) -> None:
         event = await self._organized(event_id, actor)
         if await self._done(event_id, "adjust", key):
@@ -582,8 +576,9 @@ class EventService:
         await self._store.add_adjustment(
             AdjustmentRecord(event_id, entrant_id, amount, reason.strip(), actor.id, self._now())
         )
-        detail = {"entrant": entrant_id, "amount": amount}
-        await self._audit(event, actor, "adjust", detail, reason=reason, key=key)
+        await self._audit(
+            event, actor, "adjust", {"entrant": entrant_id, "amount": amount}, reason=reason, key=key
+        )
 
     async def notice(self, actor: Actor, event_id: str, text: str, key: str | None = None) -> None:
         event = await self._organized(event_id, actor)
