@@ -748,6 +748,8 @@ async def test_openapi_document(api: Api) -> None:
         "/api/events/{event_id}/adjust",
         "/api/events/{event_id}/notice",
         "/api/events/{event_id}/finish-round",
+        "/api/events/{event_id}/bot-entrants",  # docs/tournaments.md, "Bot events"
+        "/api/events/{event_id}/comparison",
     }
     social = {  # docs/social.md: the signed-in account's friends, blocks and mutes
         "/api/me/friends",
