@@ -2,8 +2,12 @@
 
     python examples/random_bot.py --server ws://127.0.0.1:8765/ws --name randy
     python examples/random_bot.py --server ws://127.0.0.1:8765/ws --token BOT_TOKEN --first
+    python examples/random_bot.py --server ws://127.0.0.1:8765/ws --token BOT_TOKEN --event --games 4
 
 It plays one match, reconnecting (and resuming) if the connection drops, then prints the result.
+With ``--event`` it plays the seats its bot account holds at an event's tables instead of queueing
+(``docs/tournaments.md``, "Bot events"): it says hello every second until the ``welcome`` lists a
+live seat, resumes it and plays; ``--games N`` plays the next N such games (one per round).
 """
 
 from __future__ import annotations
@@ -22,10 +26,19 @@ def choose(prompt: Prompt, rng: random.Random | None) -> Action:
     return rng.choice(prompt.legal_actions) if rng is not None else prompt.legal_actions[0]
 
 
-async def play(url: str, auth: Auth, preset: str, rng: random.Random | None) -> MatchEnd:
+async def play(
+    url: str, auth: Auth, preset: str, rng: random.Random | None, *, event: bool = False
+) -> MatchEnd:
     client = await Client.connect(url, auth)
     try:
-        await client.join_queue(preset)
+        if event:  # an event's bot: wait until the welcome lists a seat at a running table
+            while client.welcome is None or not client.welcome.seats:
+                await client.close()
+                await asyncio.sleep(1.0)
+                client = await Client.connect(url, auth)
+            await client.resume(client.welcome.seats[0].match_id)
+        else:
+            await client.join_queue(preset)
         while True:
             try:
                 async for message in client:
@@ -74,14 +87,17 @@ def main() -> None:
     parser.add_argument("--preset", default="tenhou", help="quick-match ruleset preset")
     parser.add_argument("--first", action="store_true", help="always take the first legal action")
     parser.add_argument("--seed", type=int, help="seed of the random choices")
+    parser.add_argument("--event", action="store_true", help="play the seat held at an event's table")
+    parser.add_argument("--games", type=int, default=1, help="games to play (with --event: one per round)")
     args = parser.parse_args()
     auth: Auth = TokenAuth(token=args.token) if args.token else GuestAuth(name=args.name)
     rng = None if args.first else random.Random(args.seed)
-    end = asyncio.run(play(args.server, auth, args.preset, rng))
-    if end.result is None:
-        print(f"match {end.match_id} ended: {end.reason}")
-    else:
-        print(f"match {end.match_id} ended: scores {end.result.scores}, ranks {end.result.ranks}")
+    for _ in range(max(1, args.games)):
+        end = asyncio.run(play(args.server, auth, args.preset, rng, event=args.event))
+        if end.result is None:
+            print(f"match {end.match_id} ended: {end.reason}")
+        else:
+            print(f"match {end.match_id} ended: scores {end.result.scores}, ranks {end.result.ranks}")
 
 
 if __name__ == "__main__":

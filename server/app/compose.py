@@ -156,15 +156,31 @@ class StoredResults:
     with ties to the seat nearer the first dealer (seat 0), as the engine breaks them. A match
     still running (or unknown): None."""
 
-    def __init__(self, repo: Store) -> None:
+    def __init__(self, repo: Store, running_here: Callable[[str], bool] | None = None) -> None:
         self._repo = repo
+        self._running_here = running_here  # a table this node runs and that has not ended: no final
+        # a match's final never changes once it has one: read once (live standings re-read every
+        # game of the event on each request)
+        self._finals: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
     async def final(self, match_id: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        known = self._finals.get(match_id)
+        if known is None and self._running_here is not None and self._running_here(match_id):
+            return None  # no read: live standings ask this of every table of a running round
+        if known is None:
+            known = await self._read(match_id)
+            if known is not None:
+                self._finals[match_id] = known
+        return known
+
+    async def _read(self, match_id: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        match = await self._repo.get_match(match_id)  # one read for a match still running
+        if match is None or match.status is MatchStatus.RUNNING:
+            return None
         result = await self._repo.get_result(match_id)
         if result is not None:
             return tuple(result.scores), tuple(result.ranks)
-        match = await self._repo.get_match(match_id)
-        if match is None or match.status is not MatchStatus.ABORTED:
+        if match.status is not MatchStatus.ABORTED:
             return None
         hands = await self._repo.hand_results(match_id)
         played = [h.scores_after for h in hands if h.scores_after is not None]
@@ -181,7 +197,13 @@ class StoredResults:
         return scores, tuple(ranks)
 
 
-def event_service(repo: Store, tables: TableFactory, *, now: Callable[[], float] = time.time) -> EventService:
+def event_service(
+    repo: Store,
+    tables: TableFactory,
+    *,
+    now: Callable[[], float] = time.time,
+    running_here: Callable[[str], bool] | None = None,
+) -> EventService:
     """The event service (``docs/tournaments.md``) on ``repo``: events kept by :func:`event_store`,
     tables made by ``tables`` (the hub's factory), results read from the stored games, accounts
     from the store, ids ``ev-<12 hex>``, a 32-byte random secret per event; ranked standings, stored
@@ -191,7 +213,7 @@ def event_service(repo: Store, tables: TableFactory, *, now: Callable[[], float]
     return EventService(
         store=events,
         tables=tables,
-        results=StoredResults(repo),
+        results=StoredResults(repo, running_here),
         accounts=repo.account_by_id,
         now=now,
         new_id=lambda: f"ev-{secrets.token_hex(6)}",
@@ -222,7 +244,9 @@ def build_hub(
     hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement, social=social)
     attach_hub(app, hub)
     # The events API (admin port) runs events on this hub's table factory.
-    app.state.settings = dataclasses.replace(app.state.settings, events=event_service(repo, hub.tables))
+    app.state.settings = dataclasses.replace(
+        app.state.settings, events=event_service(repo, hub.tables, running_here=_running_on(hub))
+    )
     hub.on_takeover = functools.partial(restore_event_tables, app)  # cluster mode: another node's tables
     return hub
 
@@ -235,6 +259,14 @@ async def restore_event_tables(app: Any, only: Sequence[str] | None = None) -> N
     if service is not None:
         for problem in await service.restore_tables(only):
             log.warning("event table not restored: %s", problem)
+
+
+def _running_on(hub: Hub) -> Callable[[str], bool]:
+    def running(match_id: str) -> bool:
+        table = hub.lobby.table(match_id)
+        return table is not None and not table.finished
+
+    return running
 
 
 @contextlib.asynccontextmanager

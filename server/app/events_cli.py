@@ -125,6 +125,10 @@ def _print_json(value: object) -> None:
     print(json.dumps(value, indent=2, sort_keys=True, default=str))
 
 
+# for the commands of other modules (server.app.botevents_cli)
+operator, run_job, print_json = _operator, _run, _print_json
+
+
 # -- jantaku event ... -----------------------------------------------------------------------------------
 
 
@@ -172,6 +176,9 @@ def register(sub: SubParsers) -> None:
     for p in (ls, show, create, seat, st, fin):
         add_database_options(p)
     register_more(esub)
+    from server.app import botevents_cli  # its commands use this module's helpers: imported here
+
+    botevents_cli.register(esub)  # event bot-entrant, event comparison
 
 
 def register_admin(asub: SubParsers) -> None:

@@ -79,6 +79,7 @@ class ConnectOptions:
     command: tuple[str, ...]
     queue: str = "tenhou"
     private: str | None = None
+    event: str | None = None  # an event's id: wait for the bot's seat at its tables (docs/mjai.md)
     games: int = 1
     line_mode: bool = False
     answer_grace_s: float = 2.0  # waited for an answer beyond the server's deadline and bank
@@ -227,6 +228,7 @@ class Connector:
         self._game: _Game | None = None
         self._skip = 0
         self._welcomed = False
+        self._waiting_s: float | None = None  # the server said: no event seat yet, ask again then
         self.reconnects = 0
 
     async def run(self) -> int:
@@ -235,6 +237,7 @@ class Connector:
         try:
             while self.games_done < self.options.games:
                 self._welcomed = False
+                self._waiting_s = None
                 before = self.games_done
                 why = "the server closed the connection before the game ended"
                 try:
@@ -249,6 +252,10 @@ class Connector:
                     why = _describe(exc)
                 if self.games_done > before:
                     failures = unreachable = 0
+                    continue
+                if self._waiting_s is not None:  # an event bot between its tables: not a failure
+                    failures = unreachable = 0
+                    await asyncio.sleep(self._waiting_s)
                     continue
                 failures += 1
                 unreachable = 0 if self._welcomed else unreachable + 1
@@ -273,7 +280,9 @@ class Connector:
 
     async def _session(self) -> None:
         hello: dict[str, Any] = {"type": "hello", "token": self.options.token}
-        if self.options.private is not None:
+        if self.options.event is not None:
+            hello["event"] = self.options.event
+        elif self.options.private is not None:
             hello["private"] = self.options.private
         else:
             hello["queue"] = self.options.queue
@@ -296,6 +305,13 @@ class Connector:
                     self._welcomed = True
                     player = message.get("player", {})
                     log.info("connected to %s as %s", self.url, player.get("name"))
+                elif kind == "waiting":  # an event bot with no seat at a running table yet
+                    retry = message.get("retry_ms")
+                    self._waiting_s = max(0.2, min(30.0, retry / 1000)) if isinstance(retry, int) else 1.0
+                    if self.reconnects % 30 == 0:
+                        log.info("waiting for a seat at event %s's tables", message.get("event"))
+                    self.reconnects += 1
+                    return
                 elif kind == "queued":
                     log.info("queued (%s waiting)", message.get("players_waiting"))
                 elif kind == "seated" and not await self._on_seated(message):

@@ -37,6 +37,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.add_argument("--token", default=None, help=f"the bot account's API token (or ${TOKEN_ENV})")
     c.add_argument("--queue", default="tenhou", help="quick-match queue (ruleset preset; default tenhou)")
     c.add_argument("--private", default=None, metavar="CODE", help="join this private table instead")
+    c.add_argument(
+        "--event",
+        default=None,
+        metavar="ID",
+        help="play this event's rounds: wait for the bot's seat at each of its tables (docs/mjai.md)",
+    )
     c.add_argument("--games", type=int, default=1, help="games to play before exiting 0 (default 1)")
     c.add_argument("--line-mode", action="store_true", help="one event per line (Mortal-style bots)")
     c.add_argument(
@@ -78,6 +84,7 @@ def run_connect(args: argparse.Namespace) -> int:
         command=tuple(command),
         queue=args.queue,
         private=args.private,
+        event=args.event,
         games=args.games,
         line_mode=args.line_mode,
         answer_grace_s=args.answer_grace,

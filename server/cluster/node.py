@@ -43,6 +43,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from server.cluster import relaylink
+from server.cluster.control import ControlDesk
 from server.cluster.relay import Relays
 from server.cluster.settings import ClusterSettings
 from server.domain.ports import Repository
@@ -153,6 +154,10 @@ class NodeHost(Protocol):
         (``Lobby.recover``)."""
         ...
 
+    async def control_table(self, match_id: str, action: str, reason: str) -> bool:
+        """Pause, unpause or end the table of ``match_id`` if it runs here (server.cluster.control)."""
+        ...
+
 
 def redis_client(settings: ClusterSettings) -> Redis:
     """A client whose every call gives up after ``redis_timeout_s`` (connecting included)."""
@@ -197,6 +202,7 @@ class ClusterNode:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self.relays = Relays(self)
+        self.control_desk = ControlDesk(settings)  # pause/unpause/end of tables on other nodes
         self._renew = self.redis.register_script(_RENEW)
         self._renew_leases = self.redis.register_script(_RENEW_LEASES)
         self._claim = self.redis.register_script(_CLAIM)
@@ -298,6 +304,19 @@ class ClusterNode:
         except REDIS_ERRORS:
             return None
         return str(url) if url else None
+
+    async def control(self, match_id: str, action: str, reason: str) -> bool:
+        """Relayed to the node holding the match's lease (server.cluster.control)."""
+
+        async def owner() -> str | None:
+            found = await self._call(self.redis.get(self.lease_key(match_id)))
+            return None if found is None else str(found)
+
+        async def running() -> bool:
+            match = await self._repo.get_match(match_id)
+            return match is not None and match.status is MatchStatus.RUNNING
+
+        return await self.control_desk.relay(match_id, action, reason, owner=owner, running=running)
 
     def relay_headers(
         self, client_address: str | None, *, waited_s: float | None = None
@@ -480,6 +499,7 @@ class ClusterNode:
         takeover scan."""
         self.host = host
         await self.heartbeat()
+        self.control_desk.start(host)
         self._loops = [
             asyncio.create_task(self._every(self.settings.heartbeat_s, self.heartbeat), name="cluster-beat"),
             asyncio.create_task(
@@ -498,6 +518,7 @@ class ClusterNode:
                 task.cancel()
                 await asyncio.wait({task}, timeout=1.0)
         self._loops = []
+        await self.control_desk.stop()
         with contextlib.suppress(*REDIS_ERRORS):
             await self._call(self.redis.delete(self.node_key, self.settings.key("seen", self.node_id)))
             await self._call(self.redis.srem(self.settings.key("nodes"), self.node_id))

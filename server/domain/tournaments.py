@@ -42,6 +42,8 @@ class DuplicateMode(StrEnum):
     OFF = "off"
     ROUND = "round"  # every table of a round plays the same walls
     SETS = "sets"  # tables in sets of ``set_size`` share walls
+    # rounds in cycles of one per seat: the same line-ups, seats rotated, on the same walls
+    ROTATIONS = "rotations"
 
 
 class RoundStatus(StrEnum):

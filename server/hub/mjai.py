@@ -98,6 +98,8 @@ MJAI_PATH = "/mjai"
 PROTOCOL = "jantaku-mjai/1"
 DEFAULT_QUEUE = "tenhou"
 BUSY_RESUBMIT_S = 1.0
+EVENT_ID_MAX = 64
+EVENT_RETRY_MS = 1000  # an event bot with no seat yet is told to say hello again after this
 BATCH_LINES = 200  # mjai lines per ``events`` frame of a resume (a few KiB each: far below the frame cap)
 _encode = msgspec.json.Encoder().encode
 
@@ -521,6 +523,10 @@ class MjaiSession(SeatConnection):
         if not isinstance(queue, str | None) or not isinstance(private, str | None):
             self.refuse(ErrorCode.MALFORMED, "'queue' and 'private' are strings")
             return None
+        event = hello.get("event")
+        if event is not None and not (isinstance(event, str) and 0 < len(event) <= EVENT_ID_MAX):
+            self.refuse(ErrorCode.MALFORMED, f"'event' is an event's id (1 to {EVENT_ID_MAX} characters)")
+            return None
         self._hello_message = hello
         return AuthenticateBearer(token)
 
@@ -564,6 +570,11 @@ class MjaiSession(SeatConnection):
             table = self._directory.table(match_id)
             if table is not None and not table.finished:
                 return Resume(match_id, 0, None)
+        event = self._hello_message.get("event")
+        if event is not None:  # an event's bot: seated only at its event tables, never queued
+            self._send({"type": "waiting", "event": event, "retry_ms": EVENT_RETRY_MS})
+            self._outbox.close(CloseCode.TRY_AGAIN_LATER, "no seat at a running table of this event yet")
+            return None
         private, queue = self._hello_message.get("private"), self._hello_message.get("queue")
         if private is not None:
             return JoinPrivate(private, None)

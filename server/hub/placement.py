@@ -147,6 +147,14 @@ class Placement(Protocol):
         one, or nowhere known): what the table factory says of a table it does not run."""
         ...
 
+    async def control(self, match_id: str, action: str, reason: str) -> bool:
+        """Pause (``action`` ``pause``), unpause (``unpause``) or end (``end``, aborted with
+        ``reason``) the table of ``match_id`` that another node runs (:meth:`locate` named it): the
+        request goes to that node, which does it as its table factory does for its own tables.
+        True once done there (or the match is over: nothing left to do); False when no node could
+        do it now (the match is between nodes, its node cannot be reached): nothing was done."""
+        ...
+
     def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
         """Relay ``client``, queued here, to its queue's matcher node at ``base_url``, starting
         with its hello and its join there (and how long it has waited). None: it cannot be."""
@@ -213,6 +221,9 @@ class LocalPlacement:
 
     async def locate(self, match_id: str) -> str | None:
         return None
+
+    async def control(self, match_id: str, action: str, reason: str) -> bool:
+        return False  # never asked: every table is here (locate names no other node)
 
     def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
         return None

@@ -255,6 +255,11 @@ class Hub:
         if found.resumed and self.on_takeover is not None:
             await self.on_takeover(found.resumed)  # e.g. the events' seat locks and substitutes
 
+    async def control_table(self, match_id: str, action: str, reason: str) -> bool:
+        """Pause, unpause or end the table of ``match_id`` if it runs here (another node's
+        request: its table factory found it on this node); False when it does not run here."""
+        return await self._lobby.factory.control_here(match_id, action, reason)
+
     # -- SessionHost ---------------------------------------------------------------------------------
 
     @property

@@ -126,12 +126,15 @@ class LocalTable:
 
 
 class RemoteTable:
-    """A live table another node of the cluster runs: found, but not controlled from here yet."""
+    """A live table another node of the cluster runs: pausing, unpausing and ending it go to that
+    node through the placement (:meth:`Placement.control`), which does them there as
+    :class:`LocalTable` does here."""
 
-    __slots__ = ("_match_id", "node")
+    __slots__ = ("_match_id", "_placement", "node")
 
-    def __init__(self, match_id: str, node: str) -> None:
+    def __init__(self, match_id: str, node: str, placement: Placement) -> None:
         self._match_id = match_id
+        self._placement = placement
         self.node = node
 
     @property
@@ -141,20 +144,27 @@ class RemoteTable:
     def status(self) -> TableStatus:
         return TableStatus(match_id=self._match_id, node=self.node)
 
+    async def _control(self, action: str, reason: str) -> None:
+        if not await self._placement.control(self._match_id, action, reason):
+            raise TableBusyError(
+                f"cannot {action} match {self._match_id} now: the node running it cannot be reached "
+                "or the match is moving to another node; try again in a moment"
+            )
+
+    async def pause(self, reason: str) -> None:
+        await self._control("pause", reason)
+
+    async def unpause(self) -> None:
+        await self._control("unpause", "")
+
+    async def end(self, reason: str) -> None:
+        await self._control("end", reason)
+
     def _unsupported(self, what: str) -> TableUnsupportedError:
         return TableUnsupportedError(
             f"cannot {what} match {self._match_id}: it runs on another node ({self.node}); "
-            "controlling a table on another node is not supported yet in cluster mode"
+            "locking a seat or seating a substitute there is not supported yet in cluster mode"
         )
-
-    async def pause(self, reason: str) -> None:
-        raise self._unsupported("pause")
-
-    async def unpause(self) -> None:
-        raise self._unsupported("unpause")
-
-    async def end(self, reason: str) -> None:
-        raise self._unsupported("end")
 
     async def lock_seat(self, seat: int, locked: bool) -> None:
         raise self._unsupported("lock a seat of")
@@ -206,7 +216,24 @@ class LocalTables:
         if table is not None:
             return LocalTable(table, self)
         node = await self._placement.locate(match_id)
-        return None if node is None else RemoteTable(match_id, node)
+        return None if node is None else RemoteTable(match_id, node, self._placement)
+
+    async def control_here(self, match_id: str, action: str, reason: str) -> bool:
+        """Pause, unpause or end (``action``) the table of ``match_id`` if it runs on this node (what
+        another node asks through the placement: :class:`RemoteTable`); False when it does not."""
+        table = self.tables.get(match_id)
+        if table is None:
+            return False
+        here = LocalTable(table, self)
+        if action == "pause":
+            await here.pause(reason)
+        elif action == "unpause":
+            await here.unpause()
+        elif action == "end":
+            await here.end(reason)
+        else:
+            raise ValueError(f"no table action {action!r}")
+        return True
 
     # -- the registry --------------------------------------------------------------------------------
 

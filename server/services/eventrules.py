@@ -61,6 +61,12 @@ def check_settings(s: EventSettings) -> Ruleset:
         raise EventError("malformed", "the teams formula needs the entrants' teams")
     if s.duplicate is DuplicateMode.SETS and not (s.set_size and s.set_size >= 1):
         raise EventError("malformed", "duplicate sets need set_size >= 1")
+    if s.duplicate is DuplicateMode.ROTATIONS and s.rounds % seats_of(ruleset):
+        n = seats_of(ruleset)
+        raise EventError(
+            "malformed",
+            f"duplicate rotations play the rounds in cycles of {n} (one per seat): rounds {s.rounds}",
+        )
     if s.cap is not None and s.cap < 1:
         raise EventError("malformed", f"cap must be at least 1, got {s.cap}")
     if s.signup_opens is not None and s.signup_closes is not None and s.signup_opens >= s.signup_closes:
@@ -195,7 +201,8 @@ def settings_from_dict(data: Mapping[str, Any]) -> EventSettings:
 def sealed_games(store: EventStore) -> Callable[[MatchRecord], Awaitable[bool]]:
     """Whether a finished game must stay sealed (the review serves its header only): it is a table
     of an event's round with duplicate walls (its source ``event:<id>:r<n>:t<i>``, set by the
-    event service) and that round has not finished, so another table may still play its walls."""
+    event service) and its walls' seed is not revealed yet (its round has not finished, or, with
+    duplicate rotations, its cycle has not), so another table may still play its walls."""
 
     async def sealed(match: MatchRecord) -> bool:
         parts = match.source.split(":")
@@ -207,7 +214,9 @@ def sealed_games(store: EventStore) -> Callable[[MatchRecord], Awaitable[bool]]:
         number = parts[2][1:]
         rounds = {str(r.number): r for r in await store.rounds(event.id)}
         rnd = rounds.get(number)
-        return rnd is not None and rnd.status is not RoundStatus.FINISHED
+        if rnd is None:
+            return False
+        return rnd.status is not RoundStatus.FINISHED or any(p.seed_hex is None for p in rnd.sets)
 
     return sealed
 

@@ -11,8 +11,10 @@ reaches a live one, on one node and in a cluster alike (``docs/architecture.md``
   :meth:`~LiveTable.pause`, :meth:`~LiveTable.unpause` and :meth:`~LiveTable.end`.
 * Where a table runs is the placement's decision (``server.hub.placement``): a table is created on
   the node that asks, once the placement lets it claim the match. A table running on another node
-  is found (its status says where) but cannot be paused or ended from here yet: those raise
-  :class:`TableUnsupportedError` (``code`` ``unsupported``), never a silent no-op.
+  is found (its status says where) and paused, unpaused or ended all the same: the placement has
+  its node do it (``Placement.control``, ``docs/scaling.md``); when no node can do it now, those
+  raise :class:`TableBusyError` (``code`` ``busy``), never a silent no-op. What cannot be done for
+  a table at all raises :class:`TableUnsupportedError` (``code`` ``unsupported``).
 
 The hub implements the factory (:class:`server.hub.tables.LocalTables`); this module is only its
 contract and value types, so that services (a tournament director) depend on it, not on the hub.
@@ -146,14 +148,15 @@ class TableSpecError(TableError):
 
 class TableBusyError(TableError):
     """The table could not be made now (the store refused the match, or the cluster cannot place
-    it): nothing was made; try again."""
+    it), or the node running it could not be reached to pause, unpause or end it: nothing was
+    done; try again."""
 
     code = "busy"
 
 
 class TableUnsupportedError(TableError):
-    """What was asked is not possible for this table (yet): e.g. pausing a table that runs on
-    another node of a cluster. Documented, explicit, and nothing changed."""
+    """What was asked is not possible for this table (yet). Documented, explicit, and nothing
+    changed."""
 
     code = "unsupported"
 

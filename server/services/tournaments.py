@@ -19,6 +19,7 @@ nothing.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 
 from server.domain.records import Account, AccountKind
@@ -38,7 +39,9 @@ from server.domain.tournaments import (
     SpectatorMode,
 )
 from server.engine.rules import Ruleset
+from server.services.botevents import BotEvents
 from server.services.eventbase import BOT_PREFIX, Actor, EventView, MatchResults
+from server.services.eventcycles import reveal_cycle, revealed, rotated_seating, seed_round, set_seed
 from server.services.eventlive import EventLive
 from server.services.eventrules import (
     EventError,
@@ -51,7 +54,7 @@ from server.services.eventrules import (
     seats_of,
 )
 from server.services.tables import SeatRequest, SpectatePolicy, TableError, TableSpec, TableTimers
-from server.tournament.duplicate import group_sets, publish, wall_set_seed
+from server.tournament.duplicate import group_sets, publish
 from server.tournament.seating import (
     History,
     RoundSeating,
@@ -76,6 +79,11 @@ __all__ = ["BOT_PREFIX", "Actor", "EventError", "EventService", "EventView", "Ma
 
 class EventService(EventLive):
     """The event service (see the module docstring)."""
+
+    @functools.cached_property
+    def bots(self) -> BotEvents:
+        """Bot entrants and the duplicate comparison (``server.services.botevents``)."""
+        return BotEvents(store=self._store, accounts=self._accounts, now=self._now, games=self.games)
 
     # -- roles -----------------------------------------------------------------------------------------
 
@@ -330,7 +338,7 @@ class EventService(EventLive):
             parsed = parse_script(script, seats) if script is not None else None
             if method is SeatingMethod.SCRIPTED and parsed is None:
                 raise SeatingError("this event's seating is scripted: upload the round's tables")
-            seating = seat_round(
+            seating = rotated_seating(s, seats, number, rounds, parsed) or seat_round(
                 SeatingMethod.SCRIPTED if parsed is not None else method,
                 order,
                 history,
@@ -361,14 +369,15 @@ class EventService(EventLive):
     ) -> tuple[PublishedSetRecord, ...]:
         s = event.settings
         groups: tuple[tuple[int, ...], ...]
-        if s.duplicate is DuplicateMode.OFF:
+        if s.duplicate in (DuplicateMode.OFF, DuplicateMode.ROTATIONS):
             groups = tuple((i,) for i in range(len(seating.tables)))
         else:
             groups = group_sets(seating, s.set_size if s.duplicate is DuplicateMode.SETS else None)
+        walls_of = seed_round(s, seats_of(ruleset), number)  # a rotation cycle's later rounds: its first's
         out = []
         for k, tables in enumerate(groups):
-            seed = wall_set_seed(event.secret, number, k)
-            p = publish(f"r{number}-s{k}", tables, seed, ruleset)
+            seed = set_seed(event, seats_of(ruleset), number, k)
+            p = publish(f"r{walls_of}-s{k}", tables, seed, ruleset)
             out.append(PublishedSetRecord(p.set_id, p.tables, p.seed_commitment, p.wall_commitments))
         return tuple(out)
 
@@ -385,7 +394,7 @@ class EventService(EventLive):
             return rnd  # started already: starting again changes nothing
         s = event.settings
         ruleset = Ruleset.from_json(s.ruleset_json)
-        seeds = {p.set_id: wall_set_seed(event.secret, rnd.number, k) for k, p in enumerate(rnd.sets)}
+        seeds = {p.set_id: set_seed(event, seats_of(ruleset), rnd.number, k) for k, p in enumerate(rnd.sets)}
         made = []
         for seated in rnd.tables:
             if seated.match_id is not None:
@@ -476,12 +485,11 @@ class EventService(EventLive):
         for t in rnd.tables:
             if t.match_id is None or await self._results.final(t.match_id) is None:
                 raise EventError("conflict", f"table {t.index} has not finished")
-        sets = tuple(
-            dataclasses.replace(p, seed_hex=wall_set_seed(event.secret, rnd.number, k).hex())
-            for k, p in enumerate(rnd.sets)
-        )
+        seats = seats_of(Ruleset.from_json(event.settings.ruleset_json))
+        sets = revealed(event, seats, rnd)  # a rotation cycle's walls: when its last round ends
         rnd = dataclasses.replace(rnd, status=RoundStatus.FINISHED, sets=sets, ended_at=self._now())
         await self._store.put_round(rnd)
+        await reveal_cycle(self._store, event, seats, rnd)
         if rnd.number == event.settings.rounds:
             await self._store.put_event(dataclasses.replace(event, status=EventStatus.FINISHED))
         shown = [[r.name, r.total, r.rank] for r in await self._standings(event)]  # rebuild --check

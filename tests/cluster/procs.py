@@ -84,6 +84,7 @@ class Node:
     port: int
     log: Path
     process: subprocess.Popen[bytes] | None = None
+    http_port: int | None = None  # the node's HTTP API (None: off, as NODE_OPTIONS says)
 
     @property
     def url(self) -> str:
@@ -123,6 +124,7 @@ class Cluster:
             f"--data-dir={self.workdir / node.node_id}",
             *NODE_OPTIONS,
             *self.options,
+            *([f"--http-port={node.http_port}"] if node.http_port is not None else []),
         ]
         env = {k: v for k, v in os.environ.items() if not k.startswith("JANTAKU_")}
         with node.log.open("ab") as out:
@@ -266,9 +268,14 @@ async def running_cluster(
     size: int = 3,
     *,
     options: tuple[str, ...] = (),
+    http: bool = False,
 ) -> AsyncIterator[Cluster]:
+    """``http``: every node serves its HTTP API too (each on a port of its own)."""
     cluster = Cluster(database_url, redis_url, prefix, workdir, options=options)
-    cluster.nodes = [Node(f"n{i}", free_port(), workdir / f"n{i}.log") for i in range(size)]
+    cluster.nodes = [
+        Node(f"n{i}", free_port(), workdir / f"n{i}.log", http_port=free_port() if http else None)
+        for i in range(size)
+    ]
     proxy = RoundRobinProxy([n.port for n in cluster.nodes])
     try:
         for node in cluster.nodes:

@@ -241,6 +241,9 @@ class _Load:
     async def recover_orphans(self, match_ids: Collection[str]) -> None:
         return None
 
+    async def control_table(self, match_id: str, action: str, reason: str) -> bool:
+        return False  # runs no table
+
 
 @pytest.mark.asyncio
 async def test_a_quick_match_queue_has_one_matcher_the_least_loaded_live_node(

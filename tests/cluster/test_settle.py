@@ -55,6 +55,9 @@ class Moving:
     def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
         return self.relays.hand_off(client, base_url, queued)
 
+    async def control(self, match_id: str, action: str, reason: str) -> bool:
+        return False
+
     def _placed(self) -> bool:
         self.looks += 1
         return self.owner is not None and self.looks > self.polls

@@ -1,7 +1,7 @@
 """The table factory (``server.services.tables``, on one node ``server.hub.tables.LocalTables``):
 a table made from a spec (players, bots, empty seats; walls; clocks; spectators; tags), found,
-paused (its clocks stop), unpaused, ended; a table on another node is found but says what it cannot
-do (``unsupported``), never a silent no-op."""
+paused (its clocks stop), unpaused, ended; a table on another node is found and controlled through the
+placement (its node does it), or ``busy`` when no node can do it now."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from server.hub.tables import LocalTable, LocalTables
 from server.services.tables import (
     SeatKind,
     SeatRequest,
+    TableBusyError,
     TableSpec,
     TableSpecError,
-    TableUnsupportedError,
 )
 from server.store.memory import InMemoryRepository
 from tests.engine.scenario import spare_walls
@@ -37,8 +37,16 @@ TIMERS = TableTimers(action_ms=5000, bank_ms=10000)
 class Elsewhere(LocalPlacement):
     """A cluster where every match this node does not run runs on node B."""
 
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str, str]] = []
+        self.answer = True
+
     async def locate(self, match_id: str) -> str | None:
         return "ws://node-b:8765"
+
+    async def control(self, match_id: str, action: str, reason: str) -> bool:
+        self.asked.append((match_id, action, reason))
+        return self.answer
 
 
 def factory(
@@ -174,14 +182,26 @@ async def test_the_clocks_stop_while_a_table_is_paused() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_table_on_another_node_is_found_but_not_controlled_from_here() -> None:
-    tables = factory(ManualClock(), InMemoryRepository(), Elsewhere())
+async def test_a_table_on_another_node_is_controlled_through_the_placement() -> None:
+    """The factory finds a table another node runs; pausing, unpausing and ending it go to that
+    node through the placement (the hub never asks which placement it has); when no node can do
+    it now, ``busy`` and nothing done."""
+    placement = Elsewhere()
+    tables = factory(ManualClock(), InMemoryRepository(), placement)
     remote = await tables.find("m-elsewhere")
     assert remote is not None and remote.status().node == "ws://node-b:8765"
-    for call in (remote.pause("x"), remote.unpause(), remote.end("x")):
-        with pytest.raises(TableUnsupportedError) as refused:
-            await call
-        assert refused.value.code == "unsupported" and "another node" in refused.value.message
+    await remote.pause("tea")
+    await remote.unpause()
+    await remote.end("a rule")
+    assert placement.asked == [
+        ("m-elsewhere", "pause", "tea"),
+        ("m-elsewhere", "unpause", ""),
+        ("m-elsewhere", "end", "a rule"),
+    ]
+    placement.answer = False
+    with pytest.raises(TableBusyError) as refused:
+        await remote.pause("x")
+    assert refused.value.code == "busy"
     assert await factory(ManualClock(), InMemoryRepository()).find("m-nowhere") is None
 
 

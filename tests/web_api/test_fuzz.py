@@ -117,8 +117,8 @@ def test_fuzz_the_openapi_document(schema: Any, seeded_db: SeededDb) -> None:
         len(every) - len(operations) == 6
     )  # /healthz, /readyz, /metrics, /private/new, /tables/live, overlay
     # 12 of the review API, /api/me replay, /api/cluster, the shared replay, 8 of ranked play, 9 of
-    # friends, blocks, mutes, 28 of events
-    assert len(operations) == 60
+    # friends, blocks, mutes, 28 of events, 2 of bot events
+    assert len(operations) == 62
     statuses: dict[int, int] = {}
     for operation in operations:
         admin_route = operation.path.startswith("/api/admin/")

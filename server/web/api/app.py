@@ -43,6 +43,7 @@ from server.services.accounts import Accounts
 from server.services.auth import Authenticator, AuthError
 from server.services.review import EXPORT_MEDIA_TYPES, EXPORT_SUFFIX, Access, GameLiveError, GameNotFoundError
 from server.web.api import models as m
+from server.web.api.botevents import bot_events_router
 from server.web.api.errors import NO_STORE, ApiError, SecurityHeaders, error_docs, install_error_handlers
 from server.web.api.eventops import eventops_router
 from server.web.api.events import events_router
@@ -573,6 +574,7 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
         ranked_router,
         events_router,
         eventops_router,
+        bot_events_router,
         social_router,
         game_router,
         game_files,
