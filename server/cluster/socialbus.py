@@ -1,0 +1,174 @@
+"""The two :class:`~server.domain.socialbus.SocialBus` implementations (docs/social.md).
+
+* :class:`LocalBus`: one process; ``publish`` calls the handlers of the topic in order.
+* :class:`RedisBus`: cluster mode. Every message is published to the Redis channel
+  ``PREFIX:social:<topic>`` as ``{"o": <origin node>, "p": <payload>}``; every node listens to
+  ``PREFIX:social:*`` (one ``PSUBSCRIBE`` on a connection of its own) and hands each message from
+  another node to its handlers of the topic (a node's own messages were handed to its handlers when
+  published, and are skipped when they come back). While Redis cannot be reached the bus keeps
+  delivering on this node, logs the failure once, and listens again every ``retry_s``.
+
+Every node receives every topic and drops the ones nobody on it follows: the bus is for the
+low-volume traffic of players together, not for a table's events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from server.domain.socialbus import MAX_PAYLOAD_BYTES, Handler, Payload
+
+log = logging.getLogger(__name__)
+
+
+def encode(payload: Payload) -> str:
+    """The payload as compact JSON; ``ValueError`` if it is not a JSON object or is too large."""
+    if not isinstance(payload, dict):
+        raise ValueError("a social bus payload is a JSON object")
+    try:
+        text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a social bus payload must be JSON: {exc}") from None
+    if len(text.encode()) > MAX_PAYLOAD_BYTES:
+        raise ValueError(f"a social bus payload holds at most {MAX_PAYLOAD_BYTES} bytes")
+    return text
+
+
+class _Handlers:
+    """The handlers of each topic on this node."""
+
+    def __init__(self) -> None:
+        self._by_topic: dict[str, list[Handler]] = {}
+
+    def add(self, topic: str, handler: Handler) -> Callable[[], None]:
+        handlers = self._by_topic.setdefault(topic, [])
+        handlers.append(handler)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                handlers.remove(handler)
+            if not handlers and self._by_topic.get(topic) is handlers:
+                del self._by_topic[topic]
+
+        return unsubscribe
+
+    def call(self, topic: str, payload: Payload) -> int:
+        handlers = self._by_topic.get(topic)
+        if not handlers:
+            return 0
+        for handler in tuple(handlers):
+            try:
+                handler(topic, payload)
+            except Exception:  # one broken handler must not stop the others
+                log.exception("social bus handler of %s failed", topic)
+        return len(handlers)
+
+
+class LocalBus:
+    """The social bus of a single node."""
+
+    node_id = "local"
+
+    def __init__(self) -> None:
+        self._handlers = _Handlers()
+
+    async def publish(self, topic: str, payload: Payload) -> None:
+        self._handlers.call(topic, json.loads(encode(payload)))
+
+    def subscribe(self, topic: str, handler: Handler) -> Callable[[], None]:
+        return self._handlers.add(topic, handler)
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+class RedisBus:
+    """The social bus of a cluster node, on Redis pub/sub."""
+
+    def __init__(self, redis: Any, *, node_id: str, prefix: str = "jantaku", retry_s: float = 1.0) -> None:
+        """``redis``: a ``redis.asyncio.Redis`` client (``decode_responses=True``)."""
+        self._redis = redis
+        self._node_id = node_id
+        self._channel = f"{prefix}:social:"
+        self._retry_s = retry_s
+        self._handlers = _Handlers()
+        self._task: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()
+        self._failing = False
+        self.received = 0  # messages from other nodes handed to handlers (for tests and metrics)
+
+    @property
+    def node_id(self) -> str:
+        return self._node_id
+
+    async def publish(self, topic: str, payload: Payload) -> None:
+        text = encode(payload)
+        self._handlers.call(topic, json.loads(text))
+        envelope = f'{{"o":{json.dumps(self._node_id)},"p":{text}}}'
+        try:
+            await self._redis.publish(self._channel + topic, envelope)
+        except Exception as exc:  # Redis down: this node's handlers had it; the others miss it
+            if not self._failing:
+                log.warning("social bus: cannot publish to Redis (%s); delivering on this node only", exc)
+            self._failing = True
+        else:
+            self._failing = False
+
+    def subscribe(self, topic: str, handler: Handler) -> Callable[[], None]:
+        return self._handlers.add(topic, handler)
+
+    async def start(self) -> None:
+        """Listen in the background; returns once the first subscription is in place (or failed)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._listen(), name="social-bus")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._listening.wait(), timeout=max(self._retry_s, 2.0))
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _listen(self) -> None:
+        while True:
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.psubscribe(self._channel + "*")
+                self._listening.set()
+                while True:
+                    message = await pubsub.get_message(timeout=None)
+                    if message is not None:
+                        self._receive(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("social bus: not listening to Redis (%s); retrying in %.1f s", exc, self._retry_s)
+                self._listening.set()  # start() does not wait for a Redis that is down
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(self._retry_s)
+
+    def _receive(self, message: dict[str, Any]) -> None:
+        channel, data = message.get("channel"), message.get("data")
+        if not isinstance(channel, str) or not isinstance(data, str) or not channel.startswith(self._channel):
+            return
+        try:
+            envelope = json.loads(data)
+        except ValueError:
+            return
+        if not isinstance(envelope, dict) or envelope.get("o") == self._node_id:
+            return  # our own: handed to our handlers when published
+        payload = envelope.get("p")
+        if isinstance(payload, dict) and self._handlers.call(channel[len(self._channel) :], payload):
+            self.received += 1
