@@ -61,6 +61,7 @@ from server.store.models import (
 from server.store.projection import replay_ops
 from server.store.ratings import SqlRatings, rate_on
 from server.store.reads import SqlReads, matches_on
+from server.store.moderation import SqlModeration
 from server.store.social import SqlSocial
 from server.store.types import from_unix, from_unix_opt, to_unix, to_unix_opt
 from server.store.writer import (
@@ -181,7 +182,7 @@ def _finish_match(
         raise FencedError(match_id, fence, current)
 
 
-class SqlRepository(SqlReads, SqlRatings, SqlEvents, SqlSocial):
+class SqlRepository(SqlReads, SqlRatings, SqlEvents, SqlSocial, SqlModeration):
     """Implements :class:`~server.domain.ports.Store` (both sides) on SQLite or PostgreSQL.
 
     Make one with :meth:`open` (engine, pragma check, migrations) or from an engine you own; call
