@@ -1,7 +1,7 @@
-"""The two :class:`~server.domain.socialbus.SocialBus` implementations (docs/social.md).
+"""The cluster's :class:`~server.domain.socialbus.SocialBus` (docs/social.md; a single node uses
+:class:`server.hub.socialbus.LocalBus`).
 
-* :class:`LocalBus`: one process; ``publish`` calls the handlers of the topic in order.
-* :class:`RedisBus`: cluster mode. Every message is published to the Redis channel
+Every message is published to the Redis channel
   ``PREFIX:social:<topic>`` as ``{"o": <origin node>, "p": <payload>}``; every node listens to
   ``PREFIX:social:*`` (one ``PSUBSCRIBE`` on a connection of its own) and hands each message from
   another node to its handlers of the topic (a node's own messages were handed to its handlers when
@@ -21,73 +21,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from server.domain.socialbus import MAX_PAYLOAD_BYTES, Handler, Payload
+from server.domain.socialbus import Handler, Payload
+from server.hub.socialbus import Handlers, encode
 
 log = logging.getLogger(__name__)
-
-
-def encode(payload: Payload) -> str:
-    """The payload as compact JSON; ``ValueError`` if it is not a JSON object or is too large."""
-    if not isinstance(payload, dict):
-        raise ValueError("a social bus payload is a JSON object")
-    try:
-        text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"a social bus payload must be JSON: {exc}") from None
-    if len(text.encode()) > MAX_PAYLOAD_BYTES:
-        raise ValueError(f"a social bus payload holds at most {MAX_PAYLOAD_BYTES} bytes")
-    return text
-
-
-class _Handlers:
-    """The handlers of each topic on this node."""
-
-    def __init__(self) -> None:
-        self._by_topic: dict[str, list[Handler]] = {}
-
-    def add(self, topic: str, handler: Handler) -> Callable[[], None]:
-        handlers = self._by_topic.setdefault(topic, [])
-        handlers.append(handler)
-
-        def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):
-                handlers.remove(handler)
-            if not handlers and self._by_topic.get(topic) is handlers:
-                del self._by_topic[topic]
-
-        return unsubscribe
-
-    def call(self, topic: str, payload: Payload) -> int:
-        handlers = self._by_topic.get(topic)
-        if not handlers:
-            return 0
-        for handler in tuple(handlers):
-            try:
-                handler(topic, payload)
-            except Exception:  # one broken handler must not stop the others
-                log.exception("social bus handler of %s failed", topic)
-        return len(handlers)
-
-
-class LocalBus:
-    """The social bus of a single node."""
-
-    node_id = "local"
-
-    def __init__(self) -> None:
-        self._handlers = _Handlers()
-
-    async def publish(self, topic: str, payload: Payload) -> None:
-        self._handlers.call(topic, json.loads(encode(payload)))
-
-    def subscribe(self, topic: str, handler: Handler) -> Callable[[], None]:
-        return self._handlers.add(topic, handler)
-
-    async def start(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
 
 
 class RedisBus:
@@ -99,7 +36,7 @@ class RedisBus:
         self._node_id = node_id
         self._channel = f"{prefix}:social:"
         self._retry_s = retry_s
-        self._handlers = _Handlers()
+        self._handlers = Handlers()
         self._task: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
         self._failing = False
@@ -146,7 +83,7 @@ class RedisBus:
                 await pubsub.psubscribe(self._channel + "*")
                 self._listening.set()
                 while True:
-                    message = await pubsub.get_message(timeout=None)
+                    message = await pubsub.get_message(timeout=1.0)
                     if message is not None:
                         self._receive(message)
             except asyncio.CancelledError:

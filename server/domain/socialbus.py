@@ -11,7 +11,7 @@ Delivery is best effort, like the soft state it carries: a node that cannot reac
 to its own handlers only, and a message published while a node was cut off is not replayed to it
 (what must survive, such as lobby history, is stored, not carried by the bus).
 
-Two implementations: :class:`server.cluster.socialbus.LocalBus` (one process) and
+Two implementations: :class:`server.hub.socialbus.LocalBus` (one process) and
 :class:`server.cluster.socialbus.RedisBus` (Redis pub/sub, cluster mode).
 """
 

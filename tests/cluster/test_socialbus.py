@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-from server.cluster.socialbus import LocalBus, RedisBus
+from server.cluster.socialbus import RedisBus
 from server.domain.socialbus import Handler, Payload
+from server.hub.socialbus import LocalBus
 from tests.cluster.conftest import eventually
 
 pytestmark = pytest.mark.asyncio
