@@ -53,6 +53,7 @@ SOURCE_KINDS: tuple[tuple[str, str], ...] = (
     ("queue:", "quick"),
     ("ranked:", "ranked"),
     ("event:", "tournament"),
+    ("lobby:", "lobby"),  # a lobby channel (server.services.lobbychat)
 )
 """A table's ``source`` prefix and the room kind it makes."""
 
@@ -155,6 +156,10 @@ class SocialService:
         self._lock = asyncio.Lock()
         # Where a player is now (online, in the lobby, at a table): the hub answers it.
         self.presence: Callable[[str], Presence] | None = None
+
+    def now(self) -> float:
+        """The wall clock this service reads (seconds since the epoch)."""
+        return self._now()
 
     def policy(self, source: str) -> ChatPolicy:
         return self._policies.get(room_kind(source), self._policies[DEFAULT_KIND])

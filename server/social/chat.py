@@ -52,6 +52,8 @@ class ChatErrorCode(StrEnum):
     TEXT_OFF = "text_off"  # free text is off in this room (or while a hand is live)
     STAMPS_OFF = "stamps_off"
     NOT_IN_ROOM = "not_in_room"
+    UNKNOWN_CHANNEL = "unknown_channel"  # no such lobby channel
+    TOO_MANY_CHANNELS = "too_many_channels"  # a connection follows at most a few lobby channels
 
 
 class ChatError(ValueError):
