@@ -18,9 +18,13 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from redis.asyncio import Redis
+
+from server.cluster.node import redis_client
+from server.cluster.settings import ClusterSettings
 from server.domain.socialbus import Handler, Payload
 from server.hub.socialbus import Handlers, encode
 
@@ -30,9 +34,20 @@ log = logging.getLogger(__name__)
 class RedisBus:
     """The social bus of a cluster node, on Redis pub/sub."""
 
-    def __init__(self, redis: Any, *, node_id: str, prefix: str = "jantaku", retry_s: float = 1.0) -> None:
-        """``redis``: a ``redis.asyncio.Redis`` client (``decode_responses=True``)."""
+    def __init__(
+        self,
+        redis: Any,
+        *,
+        node_id: str,
+        prefix: str = "jantaku",
+        retry_s: float = 1.0,
+        listen_redis: Any = None,
+    ) -> None:
+        """``redis``: a ``redis.asyncio.Redis`` client (``decode_responses=True``) to publish with;
+        ``listen_redis``: the one to listen with (default ``redis``; one without a read timeout
+        suits it, as listening waits for messages)."""
         self._redis = redis
+        self._listen_redis = listen_redis if listen_redis is not None else redis
         self._node_id = node_id
         self._channel = f"{prefix}:social:"
         self._retry_s = retry_s
@@ -78,7 +93,7 @@ class RedisBus:
 
     async def _listen(self) -> None:
         while True:
-            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+            pubsub = self._listen_redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.psubscribe(self._channel + "*")
                 self._listening.set()
@@ -109,3 +124,20 @@ class RedisBus:
         payload = envelope.get("p")
         if isinstance(payload, dict) and self._handlers.call(channel[len(self._channel) :], payload):
             self.received += 1
+
+
+def social_bus(settings: ClusterSettings) -> tuple[RedisBus, Callable[[], Awaitable[None]]]:
+    """A node's Redis bus and how to close it: it publishes through a client whose calls give up
+    after ``redis_timeout_s`` and listens on one of its own."""
+    publisher = redis_client(settings)
+    listener: Redis = Redis.from_url(
+        settings.redis_url, decode_responses=True, socket_connect_timeout=settings.redis_timeout_s
+    )
+    bus = RedisBus(publisher, node_id=settings.node_id, prefix=settings.key_prefix, listen_redis=listener)
+
+    async def close() -> None:
+        await bus.close()
+        await publisher.aclose()
+        await listener.aclose()
+
+    return bus, close

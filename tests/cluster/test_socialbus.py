@@ -102,3 +102,40 @@ async def test_an_unreachable_redis_still_delivers_on_this_node() -> None:
     finally:
         await bus.close()
         await client.aclose()
+
+
+async def test_lobby_chat_reaches_players_on_three_nodes_through_redis(
+    redis_server: str, redis_prefix: str
+) -> None:
+    """Three nodes' lobby desks on one store, each with its own Redis bus: a line said on one node
+    reaches the members on every node once, and a block is honoured on the listener's node."""
+    from server.store.memory import InMemoryRepository
+    from tests.hub.test_lobby_chat import Node, Wall, got, join, say
+
+    store, wall = InMemoryRepository(), Wall()
+    clients = [_client(redis_server) for _ in range(3)]
+    buses = [RedisBus(c, node_id=f"n{i}", prefix=redis_prefix) for i, c in enumerate(clients)]
+    try:
+        nodes = []
+        for bus in buses:
+            await bus.start()
+            nodes.append(Node(store, bus, wall))
+        people = [node.connect(name) for node, name in zip(nodes, ("alice", "bob", "carol"), strict=True)]
+        for node, (core, sink) in zip(nodes, people, strict=True):
+            await join(node, core, sink)
+        (a, sa), (b, sb), (c, sc) = people
+        await nodes[2].social.block(c.account.id, a.account.id)  # carol (node 3) blocked alice
+        await say(nodes[0], a, "<b>hello</b> from node 1")
+        await eventually(lambda: bool(sb.frames))
+        await asyncio.sleep(0.2)
+        assert [m["text"] for m in got(sa)] == ["<b>hello</b> from node 1"]
+        assert [m["text"] for m in got(sb)] == ["<b>hello</b> from node 1"]
+        assert got(sc) == []
+        await say(nodes[1], b, "bob on node 2")
+        await eventually(lambda: bool(sa.frames) and bool(sc.frames))
+        assert [m["text"] for m in got(sa)] == [m["text"] for m in got(sc)] == ["bob on node 2"]
+    finally:
+        for bus in buses:
+            await bus.close()
+        for client in clients:
+            await client.aclose()

@@ -18,6 +18,7 @@ from server.hub.clock import ManualClock
 from server.hub.lobbychat import LobbyDesk
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits
+from server.domain.socialbus import SocialBus
 from server.hub.socialbus import LocalBus
 from server.hub.tablechat import TableChat
 from server.services.lobbychat import LobbyChat
@@ -50,7 +51,7 @@ class Node:
     def __init__(
         self,
         store: InMemoryRepository,
-        bus: LocalBus,
+        bus: SocialBus,
         wall: Wall,
         *,
         limits: ConnectionLimits = LIMITS,
