@@ -45,6 +45,7 @@ from server.hub.settings import (
     SpectatePolicy,
     TableTimers,
 )
+from server.social.chat import TEXT_MODES
 from server.social.lobby import LobbySettings
 from server.store.cli import add_database_options
 from server.store.db import display_url
@@ -193,6 +194,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="lobby chat: lines older than this are deleted, and never shown on join (0: kept for ever; "
         "docs/social.md)",
     )
+    p.add_argument(
+        "--table-chat",
+        action="append",
+        default=[],
+        metavar="KIND=MODE",
+        help="seated players' free text in every room of KIND (private, quick, ranked, tournament): on, "
+        "between_hands (not while a hand is live) or off; repeatable (docs/social.md)",
+    )
     c = p.add_argument_group("cluster mode (docs/scaling.md)")
     c.add_argument(
         "--redis-url",
@@ -291,6 +300,7 @@ def run_serve(args: argparse.Namespace) -> int:
             gil_switch_interval_s=args.gil_switch_interval,
             drain_s=args.drain_s,
             lobby=LobbySettings(history=args.lobby_history, retention_s=args.lobby_retention_days * 86400),
+            table_chat=table_chat_option(args.table_chat),
         )
         review = review_port_option(settings.port, args.http_port)
     except (SettingsError, ValueError) as exc:
@@ -325,6 +335,33 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"error: cannot listen on {settings.host}:{settings.port}: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+TABLE_KINDS = ("private", "quick", "ranked", "tournament")
+
+
+def table_chat_option(values: list[str] | str) -> tuple[tuple[str, str], ...]:
+    """``--table-chat KIND=MODE`` values (a TOML file or the environment may give one string,
+    comma-separated); SettingsError for a malformed one.
+
+    >>> table_chat_option(["ranked=on", "private=off"])
+    (('ranked', 'on'), ('private', 'off'))
+    """
+    items = values.split(",") if isinstance(values, str) else values
+    out = []
+    for item in items:
+        kind, eq, mode = item.strip().partition("=")
+        if (
+            not eq
+            or kind not in ("private", "quick", "ranked", "tournament", "lobby")
+            or mode not in TEXT_MODES
+        ):
+            raise SettingsError(
+                f"--table-chat takes KIND=MODE (KIND: private, quick, ranked, tournament; MODE: "
+                f"{', '.join(TEXT_MODES)}), got {item!r}"
+            )
+        out.append((kind, mode))
+    return tuple(out)
 
 
 def cluster_settings(args: argparse.Namespace, settings: HubSettings, url: str) -> ClusterSettings | None:

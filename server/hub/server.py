@@ -194,6 +194,9 @@ class Hub:
         )
         self.chat = TableChat(social or SocialService(wall), self._clock, limits)  # beside the tables
         self.chat.service.presence = lambda account_id: presence(self._by_account.get(account_id))
+        self.chat.tags_of = lambda match_id: self._lobby.factory.tags.get(match_id, {})
+        for kind, mode in settings.table_chat:  # jantaku serve --table-chat KIND=MODE
+            self.chat.service.set_room_text(kind, mode)
         self.lobby_chat = lobby_desk(self.chat, repo, settings.lobby, self._lobby)  # lobby channels, reports
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)

@@ -130,6 +130,8 @@ class HubSettings:
     # sys.setswitchinterval while ``jantaku serve`` runs (0: Python's own 5 ms; gcpolicy.switching)
     gil_switch_interval_s: float = 0.001
     lobby: LobbySettings = field(default_factory=LobbySettings)  # lobby chat's history and retention
+    # seated players' free text per room kind (private, quick, ranked, tournament): on, between_hands, off
+    table_chat: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -84,6 +85,8 @@ class TableChat:
         self._refreshed: float | None = None
         self._refresh: asyncio.Future[None] | None = None
         self._next_id = 1
+        # a table's tags (its ``chat`` policy: an event's, an administrator's); the hub sets it
+        self.tags_of: Callable[[str], Mapping[str, str]] = lambda _match_id: {}
         self._recent: OrderedDict[str, deque[SaidLine]] = OrderedDict()
 
     def refresh_if_due(self) -> None:
@@ -204,6 +207,7 @@ class ChatLink:
                 hand_live=room.hand_live,
                 text=text,
                 stamp=stamp,
+                tags=self._desk.tags_of(room.match_id),
             )
         except ChatError as exc:
             return ErrorOut(ErrorCode(exc.code.value), str(exc), request_id)

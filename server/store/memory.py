@@ -48,8 +48,8 @@ from server.domain.records import (
     SessionRecord,
     StepRecord,
 )
-from server.store.memory_ratings import MemoryRatings
 from server.store.memory_moderation import MemoryModeration
+from server.store.memory_ratings import MemoryRatings
 from server.store.memory_social import MemorySocial
 from server.store.projection import HandEnd, HandOp, HandStart, hand_result, replay_ops
 from server.store.types import from_unix

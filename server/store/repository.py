@@ -58,10 +58,10 @@ from server.store.models import (
     SessionRow,
     StepRow,
 )
+from server.store.moderation import SqlModeration
 from server.store.projection import replay_ops
 from server.store.ratings import SqlRatings, rate_on
 from server.store.reads import SqlReads, matches_on
-from server.store.moderation import SqlModeration
 from server.store.social import SqlSocial
 from server.store.types import from_unix, from_unix_opt, to_unix, to_unix_opt
 from server.store.writer import (

@@ -289,3 +289,11 @@ async def test_scripted_seating_and_check_in() -> None:
     await w.service.check_in(PLAYERS[3], event_id)
     rnd = await w.service.seat(ORG, event_id, script=script)
     assert rnd.tables[0].entrants == tuple(p.id for p in PLAYERS[:4])
+
+
+async def test_an_events_chat_setting_goes_to_its_tables() -> None:
+    w = World()
+    event_id = await full_event(w, chat="on")  # free text at its tables even while a hand is live
+    await w.service.seat(ORG, event_id, key="seat-1")
+    await w.service.start(ORG, event_id, key="start-1")
+    assert {t.spec.tags.get("chat") for t in w.tables.made} == {"on"}
