@@ -13,12 +13,12 @@ import msgspec
 import pytest
 
 from client_protocol.messages import GuestAuth
+from server.domain.socialbus import SocialBus
 from server.hub.adapter import Authenticate
 from server.hub.clock import ManualClock
 from server.hub.lobbychat import LobbyDesk
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits
-from server.domain.socialbus import SocialBus
 from server.hub.socialbus import LocalBus
 from server.hub.tablechat import TableChat
 from server.services.lobbychat import LobbyChat
