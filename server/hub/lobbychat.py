@@ -284,11 +284,20 @@ class LobbyMember:
                     recent = self._desk.table_chat.recent(following)
                     context = {"match_id": following, "step": recent[-1].version if recent else None}
                 record = await reports.file(
-                    self.account_id, message.account_id, message.reason, place=Place.PLAYER, context=context
+                    self.account_id,
+                    message.account_id,
+                    message.reason,
+                    place=Place.PLAYER,
+                    context=context,
+                    names={self.account_id: self.listener.account.name},
                 )
             elif message.line.place.value == "lobby":
                 record = await reports.report_lobby_line(
-                    self.account_id, message.line.id, message.reason, target_id=message.account_id
+                    self.account_id,
+                    message.line.id,
+                    message.reason,
+                    target_id=message.account_id,
+                    reporter_name=self.listener.account.name,
                 )
             else:
                 record = await self._report_table_line(message, following)
@@ -326,6 +335,12 @@ class LobbyMember:
                 for r in around
             ],
         }
+        names = {said.account_id: said.name, self.account_id: self.listener.account.name}
         return await self._desk.reports.file(
-            self.account_id, message.account_id, message.reason, place=Place.TABLE, context=context
+            self.account_id,
+            message.account_id,
+            message.reason,
+            place=Place.TABLE,
+            context=context,
+            names=names,
         )

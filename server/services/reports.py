@@ -72,10 +72,18 @@ class Reports:
         self._now = now
 
     async def file(
-        self, reporter_id: str, target_id: str, reason: object, *, place: Place, context: Mapping[str, Any]
+        self,
+        reporter_id: str,
+        target_id: str,
+        reason: object,
+        *,
+        place: Place,
+        context: Mapping[str, Any],
+        names: Mapping[str, str] | None = None,
     ) -> ReportRecord:
         """Store a report (``SocialError``: ``invalid`` for oneself or a bad reason, ``limited``
-        when the reporter has too many open reports)."""
+        when the reporter has too many open reports). ``names``: the players' names as the server
+        saw them (a guest has no stored account to name it), kept in the context."""
         if reporter_id == target_id:
             raise SocialError("invalid", "you cannot report yourself")
         why = _reason(reason, "the reason")
@@ -86,12 +94,22 @@ class Reports:
         ]
         if len(waiting) >= MAX_OPEN_PER_REPORTER:
             raise SocialError("limited", f"you have {len(waiting)} reports waiting for review; wait for them")
-        doc = json.dumps(dict(context), separators=(",", ":"), ensure_ascii=False)
+        doc = json.dumps(
+            {**context, **({"names": dict(names)} if names else {})},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
         record = ReportRecord(0, reporter_id, target_id, place.value, why, doc, self._now())
         return await self.store.add_report(record)
 
     async def report_lobby_line(
-        self, reporter_id: str, line_id: int, reason: object, *, target_id: str | None = None
+        self,
+        reporter_id: str,
+        line_id: int,
+        reason: object,
+        *,
+        target_id: str | None = None,
+        reporter_name: str | None = None,
     ) -> ReportRecord:
         """Report a lobby line: its sender (``not_found`` if it is not ``target_id``'s), with the
         lines around it as stored now."""
@@ -105,6 +123,7 @@ class Reports:
             reason,
             place=Place.LOBBY,
             context={"channel": target.channel, "line_id": line_id, "lines": _lines(lines)},
+            names={target.account_id: target.name, **({reporter_id: reporter_name} if reporter_name else {})},
         )
 
     async def list(self, status: str | None = None) -> list[ReportRecord]:

@@ -40,7 +40,7 @@ def chromium() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, str]]:
     data = tmp_path_factory.mktemp("data")
     log = data / "serve.log"
     with log.open("w") as out:
@@ -52,14 +52,16 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
             text=True,
         )
     try:
-        found = None
+        found = admin = None
         deadline = time.monotonic() + 30
-        while found is None and time.monotonic() < deadline and process.poll() is None:
+        while (found is None or admin is None) and time.monotonic() < deadline and process.poll() is None:
             match = re.search(r"play in a browser: (http://\S+)", log.read_text())
             found = match.group(1) if match else None
+            match = re.search(r"admin review: (http://\S+/admin/)", log.read_text())
+            admin = match.group(1) if match else None
             time.sleep(0.1)
-        assert found, log.read_text()
-        yield found, data
+        assert found and admin, log.read_text()
+        yield found, data, admin
     finally:
         process.terminate()
         process.wait(timeout=20)
@@ -88,9 +90,9 @@ def _reports(data: Path) -> list[Any]:
 
 @pytest.mark.slow
 def test_two_players_chat_in_the_lobby_and_one_reports_a_line(
-    chromium: Any, served: tuple[str, Path]
+    chromium: Any, served: tuple[str, Path, str]
 ) -> None:
-    url, data = served
+    url, data, admin_url = served
     alice, alice_errors = _page(chromium, url, {"width": 1280, "height": 900})
     bob, bob_errors = _page(chromium, url, {"width": 390, "height": 844})
     alice.fill("[data-testid=lobby-chat-text]", HOSTILE)
@@ -136,3 +138,39 @@ def test_two_players_chat_in_the_lobby_and_one_reports_a_line(
     assert HOSTILE in carol.locator("[data-testid=lobby-chat-line] .chat-what").all_inner_texts()
     assert carol.locator("[data-testid=lobby-chat-log] img").count() == 0
     assert not carol_errors, carol_errors
+
+    # the report reaches the admin review queue; a moderator acts on it with a reason
+    made = subprocess.run(
+        [sys.executable, "-m", "server.app", "admin", "create-admin", "mod", "--data-dir", str(data)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    token = made.stdout.splitlines()[1]
+    admin = chromium.new_page(viewport={"width": 1280, "height": 900})
+    admin_errors: list[str] = []
+    admin.on("pageerror", lambda exc: admin_errors.append(str(exc)))
+    admin.set_default_timeout(15000)
+    admin.goto(admin_url)
+    admin.fill("[data-testid=token-input]", token)
+    admin.click("[data-testid=token-save]")
+    admin.click("[data-testid=nav-reports]")
+    admin.wait_for_selector("[data-testid=report-row]")
+    assert admin.locator("[data-testid=report-row]").count() == 1
+    admin.locator("[data-testid=report-row] a").first.click()
+    admin.wait_for_selector("[data-testid=reported-line]")
+    assert HOSTILE in admin.text_content("[data-testid=reported-line]")
+    assert admin.locator("[data-testid=report-lines] img, [data-testid=report-lines] script").count() == 0
+    admin.select_option("[data-testid=resolve-action]", "chat_ban")
+    admin.fill("[data-testid=resolve-minutes]", "60")
+    admin.fill("[data-testid=resolve-reason]", "markup spam in the lobby")
+    admin.click("[data-testid=resolve-submit]")
+    admin.wait_for_selector("[data-testid=report-resolution]")
+    assert "actioned" in admin.text_content("[data-testid=report-resolution]")
+    if out:
+        admin.screenshot(path=str(Path(out) / "admin-report.png"), full_page=True)
+    [report] = _reports(data)
+    assert report.status == "actioned" and report.sanction_id is not None
+    assert admin.evaluate("() => globalThis.pwned") is None
+    assert not admin_errors, admin_errors

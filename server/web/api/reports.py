@@ -124,12 +124,14 @@ async def _name(store: Store, account_id: str) -> str:
 
 
 async def _out(store: Store, r: ReportRecord) -> dict[str, Any]:
+    names = context_of(r).get("names")
+    known = names if isinstance(names, dict) else {}  # a guest's name, as the server saw it
     return {
         "id": r.id,
         "reporter_id": r.reporter_id,
-        "reporter": await _name(store, r.reporter_id),
+        "reporter": known.get(r.reporter_id) or await _name(store, r.reporter_id),
         "target_id": r.target_id,
-        "target": await _name(store, r.target_id),
+        "target": known.get(r.target_id) or await _name(store, r.target_id),
         "place": r.where,
         "reason": r.reason,
         "created_at": r.created_at,
