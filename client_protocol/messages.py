@@ -273,11 +273,12 @@ class LineRef(_ClientStruct, frozen=True):
 
 
 class Report(_ClientMessage, frozen=True, tag="report"):
-    """Report a player (``account_id``), or one of its chat lines (``line``), to the moderators
-    with a ``reason``; answered ``reported``."""
+    """Report a player (``account_id``), or a chat line (``line``: its sender is the one reported;
+    ``account_id``, if given, must be the sender), to the moderators with a ``reason``; answered
+    ``reported``."""
 
-    account_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    account_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)] = ""
     line: LineRef | None = None
     request_id: RequestId | None = None
 

@@ -278,7 +278,10 @@ class LobbyMember:
     async def _report(self, message: Report, following: str | None) -> None:
         reports, rid = self._desk.reports, message.request_id
         try:
+            if message.line is None and message.account_id is None:
+                raise SocialError("invalid", "name the player (account_id) or the line you report")
             if message.line is None:
+                assert message.account_id is not None
                 context: dict[str, Any] = {}
                 if following is not None:
                     recent = self._desk.table_chat.recent(following)
@@ -313,7 +316,7 @@ class LobbyMember:
         assert message.line is not None
         recent = () if following is None else self._desk.table_chat.recent(following)
         at = next((i for i, r in enumerate(recent) if r.id == message.line.id), None)
-        if at is None or recent[at].account_id != message.account_id:
+        if at is None or message.account_id not in (None, recent[at].account_id):
             raise SocialError("not_found", "no such line of that player at the table you follow")
         said = recent[at]
         around = recent[max(0, at - CONTEXT_BEFORE) : at + CONTEXT_AFTER + 1]
@@ -338,7 +341,7 @@ class LobbyMember:
         names = {said.account_id: said.name, self.account_id: self.listener.account.name}
         return await self._desk.reports.file(
             self.account_id,
-            message.account_id,
+            said.account_id,
             message.reason,
             place=Place.TABLE,
             context=context,

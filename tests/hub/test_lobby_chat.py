@@ -308,4 +308,9 @@ async def test_a_report_of_a_table_line_stores_the_match_step_and_lines(world: A
     assert [x["text"] for x in context["lines"]] == ["you are bad"] and context["lines"][0]["seat"] == 0
     send(b, type="report", account_id=b.account.id, reason="no", line={"place": "table", "id": line["id"]})
     await node.desk.idle()
-    assert got(sb)[-1]["code"] == "not_found"
+    assert got(sb)[-1]["code"] == "not_found"  # not bob's line
+    send(b, type="report", reason="again", line={"place": "table", "id": line["id"]})  # by the line alone
+    send(b, type="report", reason="whom?")  # neither a player nor a line
+    await node.desk.idle()
+    assert [m.get("code") or m["type"] for m in got(sb)] == ["reported", "malformed"]
+    assert [r.target_id for r in await store.reports()] == [a.account.id, a.account.id]
