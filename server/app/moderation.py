@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 
 def register(asub: SubParsers) -> None:
-    mod = asub.add_parser("moderation", help="chat bans and suspensions (docs/social.md)")
+    mod = asub.add_parser("moderation", help="chat bans, suspensions and reports (docs/social.md)")
     msub = mod.add_subparsers(dest="moderation_command", metavar="MODERATION_COMMAND")
     mod.set_defaults(handler=lambda _args: _usage(mod))
     for name, kind, what in (
