@@ -57,12 +57,17 @@ from client_protocol.messages import (
     Join,
     JoinTarget,
     Leave,
+    LineRef,
+    LobbyJoin,
+    LobbySay,
     MatchEnd,
     Ping,
     Pong,
     PrivateTarget,
     Prompt,
     QueueTarget,
+    Report,
+    ReportPlace,
     Resume,
     Seated,
     ServerMessage,
@@ -288,6 +293,29 @@ class Client:
         """Send a stamp (docs/social.md) at the table this connection follows; as :meth:`chat`."""
         rid = next(self._request_ids)
         await self._send(Stamp(stamp=stamp, request_id=rid))
+        return rid
+
+    async def lobby_join(self, channel: str = "general") -> int:
+        """Follow a lobby channel (docs/social.md, "Lobby chat"): a ``lobby_history`` answers, then
+        every ``lobby_line`` said there comes through iteration. Returns the request id."""
+        rid = next(self._request_ids)
+        await self._send(LobbyJoin(channel=channel, request_id=rid))
+        return rid
+
+    async def lobby_say(self, channel: str, text: str | None = None, *, stamp: str | None = None) -> int:
+        """Say ``text`` (or send ``stamp``) in a lobby channel this connection follows."""
+        rid = next(self._request_ids)
+        await self._send(LobbySay(channel=channel, text=text, stamp=stamp, request_id=rid))
+        return rid
+
+    async def report(
+        self, account_id: str | None, reason: str, *, place: str | None = None, line_id: int | None = None
+    ) -> int:
+        """Report a player, or one of its lines (``place`` ``lobby`` or ``table`` and the line's
+        ``id``), to the moderators; a ``reported`` message answers."""
+        rid = next(self._request_ids)
+        line = None if place is None or line_id is None else LineRef(place=ReportPlace(place), id=line_id)
+        await self._send(Report(account_id=account_id, reason=reason, line=line, request_id=rid))
         return rid
 
     async def resume(self, match_id: str | None = None, since_version: int | None = None) -> None:

@@ -40,7 +40,9 @@ class ErrorCode(StrEnum):
     UNKNOWN_STAMP = "unknown_stamp"  # not one of the stamps
     TEXT_OFF = "text_off"  # free text is off in this room (or while a hand is live)
     STAMPS_OFF = "stamps_off"  # stamps are off in this room
-    NOT_IN_ROOM = "not_in_room"  # this connection follows no table to talk at
+    NOT_IN_ROOM = "not_in_room"  # this connection follows no table (or lobby channel) to talk at
+    UNKNOWN_CHANNEL = "unknown_channel"  # no such lobby channel
+    TOO_MANY_CHANNELS = "too_many_channels"  # the connection follows as many lobby channels as allowed
     CHAT_BANNED = "chat_banned"  # an administrator's chat ban (or suspension) is running
     SUSPENDED = "suspended"  # a join for a seat while an administrator's suspension runs
 

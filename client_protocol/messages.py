@@ -14,10 +14,15 @@ Client to server (unknown fields are rejected as ``malformed``)::
     leave   {match_id?, request_id?}
     chat    {text, request_id?}
     stamp   {stamp, request_id?}
+    lobby_join   {channel, request_id?}
+    lobby_leave  {channel, request_id?}
+    lobby_say    {channel, text? | stamp?, request_id?}
+    report       {account_id, reason, line?: {place: lobby|table, id}, request_id?}
 
 Server to client (unknown fields must be ignored by clients)::
 
-    welcome, error, queued, seated, ack, prompt, event, snapshot, match_end, pong, left, chat
+    welcome, error, queued, seated, ack, prompt, event, snapshot, match_end, pong, left, chat,
+    lobby_history, lobby_line, lobby_left, reported
 
 ``docs/protocol.md`` describes each message, the step/ack rules and a complete example session.
 """
@@ -229,10 +234,76 @@ class Stamp(_ClientMessage, frozen=True, tag="stamp"):
     request_id: RequestId | None = None
 
 
-ClientMessage = Hello | Join | Act | Resume | Ping | Leave | Chat | Stamp
+Channel = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class LobbyJoin(_ClientMessage, frozen=True, tag="lobby_join"):
+    """Follow a lobby channel (``general``, ``queue:<preset>``, ``ranked:<room>:<length>``): the
+    server answers ``lobby_history`` and then sends every ``lobby_line`` said there."""
+
+    channel: Channel
+    request_id: RequestId | None = None
+
+
+class LobbyLeave(_ClientMessage, frozen=True, tag="lobby_leave"):
+    """Stop following a lobby channel (answered ``lobby_left``)."""
+
+    channel: Channel
+    request_id: RequestId | None = None
+
+
+class LobbySay(_ClientMessage, frozen=True, tag="lobby_say"):
+    """Say ``text`` (or send ``stamp``) in a lobby channel this connection follows; it comes back as
+    a ``lobby_line`` (the confirmation), a refusal as an ``error`` with the ``request_id``."""
+
+    channel: Channel
+    text: Annotated[str, msgspec.Meta(max_length=1000)] | None = None
+    stamp: Annotated[str, msgspec.Meta(max_length=32)] | None = None
+    request_id: RequestId | None = None
+
+
+class ReportPlace(StrEnum):
+    LOBBY = "lobby"
+    TABLE = "table"
+
+
+class LineRef(_ClientStruct, frozen=True):
+    """A chat line: a lobby line's ``id`` (``lobby_line``) or a table line's (``chat``)."""
+
+    place: ReportPlace
+    id: Annotated[int, msgspec.Meta(ge=1, le=2**53 - 1)]
+
+
+class Report(_ClientMessage, frozen=True, tag="report"):
+    """Report a player (``account_id``), or a chat line (``line``: its sender is the one reported;
+    ``account_id``, if given, must be the sender), to the moderators with a ``reason``; answered
+    ``reported``."""
+
+    account_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)] = ""
+    line: LineRef | None = None
+    request_id: RequestId | None = None
+
+
+ClientMessage = (
+    Hello | Join | Act | Resume | Ping | Leave | Chat | Stamp | LobbyJoin | LobbyLeave | LobbySay | Report
+)
 """Any client-to-server message."""
 
-CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = (Hello, Join, Act, Resume, Ping, Leave, Chat, Stamp)
+CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = (
+    Hello,
+    Join,
+    Act,
+    Resume,
+    Ping,
+    Leave,
+    Chat,
+    Stamp,
+    LobbyJoin,
+    LobbyLeave,
+    LobbySay,
+    Report,
+)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -435,6 +506,43 @@ class ChatLine(_ServerMessage, frozen=True, tag="chat", omit_defaults=True):
     name: str
     text: str | None = None
     stamp: str | None = None
+    id: int | None = None  # the line's id on the server (to report it)
+
+
+class LobbyLine(_ServerMessage, frozen=True, tag="lobby_line", omit_defaults=True):
+    """A line said in lobby ``channel`` by ``name`` (``account_id``), at ``at`` (seconds since the
+    epoch); exactly one of ``text`` and ``stamp`` is set. Plain text: show it as text."""
+
+    channel: str
+    id: int
+    account_id: str
+    name: str
+    at: float
+    text: str | None = None
+    stamp: str | None = None
+
+
+class LobbyHistory(_ServerMessage, frozen=True, tag="lobby_history"):
+    """The answer to ``lobby_join``: the channel's last lines, oldest first (a line may also come
+    as a ``lobby_line`` just after: the same ``id``)."""
+
+    channel: str
+    lines: list[LobbyLine]
+    request_id: RequestId | None = None
+
+
+class LobbyLeft(_ServerMessage, frozen=True, tag="lobby_left"):
+    """This connection no longer follows lobby ``channel``."""
+
+    channel: str
+    request_id: RequestId | None = None
+
+
+class Reported(_ServerMessage, frozen=True, tag="reported"):
+    """The report was stored for the moderators (``report_id``)."""
+
+    report_id: int
+    request_id: RequestId | None = None
 
 
 ServerMessage = (
@@ -451,6 +559,10 @@ ServerMessage = (
     | Left
     | PlayedFor
     | ChatLine
+    | LobbyLine
+    | LobbyHistory
+    | LobbyLeft
+    | Reported
 )
 """Any server-to-client message."""
 
@@ -468,4 +580,8 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     Left,
     PlayedFor,
     ChatLine,
+    LobbyLine,
+    LobbyHistory,
+    LobbyLeft,
+    Reported,
 )

@@ -1,4 +1,5 @@
-"""``jantaku admin moderation ...``: chat bans and suspensions from the command line (docs/social.md).
+"""``jantaku admin moderation ...``: chat bans, suspensions and reports from the command line
+(docs/social.md; the reports: :mod:`server.app.reports_cli`).
 
 * ``chat-ban PLAYER --reason TEXT [--minutes N]``: no chat or stamps anywhere;
 * ``suspend PLAYER --reason TEXT [--minutes N]``: no chat and no new seat (a join of a queue or a
@@ -21,6 +22,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
 from server.app.compose import run_with_repo
+from server.app.reports_cli import register_reports
 from server.domain.ports import Store
 from server.domain.social import SanctionRecord, SocialStore
 from server.services.social import SocialError, SocialService
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 
 def register(asub: SubParsers) -> None:
-    mod = asub.add_parser("moderation", help="chat bans and suspensions (docs/social.md)")
+    mod = asub.add_parser("moderation", help="chat bans, suspensions and reports (docs/social.md)")
     msub = mod.add_subparsers(dest="moderation_command", metavar="MODERATION_COMMAND")
     mod.set_defaults(handler=lambda _args: _usage(mod))
     for name, kind, what in (
@@ -56,6 +58,7 @@ def register(asub: SubParsers) -> None:
     ls.add_argument("--active", action="store_true", help="only the ones running now")
     add_database_options(ls)
     ls.set_defaults(handler=run_list)
+    register_reports(msub)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -15,6 +15,7 @@ import asyncio
 import logging
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -44,6 +45,8 @@ from server.hub.settings import (
     SpectatePolicy,
     TableTimers,
 )
+from server.social.chat import TEXT_MODES
+from server.social.lobby import LobbySettings
 from server.store.cli import add_database_options
 from server.store.db import display_url
 from server.store.errors import StoreConfigError
@@ -183,6 +186,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "so the SQLite writer thread gets it back soon after each call at a busy event loop (0: "
         "Python's own 0.005; docs/operations.md)",
     )
+    lobby = DEFAULTS.lobby
+    p.add_argument(
+        "--lobby-history",
+        type=int,
+        default=lobby.history,
+        help=f"lobby chat: lines a player joining a channel is sent (0-200; default {lobby.history})",
+    )
+    p.add_argument(
+        "--lobby-retention-days",
+        type=float,
+        default=lobby.retention_s / 86400,
+        help="lobby chat: lines older than this are deleted, and never shown on join (0: kept for ever; "
+        "docs/social.md)",
+    )
+    p.add_argument(
+        "--table-chat",
+        action="append",
+        default=[],
+        metavar="KIND=MODE",
+        help="seated players' free text in every room of KIND (private, quick, ranked, tournament): on, "
+        "between_hands (not while a hand is live) or off; repeatable (docs/social.md)",
+    )
     c = p.add_argument_group("cluster mode (docs/scaling.md)")
     c.add_argument(
         "--redis-url",
@@ -281,9 +306,11 @@ def run_serve(args: argparse.Namespace) -> int:
             gc=GcPolicy(freeze_every_s=args.gc_freeze_every, full_every_s=args.gc_full_every),
             gil_switch_interval_s=args.gil_switch_interval,
             drain_s=args.drain_s,
+            lobby=LobbySettings(history=args.lobby_history, retention_s=args.lobby_retention_days * 86400),
+            table_chat=table_chat_option(args.table_chat),
         )
         review = review_port_option(settings.port, args.http_port)
-    except SettingsError as exc:
+    except (SettingsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
@@ -315,6 +342,33 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"error: cannot listen on {settings.host}:{settings.port}: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+TABLE_KINDS = ("private", "quick", "ranked", "tournament")
+
+
+def table_chat_option(values: list[str] | str) -> tuple[tuple[str, str], ...]:
+    """``--table-chat KIND=MODE`` values (a TOML file or the environment may give one string,
+    comma-separated); SettingsError for a malformed one.
+
+    >>> table_chat_option(["ranked=on", "private=off"])
+    (('ranked', 'on'), ('private', 'off'))
+    """
+    items = values.split(",") if isinstance(values, str) else values
+    out = []
+    for item in items:
+        kind, eq, mode = item.strip().partition("=")
+        if (
+            not eq
+            or kind not in ("private", "quick", "ranked", "tournament", "lobby")
+            or mode not in TEXT_MODES
+        ):
+            raise SettingsError(
+                f"--table-chat takes KIND=MODE (KIND: private, quick, ranked, tournament; MODE: "
+                f"{', '.join(TEXT_MODES)}), got {item!r}"
+            )
+        out.append((kind, mode))
+    return tuple(out)
 
 
 def cluster_settings(args: argparse.Namespace, settings: HubSettings, url: str) -> ClusterSettings | None:
@@ -390,10 +444,28 @@ async def serve_forever(
         placement=node,
         cluster_status=status,
     ) as (hub, review):
+        close_bus = None
         if node is not None:
             hub.metrics.label_node(node.node_id)
             await node.start(hub)
-        await _announce_and_wait(hub, review)
+            close_bus = await _social_bus(hub, node)
+        try:
+            await _announce_and_wait(hub, review)
+        finally:
+            if close_bus is not None:
+                await close_bus()
+
+
+async def _social_bus(hub: Hub, node: ClusterNode) -> Callable[[], Awaitable[None]] | None:
+    """Cluster mode: lobby chat reaches the players of every node through Redis (docs/social.md)."""
+    if hub.lobby_chat is None:
+        return None
+    from server.cluster.socialbus import social_bus  # loads redis: cluster mode only
+
+    bus, close = social_bus(node.settings)
+    await bus.start()
+    hub.lobby_chat.use_bus(bus)
+    return close
 
 
 def browser_url(page: str, review: ReviewServer | None) -> str:

@@ -83,6 +83,7 @@ class EventSettings:
     formula: str = "points"  # server.tournament.standings.Formula
     best_n: int | None = None
     teams: Mapping[str, str] = field(default_factory=dict)  # entrant id -> team
+    chat: str | None = None  # seated players' free text: on, between_hands or off (None: tournament rule)
     action_ms: int | None = None  # clocks (None: the server's)
     bank_ms: int | None = None
 

@@ -36,10 +36,18 @@ class ChatRoom:
     hand_live: bool
     seats: Sequence[Participant | None]
     spectators: Iterable[Participant]
+    version: int = 0  # the last event the seats were shown (the "step" a report's context names)
 
     @classmethod
     def of(
         cls, match_id: str, source: str, seating: Seating, stream: EventStream, finished: bool
     ) -> ChatRoom:
         seats = tuple(seating.connection(s) for s in range(seating.seats))
-        return cls(match_id, source, hand_live(stream, finished=finished), seats, seating.feed.members)
+        return cls(
+            match_id,
+            source,
+            hand_live(stream, finished=finished),
+            seats,
+            seating.feed.members,
+            stream.published,
+        )

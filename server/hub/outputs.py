@@ -181,6 +181,7 @@ class ChatOut:
     text: str | None
     stamp: str | None
     frames: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    line_id: int | None = None  # to report it (docs/social.md)
 
 
 Outbound = (

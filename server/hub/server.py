@@ -50,6 +50,7 @@ from server.hub.connection import WebSocketConnection
 from server.hub.gcpolicy import GcPauses
 from server.hub.livetables import LiveTables
 from server.hub.lobby import Lobby
+from server.hub.lobbydesk import lobby_desk
 from server.hub.lobbytypes import RecoveryReport
 from server.hub.looplag import LoopLag
 from server.hub.metrics import HubMetrics
@@ -195,6 +196,10 @@ class Hub:
         self.rating_service = self._lobby.rating_service  # None: no ranked play
         self.chat = TableChat(social or SocialService(wall), self._clock, limits)  # beside the tables
         self.chat.service.presence = lambda account_id: presence(self._by_account.get(account_id))
+        self.chat.tags_of = lambda match_id: self._lobby.factory.tags.get(match_id, {})
+        for kind, mode in settings.table_chat:  # jantaku serve --table-chat KIND=MODE
+            self.chat.service.set_room_text(kind, mode)
+        self.lobby_chat = lobby_desk(self.chat, repo, settings.lobby, self._lobby)  # lobby channels, reports
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
         self.live_tables.find = self._lobby.tables.get
@@ -293,6 +298,8 @@ class Hub:
             old.replaced()
         if isinstance(session.core, ProtocolSession):
             session.core.bind_chat(self.chat, session.address)
+            if self.lobby_chat is not None:
+                session.core.bind_lobby(self.lobby_chat, session.address)
 
     def guest_allowed(self, session: WebSocketConnection) -> bool:
         return self._guest_hellos.take(session.address)

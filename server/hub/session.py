@@ -38,6 +38,9 @@ from client_protocol.messages import (
     Join,
     Leave,
     Left,
+    LobbyJoin,
+    LobbyLeave,
+    LobbySay,
     MatchEnd,
     MatchResult,
     Ping,
@@ -50,6 +53,7 @@ from client_protocol.messages import (
     Prompt,
     Queued,
     QueueTarget,
+    Report,
     Resume,
     Seated,
     SeatInfo,
@@ -69,9 +73,11 @@ from server.hub.adapter import (
     LobbyRequest,
     SeatConnection,
     Spectate,
+    TokenBucket,
 )
 from server.hub.adapter import Resume as ResumeRequest
 from server.hub.inbox import ActRequest
+from server.hub.lobbychat import LobbyDesk, LobbyMember
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -113,10 +119,26 @@ class ProtocolSession(SeatConnection):
         self._resuming: str | None = None
         self._hello: Hello | None = None  # its hello, as sent (a relay to another node repeats it)
         self._chat: ChatLink | None = None  # the hub's chat desk, once authenticated (bind_chat)
+        self._lobby: LobbyMember | None = None  # lobby chat and reports (bind_lobby)
 
     def bind_chat(self, desk: TableChat, address: str | None) -> None:
         """Chat and stamps go through ``desk``, rate-limited for this connection and ``address``."""
         self._chat = desk.link(address)
+
+    def bind_lobby(self, desk: LobbyDesk, address: str | None) -> None:
+        """Lobby chat and reports (:mod:`server.hub.lobbychat`), with a chat bucket of their own."""
+        limits = self._limits
+        bucket = TokenBucket(limits.chat_per_s, limits.chat_burst, self._clock.now)
+        self._lobby = desk.member(self, address, bucket, self._count_violation)
+
+    def push(self, frame: bytes) -> None:
+        """An encoded frame for the client (lobby chat's delivery)."""
+        self._outbox.put(frame)
+
+    def connection_lost(self) -> None:
+        super().connection_lost()
+        if self._lobby is not None:
+            self._lobby.leave_all()
 
     # -- frames out --------------------------------------------------------------------------------
 
@@ -396,6 +418,11 @@ class ProtocolSession(SeatConnection):
                 ):
                     self._resuming = match_id
                 return ResumeRequest(match_id, since, rid)
+            case LobbyJoin() | LobbyLeave() | LobbySay() | Report():
+                if self._lobby is None:
+                    self._error(ErrorCode.NOT_IN_ROOM, "lobby chat is not available on this server", None)
+                else:
+                    self._lobby.handle(message, following=self._match_id)
             case Chat(text=text, request_id=rid):
                 self._say(rid, text=text)
             case Stamp(stamp=stamp, request_id=rid):
@@ -437,4 +464,5 @@ def _chat_line(item: ChatOut) -> ChatLine:
         name=item.name,
         text=item.text,
         stamp=item.stamp,
+        id=item.line_id,
     )

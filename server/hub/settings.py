@@ -16,6 +16,7 @@ from client_protocol.messages import MAX_CLIENT_MESSAGE_BYTES
 # A table's clocks and spectator policy are part of what the table factory is asked for
 # (server.services.tables); re-exported here, where the hub's settings name them.
 from server.services.tables import SettingsError, SpectatePolicy, TableTimers
+from server.social.lobby import LobbySettings
 
 __all__ = [
     "PACED_TIMERS",
@@ -128,6 +129,9 @@ class HubSettings:
     gc: GcPolicy = field(default_factory=GcPolicy)  # applied by ``jantaku serve`` (serve_forever) only
     # sys.setswitchinterval while ``jantaku serve`` runs (0: Python's own 5 ms; gcpolicy.switching)
     gil_switch_interval_s: float = 0.001
+    lobby: LobbySettings = field(default_factory=LobbySettings)  # lobby chat's history and retention
+    # seated players' free text per room kind (private, quick, ranked, tournament): on, between_hands, off
+    table_chat: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

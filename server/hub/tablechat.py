@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from client_protocol.errors import ErrorCode
@@ -50,6 +53,23 @@ def presence(session: _Connected | None) -> Presence:
 log = logging.getLogger(__name__)
 
 SANCTIONS_REFRESH_S = 30.0  # how often chat reads the sanctions again (the CLI stores them elsewhere)
+RECENT_LINES = 40  # lines kept per table for the context of a report
+RECENT_TABLES = 2000  # tables whose recent lines are kept (the least recently talked at go first)
+
+
+@dataclass(frozen=True, slots=True)
+class SaidLine:
+    """A line said at a table, kept a while for the context of a report (never sent again)."""
+
+    id: int
+    match_id: str
+    version: int
+    account_id: str
+    name: str
+    seat: int | None
+    text: str | None
+    stamp: str | None
+    at: float
 
 
 class TableChat:
@@ -64,6 +84,10 @@ class TableChat:
         # first message (a hub may be built before its event loop runs: no clock to read yet)
         self._refreshed: float | None = None
         self._refresh: asyncio.Future[None] | None = None
+        self._next_id = 1
+        # a table's tags (its ``chat`` policy: an event's, an administrator's); the hub sets it
+        self.tags_of: Callable[[str], Mapping[str, str]] = lambda _match_id: {}
+        self._recent: OrderedDict[str, deque[SaidLine]] = OrderedDict()
 
     def refresh_if_due(self) -> None:
         """Read the sanctions again in the background when the last read is old (a ban given with
@@ -92,7 +116,8 @@ class TableChat:
     def deliver(self, room: ChatRoom, line: Line) -> int:
         """``line`` to every connection at the table that it reaches; returns how many."""
         reaches = self.service.reaches
-        out = ChatOut(room.match_id, line.seat, line.sender_name, line.text, line.stamp)
+        line_id = self._remember(room, line)
+        out = ChatOut(room.match_id, line.seat, line.sender_name, line.text, line.stamp, line_id=line_id)
         sent = 0
         for p in room.seats:
             if p is not None and reaches(line, p.account.id, Role.SEATED):
@@ -103,6 +128,33 @@ class TableChat:
                 p.deliver(out)
                 sent += 1
         return sent
+
+    def _remember(self, room: ChatRoom, line: Line) -> int:
+        line_id, self._next_id = self._next_id, self._next_id + 1
+        said = SaidLine(
+            line_id,
+            room.match_id,
+            room.version,
+            line.sender_id,
+            line.sender_name,
+            line.seat,
+            line.text,
+            line.stamp,
+            self.service.now(),
+        )
+        recent = self._recent.get(room.match_id)
+        if recent is None:
+            recent = self._recent[room.match_id] = deque(maxlen=RECENT_LINES)
+            while len(self._recent) > RECENT_TABLES:
+                self._recent.popitem(last=False)
+        else:
+            self._recent.move_to_end(room.match_id)
+        recent.append(said)
+        return line_id
+
+    def recent(self, match_id: str) -> tuple[SaidLine, ...]:
+        """The last lines said at ``match_id`` on this node (the context of a report)."""
+        return tuple(self._recent.get(match_id, ()))
 
     def address_allows(self, address: str | None) -> bool:
         """Take a token from ``address``'s chat bucket (shared by its connections)."""
@@ -155,6 +207,7 @@ class ChatLink:
                 hand_live=room.hand_live,
                 text=text,
                 stamp=stamp,
+                tags=self._desk.tags_of(room.match_id),
             )
         except ChatError as exc:
             return ErrorOut(ErrorCode(exc.code.value), str(exc), request_id)

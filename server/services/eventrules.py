@@ -25,6 +25,7 @@ from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
 from server.ranking import CURRENT, Length, ranked_source
 from server.services.tables import SettingsError, SpectatePolicy
+from server.social.chat import TEXT_MODES
 from server.tournament.seating import SeatingError, SeatingMethod, SeatingRules
 from server.tournament.standings import Formula, Standing
 
@@ -49,6 +50,8 @@ def check_settings(s: EventSettings) -> Ruleset:
         raise EventError("malformed", f"ruleset: {exc}") from None
     if not 1 <= s.rounds <= 100:
         raise EventError("malformed", f"rounds must be 1..100, got {s.rounds}")
+    if s.chat is not None and s.chat not in TEXT_MODES:
+        raise EventError("malformed", f"chat must be one of {', '.join(TEXT_MODES)}, got {s.chat!r}")
     try:
         SeatingMethod(s.seating)
         Formula(s.formula)

@@ -29,6 +29,7 @@ from server.domain.social import LinkRecord, SanctionRecord, SocialStore
 from server.social import relations
 from server.social.chat import (
     ROOM_POLICIES,
+    TEXT_MODES,
     Audience,
     ChatPolicy,
     Role,
@@ -37,6 +38,7 @@ from server.social.chat import (
     check_text,
     hears,
     may_send_text,
+    with_text,
 )
 from server.social.moderation import (
     ModerationError,
@@ -53,6 +55,7 @@ SOURCE_KINDS: tuple[tuple[str, str], ...] = (
     ("queue:", "quick"),
     ("ranked:", "ranked"),
     ("event:", "tournament"),
+    ("lobby:", "lobby"),  # a lobby channel (server.services.lobbychat)
 )
 """A table's ``source`` prefix and the room kind it makes."""
 
@@ -156,8 +159,24 @@ class SocialService:
         # Where a player is now (online, in the lobby, at a table): the hub answers it.
         self.presence: Callable[[str], Presence] | None = None
 
-    def policy(self, source: str) -> ChatPolicy:
-        return self._policies.get(room_kind(source), self._policies[DEFAULT_KIND])
+    def now(self) -> float:
+        """The wall clock this service reads (seconds since the epoch)."""
+        return self._now()
+
+    def policy(self, source: str, tags: Mapping[str, str] | None = None) -> ChatPolicy:
+        """The chat policy of a room: its kind's, with the table's ``chat`` tag (set by whoever made
+        the table: an event's setting, an administrator's tool) applied."""
+        base = self._policies.get(room_kind(source), self._policies[DEFAULT_KIND])
+        return with_text(base, tags.get("chat")) if tags else base
+
+    def set_room_text(self, kind: str, mode: str) -> None:
+        """Seated players' free text in every room of ``kind`` (``jantaku serve --table-chat``);
+        ``ValueError`` for an unknown kind or mode."""
+        if kind not in self._policies:
+            raise ValueError(f"no room kind {kind!r}: {', '.join(sorted(self._policies))}")
+        if mode not in TEXT_MODES:
+            raise ValueError(f"no chat mode {mode!r}: {', '.join(TEXT_MODES)}")
+        self._policies[kind] = with_text(self._policies[kind], mode)
 
     def compose(
         self,
@@ -170,10 +189,11 @@ class SocialService:
         hand_live: bool,
         text: str | None = None,
         stamp: str | None = None,
+        tags: Mapping[str, str] | None = None,
     ) -> Line:
         """The line as it will be delivered, or ``ChatError`` / ``ModerationError`` (nothing sent)."""
         check_may_chat(self.memory.sanctions(sender_id), self._now())
-        policy = self.policy(source)
+        policy = self.policy(source, tags)
         heard_by = audience(role)
         if stamp is not None:
             return Line(sender_id, sender_name, role, seat, heard_by, stamp=check_stamp(stamp, policy))

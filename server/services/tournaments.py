@@ -412,7 +412,8 @@ class EventService(EventLive):
                 seed=seeds[table.set_id],
                 timers=self._timers(s),
                 spectate=self._spectate(s),
-                tags={"event": event.id, "round": str(rnd.number), "table": str(table.index)},
+                tags={"event": event.id, "round": str(rnd.number), "table": str(table.index)}
+                | ({"chat": s.chat} if s.chat else {}),  # the event's chat policy (docs/social.md)
                 hold_reveals=s.duplicate is not DuplicateMode.OFF,  # a set's other tables share the walls
             )
             try:

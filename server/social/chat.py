@@ -23,7 +23,7 @@ refused with a :class:`ChatError` whose ``code`` the protocol sends back, and no
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 STAMPS: tuple[str, ...] = (
@@ -52,6 +52,8 @@ class ChatErrorCode(StrEnum):
     TEXT_OFF = "text_off"  # free text is off in this room (or while a hand is live)
     STAMPS_OFF = "stamps_off"
     NOT_IN_ROOM = "not_in_room"
+    UNKNOWN_CHANNEL = "unknown_channel"  # no such lobby channel
+    TOO_MANY_CHANNELS = "too_many_channels"  # a connection follows at most a few lobby channels
 
 
 class ChatError(ValueError):
@@ -64,6 +66,10 @@ class FreeText(StrEnum):
     ON = "on"
     BETWEEN_HANDS = "between_hands"
     OFF = "off"
+
+
+TEXT_MODES: tuple[str, ...] = tuple(m.value for m in FreeText)
+"""The values of a table's ``chat`` tag and an event's ``chat`` setting (docs/social.md)."""
 
 
 class Role(StrEnum):
@@ -100,6 +106,19 @@ ROOM_POLICIES: dict[str, ChatPolicy] = {
     "tournament": ChatPolicy(FreeText.BETWEEN_HANDS),
 }
 """The default policy of each kind of room."""
+
+
+def with_text(policy: ChatPolicy, mode: object) -> ChatPolicy:
+    """``policy`` with its seated players' free text set to ``mode`` (a table's or an event's
+    ``chat``); unchanged when ``mode`` is None or not one of :data:`TEXT_MODES`.
+
+    >>> ranked = ROOM_POLICIES["ranked"]
+    >>> with_text(ranked, "on").seated_text, with_text(ranked, "x").seated_text
+    (<FreeText.ON: 'on'>, <FreeText.BETWEEN_HANDS: 'between_hands'>)
+    """
+    if not isinstance(mode, str) or mode not in TEXT_MODES:
+        return policy
+    return replace(policy, seated_text=FreeText(mode))
 
 
 def _normalise(text: str) -> str:

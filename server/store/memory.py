@@ -47,6 +47,7 @@ from server.domain.records import (
     SessionRecord,
     StepRecord,
 )
+from server.store.memory_moderation import MemoryModeration
 from server.store.memory_ratings import MemoryRatings
 from server.store.memory_social import MemorySocial
 from server.store.projection import HandEnd, HandOp, HandStart, hand_result, replay_ops
@@ -175,7 +176,7 @@ class _StoredStep:
         )
 
 
-class InMemoryRepository(MemoryRatings, MemorySocial):
+class InMemoryRepository(MemoryRatings, MemorySocial, MemoryModeration):
     """Implements :class:`~server.domain.ports.Store`, both sides (checked by the tests)."""
 
     def __init__(self, accounts_path: Path | None = None) -> None:
@@ -189,6 +190,7 @@ class InMemoryRepository(MemoryRatings, MemorySocial):
         self._audit: list[AuditEntry] = []
         self._init_ratings()
         self._init_social()
+        self._init_moderation()
         self._fences: dict[str, int] = {}
         self._refresh()
 

@@ -461,3 +461,38 @@ class SanctionRow(Base):
     ends: Mapped[optional_timestamp]
     lifted_at: Mapped[optional_timestamp]
     lifted_by: Mapped[str | None] = mapped_column(String(64))
+
+
+class LobbyLineRow(Base):
+    """A line said in a lobby channel (docs/social.md): the history shown on join, and the context
+    of reports; pruned after the retention (lines a report points at are kept)."""
+
+    __tablename__ = "lobby_lines"
+    __table_args__ = (Index("ix_lobby_lines_channel_id", "channel", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    channel: Mapped[short_text]
+    account_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    name: Mapped[short_text]
+    text: Mapped[str | None] = mapped_column(Text)
+    stamp: Mapped[str | None] = mapped_column(String(32))
+    at: Mapped[timestamp] = mapped_column(UTCDateTime(), index=True)
+
+
+class ReportRow(Base):
+    """A player's report of a player or a chat line, with its context, and its resolution."""
+
+    __tablename__ = "reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    reporter_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    target_id: Mapped[str] = mapped_column(String(ID_LENGTH), index=True)
+    place: Mapped[str] = mapped_column(String(16))  # lobby | table | player
+    reason: Mapped[str] = mapped_column(Text)
+    context: Mapped[str] = mapped_column(Text)  # JSON
+    created_at: Mapped[timestamp]
+    status: Mapped[str] = mapped_column(String(16), index=True)  # open | dismissed | actioned
+    resolved_by: Mapped[str | None] = mapped_column(String(64))
+    resolved_at: Mapped[optional_timestamp]
+    resolution: Mapped[str | None] = mapped_column(Text)
+    sanction_id: Mapped[int | None] = mapped_column(Integer)

@@ -58,6 +58,7 @@ from server.store.models import (
     SessionRow,
     StepRow,
 )
+from server.store.moderation import SqlModeration
 from server.store.projection import replay_ops
 from server.store.ratings import SqlRatings, write_rating, write_result
 from server.store.reads import SqlReads, matches_on
@@ -181,7 +182,7 @@ def _finish_match(
         raise FencedError(match_id, fence, current)
 
 
-class SqlRepository(SqlReads, SqlRatings, SqlEvents, SqlSocial):
+class SqlRepository(SqlReads, SqlRatings, SqlEvents, SqlSocial, SqlModeration):
     """Implements :class:`~server.domain.ports.Store` (both sides) on SQLite or PostgreSQL.
 
     Make one with :meth:`open` (engine, pragma check, migrations) or from an engine you own; call

@@ -22,6 +22,8 @@ from client_protocol.events import RoundEnded
 from client_protocol.messages import (
     EventMessage,
     GuestAuth,
+    LobbyHistory,
+    LobbyLine,
     MatchEnd,
     Prompt,
     Seated,
@@ -100,6 +102,26 @@ async def a_private_table_opened_on_one_node_is_joined_through_others(cluster: C
     assert seated[0].match_id == seated[1].match_id and {s.seat for s in seated} != {None}
     await dave.close()
     await erin.close()
+
+
+async def lobby_chat_reaches_players_on_every_node(cluster: Cluster) -> None:
+    """Lobby chat across nodes (docs/social.md): three players land on the three nodes, follow the
+    general channel; a line said on one node reaches the others once, through Redis, as text."""
+    people = [ScannedClient(cluster.url, GuestAuth(name=f"talker{i}"), timeout=15.0) for i in range(3)]
+    for p in people:
+        await p._open(p.auth)
+    assert cluster.proxy is not None and len(set(cluster.proxy.chosen[-3:])) == 3  # three nodes
+    for p in people:
+        await p.lobby_join("general")
+        await next_of(p, LobbyHistory)
+    hostile = "<b>hi</b> from one node"
+    await people[0].lobby_say("general", hostile)
+    lines = [await next_of(p, LobbyLine) for p in people]
+    assert {line.text for line in lines} == {hostile} and len({line.id for line in lines}) == 1
+    await people[2].lobby_say("general", stamp="gg")
+    assert {(await next_of(p, LobbyLine)).stamp for p in people} == {"gg"}
+    for p in people:
+        await p.close()
 
 
 def _round_ended(message: ServerMessage) -> bool:
@@ -324,6 +346,7 @@ async def test_three_nodes_behind_one_address(
     worker): the ones that take a node down come last."""
     await a_reconnect_elsewhere_resumes_and_a_third_node_spectates(cluster)
     await a_private_table_opened_on_one_node_is_joined_through_others(cluster)
+    await lobby_chat_reaches_players_on_every_node(cluster)
     await four_players_on_three_nodes_meet_at_one_quick_match_table(cluster)
     await four_registered_players_on_three_nodes_meet_at_one_ranked_table(cluster)
     await admin_cluster_lists_the_nodes_and_who_owns_each_table(cluster, capsys)

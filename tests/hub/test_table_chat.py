@@ -87,6 +87,7 @@ def test_a_seated_players_line_reaches_the_table_and_its_spectators() -> None:
         "from": 2,
         "name": "p2",
         "text": "good luck all",
+        "id": 1,  # the line's id (to report it)
     }
     assert room.received() == [[line]] * 6
     assert room.table.items == []  # never through the table's inbox
@@ -104,6 +105,7 @@ def test_spectators_talk_among_themselves_only() -> None:
         "from": "w1",
         "name": "w1",
         "text": "what a wait",
+        "id": 1,
     }
     assert got[4:] == [[line], [line]]
     stamp(room.watchers[1][0], "wow")

@@ -21,6 +21,13 @@ from client_protocol.messages import (
     Join,
     Leave,
     Left,
+    LineRef,
+    LobbyHistory,
+    LobbyJoin,
+    LobbyLeave,
+    LobbyLeft,
+    LobbyLine,
+    LobbySay,
     MatchEnd,
     MatchEndReason,
     MatchResult,
@@ -34,6 +41,9 @@ from client_protocol.messages import (
     Prompt,
     Queued,
     QueueTarget,
+    Report,
+    Reported,
+    ReportPlace,
     Resume,
     Seated,
     SeatInfo,
@@ -185,7 +195,18 @@ CLIENT_MESSAGES: list[ClientMessage] = [
     Leave(),
     Chat(text="gg wp", request_id=5),
     Stamp(stamp="thanks"),
+    LobbyJoin(channel="general", request_id=6),
+    LobbyLeave(channel="queue:tenhou"),
+    LobbySay(channel="general", text="anyone for a game?", request_id=7),
+    LobbySay(channel="general", stamp="hello"),
+    Report(account_id="p-9", reason="spam", line=LineRef(place=ReportPlace.LOBBY, id=12), request_id=8),
+    Report(account_id="p-9", reason="rude"),
 ]
+
+_LOBBY_LINE = LobbyLine(
+    channel="general", id=12, account_id="p-9", name="bob", at=1700000000.5, text="<i>hi</i>"
+)
+
 
 SERVER_MESSAGES: list[ServerMessage] = [
     Welcome(
@@ -225,7 +246,12 @@ SERVER_MESSAGES: list[ServerMessage] = [
     Left(match_id="m-1"),
     Left(),
     ChatLine(match_id="m-1", role=ChatRole.SEATED, sender=2, name="alice", text="gg <b>wp</b>"),
-    ChatLine(match_id="m-1", role=ChatRole.SPECTATOR, sender="bob", name="bob", stamp="nice"),
+    ChatLine(match_id="m-1", role=ChatRole.SPECTATOR, sender="bob", name="bob", stamp="nice", id=3),
+    _LOBBY_LINE,
+    LobbyLine(channel="general", id=13, account_id="p-2", name="al", at=1700000001.0, stamp="wow"),
+    LobbyHistory(channel="general", lines=[_LOBBY_LINE], request_id=6),
+    LobbyLeft(channel="queue:tenhou"),
+    Reported(report_id=4, request_id=8),
     PlayedFor(
         match_id="m-1",
         moves=(

@@ -45,6 +45,8 @@ TABLES = {
     "social_links",
     "social_mutes",
     "sanctions",
+    "lobby_lines",
+    "reports",
 }
 
 

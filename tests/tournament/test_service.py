@@ -335,3 +335,11 @@ async def test_a_sign_up_window_that_closes_before_it_opens_is_malformed() -> No
         await codes(w.service.create(ORG, settings(signup_opens=2000.0, signup_closes=1000.0))) == "malformed"
     )
     assert await w.store.events() == []
+
+
+async def test_an_events_chat_setting_goes_to_its_tables() -> None:
+    w = World()
+    event_id = await full_event(w, chat="on")  # free text at its tables even while a hand is live
+    await w.service.seat(ORG, event_id, key="seat-1")
+    await w.service.start(ORG, event_id, key="start-1")
+    assert {t.spec.tags.get("chat") for t in w.tables.made} == {"on"}

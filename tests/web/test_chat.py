@@ -201,3 +201,48 @@ def test_a_line_goes_through_the_server_and_comes_back_as_text(chromium: Any, ur
     _shown_as_text(page)
     assert not errors, errors
     page.close()
+
+
+def test_another_players_line_can_be_reported(chromium: Any) -> None:
+    """A line with an id from another player has a Report button: it asks why and sends a
+    ``report`` naming the line (the server knows its sender); the player's own lines have none."""
+    with serving() as base:
+        page = chromium.new_page(viewport={"width": 1280, "height": 800})
+        errors = _errors(page)
+        page.set_default_timeout(5000)
+        page.goto(f"{base}/harness/table.html?scenario=discard")
+        page.wait_for_selector("body[data-ready='1']")
+        match_id = page.evaluate("() => globalThis.jantaku.match.id")
+        me = page.evaluate("() => globalThis.jantaku.player?.name ?? null")
+        page.click("[data-testid=chat-button]")
+        for message in (
+            {
+                "type": "chat",
+                "match_id": match_id,
+                "role": "seated",
+                "from": 1,
+                "name": "rude",
+                "text": HOSTILE,
+                "id": 7,
+            },
+            {
+                "type": "chat",
+                "match_id": match_id,
+                "role": "seated",
+                "from": 0,
+                "name": me,
+                "text": "mine",
+                "id": 8,
+            },
+        ):
+            page.evaluate("(m) => globalThis.harness.deliver(m)", message)
+        buttons = page.locator("[data-testid=chat-report]")
+        assert buttons.count() == (1 if me else 2)
+        page.once("dialog", lambda dialog: dialog.accept("insults"))
+        buttons.first.click()
+        sent = [m for m in page.evaluate("() => globalThis.sent") if m["type"] == "report"]
+        assert [(m["reason"], m["line"]) for m in sent] == [("insults", {"place": "table", "id": 7})]
+        assert "account_id" not in sent[0]
+        _shown_as_text(page)
+        assert not errors, errors
+        page.close()

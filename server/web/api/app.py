@@ -65,6 +65,7 @@ from server.web.api.params import (
 )
 from server.web.api.ports import AdminRoute, BothPortsRoute
 from server.web.api.ranked import SameHostCors, ranked_router
+from server.web.api.reports import player_reports_router, reports_router
 from server.web.api.review import Review
 from server.web.api.settings import ApiSettings
 from server.web.api.social import social_router
@@ -576,6 +577,8 @@ def create_app(repo: Store, settings: ApiSettings | None = None) -> FastAPI:
         eventops_router,
         bot_events_router,
         social_router,
+        reports_router,
+        player_reports_router,
         game_router,
         game_files,
         admin_files,

@@ -144,6 +144,9 @@ class SettingsIn(Strict):
     teams: dict[str, str] = Field(default_factory=dict)
     action_ms: int | None = Field(default=None, ge=0, le=3_600_000)
     bank_ms: int | None = Field(default=None, ge=0, le=3_600_000)
+    chat: Literal["on", "between_hands", "off"] | None = Field(
+        default=None, description="seated players' free text at the event's tables (docs/social.md)"
+    )
 
     def settings(self) -> EventSettings:
         if self.ruleset_json is not None:
@@ -186,6 +189,7 @@ class SettingsIn(Strict):
             teams=dict(self.teams),
             action_ms=self.action_ms,
             bank_ms=self.bank_ms,
+            chat=self.chat,
         )
 
 

@@ -23,6 +23,8 @@ const connection = {
   leave(match_id) { sent.push({ type: "leave", match_id }); },
   chat(text) { const id = nextId++; sent.push({ type: "chat", text, request_id: id }); return id; },
   stamp(stamp) { const id = nextId++; sent.push({ type: "stamp", stamp, request_id: id }); return id; },
+  send(message) { sent.push(message); return true; },
+  nextRequestId() { return nextId++; },
   takeOver() { sent.push({ type: "take_over" }); app.onStatus("open"); },
 };
 

@@ -9,6 +9,7 @@
 
 import { api, ApiError, download, getToken, PLAYER_MODE, setToken } from "./api.js";
 import { buildPositions, describeEvent, positionStarts } from "./replay.js";
+import { reportsView, reportView } from "./reports.js";
 import { sortTiles, tileElement } from "./tiles.js";
 import { organizersView } from "./organizers.js";
 import { tileSVG } from "../client/tiles.js";
@@ -133,6 +134,8 @@ async function route() {
     else if (parts[0] === "game" && parts[1]) await detailView(parts[1], current);
     else if (parts[0] === "audit") await auditView(params, current);
     else if (parts[0] === "organizers" && !PLAYER_MODE) await organizersView(show, current);
+    else if (parts[0] === "reports") await reportsView(params, current, show);
+    else if (parts[0] === "report" && parts[1]) await reportView(parts[1], current, show, showError);
     else await listView(params, current);
   } catch (err) {
     if (current()) showError(err);

@@ -278,7 +278,7 @@ export class App {
         }
         break;
       case "chat":
-        this.chat.add(message, this.match?.players); // beside the table: nothing to redraw
+        this.chat.add(message, this.match?.players, this.player?.name); // beside the table: nothing to redraw
         return;
       case "played_for":
         if (this.match && message.match_id === this.match.id) this.toast(playedForText(message.moves));

@@ -119,8 +119,15 @@ export class ChatPanel {
     }
   }
 
-  /** A `chat` message from the server. */
-  add(message, players) {
+  /** Report a line to the moderators (docs/social.md, "Reports"): its sender is the one reported. */
+  report(message) {
+    const reason = (this.ask ?? ((q) => globalThis.prompt?.(q) ?? null))(`Report ${message.name}'s line to the moderators? Say why:`);
+    if (reason === null || reason === undefined || !String(reason).trim()) return;
+    this.conn.send({ type: "report", reason: String(reason).trim().slice(0, 1000), line: { place: "table", id: message.id }, request_id: this.conn.nextRequestId() });
+  }
+
+  /** A `chat` message from the server (`me`: this player's name: no Report button on its own lines). */
+  add(message, players, me) {
     if (message.match_id !== this.matchId) return;
     const log = this.$("chat-log");
     const item = this.doc.createElement("li");
@@ -134,6 +141,16 @@ export class ChatPanel {
     what.textContent = lineText(message); // as text, never as markup
     const stamp = STAMPS.find((s) => s.id === message.stamp);
     item.append(who, ...(stamp ? [stampBadge(this.doc, stamp)] : []), what);
+    if (Number.isInteger(message.id) && message.name !== me && typeof this.conn.nextRequestId === "function") {
+      const flag = this.doc.createElement("button");
+      flag.type = "button";
+      flag.className = "chat-report";
+      flag.dataset.testid = "chat-report";
+      flag.title = "Report this line";
+      flag.textContent = "Report";
+      flag.addEventListener("click", () => this.report(message));
+      item.append(flag);
+    }
     log.append(item);
     while (log.childElementCount > KEEP) log.firstElementChild.remove();
     log.scrollTop = log.scrollHeight;

@@ -3,6 +3,7 @@ import { App } from "./app.js";
 import { Connection, websocketURL } from "./protocol.js";
 import { Ranked } from "./ranked.js";
 import { Friends } from "./friends.js";
+import { LobbyChat } from "./lobbychat.js";
 
 const storage = (() => {
   try {
@@ -16,26 +17,30 @@ const storage = (() => {
 })();
 
 let app = null;
+let lobbyChat = null;
 const connection = new Connection({
   url: websocketURL(globalThis.location),
   storage,
-  onMessage: (message) => app.handle(message),
+  onMessage: (message) => lobbyChat?.handle(message) || app.handle(message),
   onWelcome: (welcome) => app.onWelcome(welcome),
   onStatus: (status, detail) => app.onStatus(status, detail),
 });
 app = new App({ doc: document, connection, storage });
+lobbyChat = new LobbyChat({ doc: document, conn: connection, toast: (text) => app.toast(text) });
 const ranked = new Ranked({ doc: document, app, storage, location: globalThis.location });
 app.afterSideInfo = (side, players, length) => ranked.decorateSeats(side, players, length, players?.length);
 const friends = new Friends({ doc: document, storage, location: globalThis.location });
 app.afterWelcome = (welcome) => {
   ranked.onWelcome(welcome.player);
   friends.onWelcome(welcome.player);
+  lobbyChat.onWelcome(welcome.player);
 };
 app.afterMatchEnd = (match, length) => ranked.onMatchEnd(match.id, length, undefined, match.players?.length);
 app.afterResult = (box, match) => ranked.decorateResult(box, match.id);
 globalThis.jantaku = app; // for debugging and end-to-end tests
 globalThis.jantakuRanked = ranked;
 globalThis.jantakuFriends = friends;
+globalThis.jantakuLobbyChat = lobbyChat;
 app.render();
 connection.start();
 ranked.render(); // signed out until the hub's welcome says who this page plays as
