@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from pydantic import Field
 
 from server.services.botevents import comparison_json
-from server.web.api.events import EVENT_ERRORS, EventId, EventRoute, Reason, _actor, _entrant, _service
+from server.web.api.events import EVENT_ERRORS, EventId, EventRoute, Reason, actor_of, entrant_doc, service_of
 
 bot_events_router = APIRouter(prefix="/api", tags=["events"], route_class=EventRoute, responses=EVENT_ERRORS)
 
@@ -27,11 +27,11 @@ class BotAccountIn(Reason):
 
 @bot_events_router.post("/events/{event_id}/bot-entrants", summary="Enter a bot account (organizers)")
 async def enter_bot_account(request: Request, event_id: EventId, body: BotAccountIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    record = await _service(request).bots.enter(actor, event_id, body.account, body.reason)
-    return _entrant(record)
+    actor = await actor_of(request)
+    record = await service_of(request).bots.enter(actor, event_id, body.account, body.reason)
+    return entrant_doc(record)
 
 
 @bot_events_router.get("/events/{event_id}/comparison", summary="The duplicate comparison of the entrants")
 async def comparison(request: Request, event_id: EventId) -> dict[str, Any]:
-    return comparison_json(await _service(request).bots.comparison(event_id))
+    return comparison_json(await service_of(request).bots.comparison(event_id))

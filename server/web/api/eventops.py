@@ -19,9 +19,9 @@ from server.web.api.events import (
     EventId,
     EventRoute,
     Keyed,
-    _actor,
-    _round,
-    _service,
+    actor_of,
+    round_doc,
+    service_of,
 )
 
 eventops_router = APIRouter(prefix="/api", tags=["events"], route_class=EventRoute, responses=EVENT_ERRORS)
@@ -42,26 +42,26 @@ class StartPointsIn(Keyed):
 
 @eventops_router.post("/events/{event_id}/lock", summary="Lock a seat: no one takes or replaces it")
 async def lock_seat(request: Request, event_id: EventId, body: SeatIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    rnd = await _service(request).lock_seat(
+    actor = await actor_of(request)
+    rnd = await service_of(request).lock_seat(
         actor, event_id, table=body.table, seat=body.seat, locked=True, reason=body.reason, key=body.key
     )
-    return _round(rnd)
+    return round_doc(rnd)
 
 
 @eventops_router.post("/events/{event_id}/unlock", summary="Unlock a seat")
 async def unlock_seat(request: Request, event_id: EventId, body: SeatIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    rnd = await _service(request).lock_seat(
+    actor = await actor_of(request)
+    rnd = await service_of(request).lock_seat(
         actor, event_id, table=body.table, seat=body.seat, locked=False, reason=body.reason, key=body.key
     )
-    return _round(rnd)
+    return round_doc(rnd)
 
 
 @eventops_router.post("/events/{event_id}/start-points", summary="An entrant's start points")
 async def start_points(request: Request, event_id: EventId, body: StartPointsIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    await _service(request).set_start_points(
+    actor = await actor_of(request)
+    await service_of(request).set_start_points(
         actor, event_id, body.entrant, body.points, body.reason, key=body.key
     )
     return {"entrant": body.entrant, "start_points": body.points}
@@ -71,8 +71,8 @@ async def start_points(request: Request, event_id: EventId, body: StartPointsIn)
     "/events/{event_id}/games/{match_id}/moves", summary="A game's moves, a substitute's marked (organizers)"
 )
 async def moves(request: Request, event_id: EventId, match_id: MatchId) -> list[dict[str, Any]]:
-    actor = await _actor(request)
-    return [dataclasses.asdict(m) for m in await _service(request).moves(actor, event_id, match_id)]
+    actor = await actor_of(request)
+    return [dataclasses.asdict(m) for m in await service_of(request).moves(actor, event_id, match_id)]
 
 
 @eventops_router.get(
@@ -81,7 +81,7 @@ async def moves(request: Request, event_id: EventId, match_id: MatchId) -> list[
     response_class=Response,
 )
 async def export(request: Request, event_id: EventId) -> Response:
-    actor = await _actor(request)
-    data = await event_archive(_service(request), actor, event_id)
+    actor = await actor_of(request)
+    data = await event_archive(service_of(request), actor, event_id)
     headers = dict(NO_STORE) | {"Content-Disposition": f'attachment; filename="{event_id}.zip"'}
     return Response(data, media_type="application/zip", headers=headers)

@@ -252,14 +252,14 @@ class NoticeIn(Strict):
 # -- helpers --------------------------------------------------------------------------------------------
 
 
-def _service(request: Request) -> EventService:
+def service_of(request: Request) -> EventService:
     service: EventService | None = request.app.state.settings.events
     if service is None:
         raise ApiError(m.ErrorCode.UNAVAILABLE, "events are not served by this server")
     return service
 
 
-async def _actor(request: Request) -> Actor:
+async def actor_of(request: Request) -> Actor:
     header = request.headers.get("authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else request.cookies.get(COOKIE)
     if not token or len(token) > 300:
@@ -346,19 +346,19 @@ async def event_out(service: EventService, event_id: str) -> dict[str, Any]:
 
 @events_router.get("/events", summary="Every event")
 async def list_events(request: Request) -> list[dict[str, Any]]:
-    return [event_summary(e) for e in await _service(request).events()]
+    return [event_summary(e) for e in await service_of(request).events()]
 
 
 @events_router.get("/events/{event_id}", summary="An event: settings, entrants, rounds, notices")
 async def show_event(request: Request, event_id: EventId) -> dict[str, Any]:
-    return await event_out(_service(request), event_id)
+    return await event_out(service_of(request), event_id)
 
 
 @events_router.get("/events/{event_id}/standings", summary="The standings (JSON or CSV)", response_model=None)
 async def event_standings(
     request: Request, event_id: EventId, format: Annotated[Literal["json", "csv"], Query()] = "json"
 ) -> Response | list[dict[str, Any]]:
-    service = _service(request)
+    service = service_of(request)
     formula = (await service.view(event_id)).event.settings.formula
     rows = await service.standings(event_id)
     if format == "csv":
@@ -372,8 +372,8 @@ async def event_standings(
 
 @events_router.post("/admin/organizers", summary="Grant or revoke the organizer role (administrators)")
 async def grant_organizer(request: Request, body: OrganizerIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    service = _service(request)
+    actor = await actor_of(request)
+    service = service_of(request)
     if not actor.admin:
         raise EventError("forbidden", "only an administrator grants the organizer role")
     account = await request.app.state.store.account_by_name(body.name)
@@ -385,8 +385,8 @@ async def grant_organizer(request: Request, body: OrganizerIn) -> dict[str, Any]
 
 @events_router.get("/admin/organizers", summary="Who holds the organizer role, and its log (administrators)")
 async def organizers(request: Request) -> dict[str, Any]:
-    actor = await _actor(request)
-    grants = await _service(request).organizer_grants(actor)
+    actor = await actor_of(request)
+    grants = await service_of(request).organizer_grants(actor)
     store = request.app.state.store
     log: list[dict[str, Any]] = []
     holders: dict[str, tuple[str, bool, float]] = {}  # account -> (name, holds the role, since)
@@ -403,30 +403,30 @@ async def organizers(request: Request) -> dict[str, Any]:
 
 @events_router.post("/events", summary="Create an event (organizers)", status_code=201)
 async def create_event(request: Request, body: CreateIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    service = _service(request)
+    actor = await actor_of(request)
+    service = service_of(request)
     event = await service.create(actor, body.settings(), body.reason)
     return await event_out(service, event.id)
 
 
 @events_router.put("/events/{event_id}/settings", summary="Change the settings before the first round")
 async def update_settings(request: Request, event_id: EventId, body: CreateIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    service = _service(request)
+    actor = await actor_of(request)
+    service = service_of(request)
     await service.update_settings(actor, event_id, body.settings(), body.reason)
     return await event_out(service, event_id)
 
 
 @events_router.post("/events/{event_id}/organizers", summary="Name a co-organizer")
 async def add_organizer(request: Request, event_id: EventId, body: AccountIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    event = await _service(request).add_organizer(actor, event_id, body.account, body.reason)
+    actor = await actor_of(request)
+    event = await service_of(request).add_organizer(actor, event_id, body.account, body.reason)
     return {"organizers": list(event.organizers)}
 
 
 @events_router.get("/events/{event_id}/log", summary="The audit log (organizers)")
 async def event_log(request: Request, event_id: EventId) -> list[dict[str, Any]]:
-    actor = await _actor(request)
+    actor = await actor_of(request)
     return [
         {
             "at": a.at,
@@ -436,57 +436,57 @@ async def event_log(request: Request, event_id: EventId) -> list[dict[str, Any]]
             "reason": a.reason,
             "key": a.key,
         }
-        for a in await _service(request).log(actor, event_id)
+        for a in await service_of(request).log(actor, event_id)
     ]
 
 
 # -- entry ----------------------------------------------------------------------------------------------
 
 
-def _entrant(x: Any) -> dict[str, Any]:
+def entrant_doc(x: Any) -> dict[str, Any]:
     return {"id": x.entrant_id, "name": x.name, "kind": x.kind, "status": x.status.value}
 
 
 @events_router.post("/events/{event_id}/entry", summary="Enter (yourself)")
 async def enter(request: Request, event_id: EventId) -> dict[str, Any]:
-    actor = await _actor(request)
-    return _entrant(await _service(request).enter(actor, event_id))
+    actor = await actor_of(request)
+    return entrant_doc(await service_of(request).enter(actor, event_id))
 
 
 @events_router.post("/events/{event_id}/withdraw", summary="Withdraw (yourself, before the first round)")
 async def withdraw(request: Request, event_id: EventId) -> dict[str, Any]:
-    actor = await _actor(request)
-    await _service(request).withdraw(actor, event_id)
+    actor = await actor_of(request)
+    await service_of(request).withdraw(actor, event_id)
     return {"withdrawn": actor.id}
 
 
 @events_router.post("/events/{event_id}/checkin", summary="Check in for the next round (yourself)")
 async def check_in(request: Request, event_id: EventId) -> dict[str, Any]:
-    actor = await _actor(request)
-    record = await _service(request).check_in(actor, event_id)
-    return _entrant(record) | {"checked_in": list(record.checked_in)}
+    actor = await actor_of(request)
+    record = await service_of(request).check_in(actor, event_id)
+    return entrant_doc(record) | {"checked_in": list(record.checked_in)}
 
 
 @events_router.post("/events/{event_id}/bots", summary="Add built-in bots as entrants (organizers)")
 async def add_bots(request: Request, event_id: EventId, body: BotsIn) -> list[dict[str, Any]]:
-    actor = await _actor(request)
-    service = _service(request)
+    actor = await actor_of(request)
+    service = service_of(request)
     keys = [None if body.key is None else f"{body.key}#{i}" for i in range(body.count)]
     added = [await service.add_bot(actor, event_id, body.bot, body.reason, key=k) for k in keys]
-    return [_entrant(e) for e in added]
+    return [entrant_doc(e) for e in added]
 
 
 @events_router.post("/events/{event_id}/drop", summary="Take an entrant out (organizers)")
 async def drop(request: Request, event_id: EventId, body: EntrantIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    await _service(request).drop(actor, event_id, body.entrant, body.reason)
+    actor = await actor_of(request)
+    await service_of(request).drop(actor, event_id, body.entrant, body.reason)
     return {"dropped": body.entrant}
 
 
 # -- rounds ---------------------------------------------------------------------------------------------
 
 
-def _round(r: Any) -> dict[str, Any]:
+def round_doc(r: Any) -> dict[str, Any]:
     return {
         "number": r.number,
         "status": r.status.value,
@@ -497,28 +497,30 @@ def _round(r: Any) -> dict[str, Any]:
 
 @events_router.post("/events/{event_id}/seat", summary="Seat the next round (organizers)")
 async def seat(request: Request, event_id: EventId, body: SeatIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    rnd = await _service(request).seat(actor, event_id, script=body.script, key=body.key, reason=body.reason)
-    return _round(rnd)
+    actor = await actor_of(request)
+    rnd = await service_of(request).seat(
+        actor, event_id, script=body.script, key=body.key, reason=body.reason
+    )
+    return round_doc(rnd)
 
 
 @events_router.post("/events/{event_id}/start", summary="Start the seated round's tables (organizers)")
 async def start(request: Request, event_id: EventId, body: Keyed) -> dict[str, Any]:
-    actor = await _actor(request)
-    return _round(await _service(request).start(actor, event_id, key=body.key, reason=body.reason))
+    actor = await actor_of(request)
+    return round_doc(await service_of(request).start(actor, event_id, key=body.key, reason=body.reason))
 
 
 @events_router.post("/events/{event_id}/pause", summary="Pause a table or the whole round (organizers)")
 async def pause(request: Request, event_id: EventId, body: PauseIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    await _service(request).pause(actor, event_id, body.table, True, body.reason, key=body.key)
+    actor = await actor_of(request)
+    await service_of(request).pause(actor, event_id, body.table, True, body.reason, key=body.key)
     return {"paused": True, "table": body.table}
 
 
 @events_router.post("/events/{event_id}/resume", summary="Resume a table or the whole round (organizers)")
 async def resume(request: Request, event_id: EventId, body: PauseIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    await _service(request).pause(actor, event_id, body.table, False, body.reason, key=body.key)
+    actor = await actor_of(request)
+    await service_of(request).pause(actor, event_id, body.table, False, body.reason, key=body.key)
     return {"paused": False, "table": body.table}
 
 
@@ -526,15 +528,15 @@ async def resume(request: Request, event_id: EventId, body: PauseIn) -> dict[str
 async def end_table(
     request: Request, event_id: EventId, table: Annotated[int, Path(ge=0, le=10000)], body: Keyed
 ) -> dict[str, Any]:
-    actor = await _actor(request)
-    await _service(request).end_table(actor, event_id, table, body.reason, key=body.key)
+    actor = await actor_of(request)
+    await service_of(request).end_table(actor, event_id, table, body.reason, key=body.key)
     return {"ended": table}
 
 
 @events_router.post("/events/{event_id}/substitute", summary="Seat a substitute (before or after the start)")
 async def substitute(request: Request, event_id: EventId, body: SubstituteIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    rnd = await _service(request).substitute(
+    actor = await actor_of(request)
+    rnd = await service_of(request).substitute(
         actor,
         event_id,
         table=body.table,
@@ -543,24 +545,24 @@ async def substitute(request: Request, event_id: EventId, body: SubstituteIn) ->
         reason=body.reason,
         key=body.key,
     )
-    return _round(rnd)
+    return round_doc(rnd)
 
 
 @events_router.post("/events/{event_id}/adjust", summary="A penalty or correction, with a reason")
 async def adjust(request: Request, event_id: EventId, body: AdjustIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    await _service(request).adjust(actor, event_id, body.entrant, body.amount, body.reason, key=body.key)
+    actor = await actor_of(request)
+    await service_of(request).adjust(actor, event_id, body.entrant, body.amount, body.reason, key=body.key)
     return {"entrant": body.entrant, "amount": body.amount}
 
 
 @events_router.post("/events/{event_id}/notice", summary="A notice to every entrant (organizers)")
 async def notice(request: Request, event_id: EventId, body: NoticeIn) -> dict[str, Any]:
-    actor = await _actor(request)
-    await _service(request).notice(actor, event_id, body.text, key=body.key)
+    actor = await actor_of(request)
+    await service_of(request).notice(actor, event_id, body.text, key=body.key)
     return {"notice": body.text.strip()}
 
 
 @events_router.post("/events/{event_id}/finish-round", summary="Finish the round: reveal the seeds")
 async def finish_round(request: Request, event_id: EventId, body: Keyed) -> dict[str, Any]:
-    actor = await _actor(request)
-    return _round(await _service(request).finish_round(actor, event_id, body.reason, key=body.key))
+    actor = await actor_of(request)
+    return round_doc(await service_of(request).finish_round(actor, event_id, body.reason, key=body.key))
