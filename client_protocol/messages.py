@@ -227,10 +227,32 @@ class Stamp(_ClientMessage, frozen=True, tag="stamp"):
     request_id: RequestId | None = None
 
 
-ClientMessage = Hello | Join | Act | Resume | Ping | Leave | Chat | Stamp
+AccountId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class Invite(_ClientMessage, frozen=True, tag="invite"):
+    """Invite the friend ``to`` (an account id) to the private table ``code``, which this player
+    opened or waits at (docs/social.md#invitations); answered by ``invite_sent`` or an error."""
+
+    to: AccountId
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    request_id: RequestId | None = None
+
+
+ClientMessage = Hello | Join | Act | Resume | Ping | Leave | Chat | Stamp | Invite
 """Any client-to-server message."""
 
-CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = (Hello, Join, Act, Resume, Ping, Leave, Chat, Stamp)
+CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = (
+    Hello,
+    Join,
+    Act,
+    Resume,
+    Ping,
+    Leave,
+    Chat,
+    Stamp,
+    Invite,
+)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -435,6 +457,46 @@ class ChatLine(_ServerMessage, frozen=True, tag="chat", omit_defaults=True):
     stamp: str | None = None
 
 
+class PresenceState(StrEnum):
+    OFFLINE = "offline"
+    ONLINE = "online"
+    LOBBY = "lobby"
+    AT_TABLE = "at_table"
+
+
+class FriendPresence(_ServerMessage, frozen=True, tag="presence", omit_defaults=True):
+    """A friend's presence changed (docs/social.md#presence). ``match_id``: the table the friend
+    plays or watches (``watching``), only when that table may be watched."""
+
+    account_id: AccountId
+    name: str
+    presence: PresenceState
+    match_id: MatchId | None = None
+    watching: bool = False
+
+
+class Invited(_ServerMessage, frozen=True, tag="invited"):
+    """The friend ``account_id`` (``name``) invites this player to the private table ``code``
+    (``preset``); join it with ``join`` ``{"type": "private", "code"}``."""
+
+    account_id: AccountId
+    name: str
+    code: str
+    preset: str
+
+
+class InviteSent(_ServerMessage, frozen=True, tag="invite_sent"):
+    """An ``invite`` was sent (whether the friend is online is not said)."""
+
+    to: AccountId
+    code: str
+    request_id: RequestId | None = None
+
+
+class FriendsChanged(_ServerMessage, frozen=True, tag="friends_changed"):
+    """This player's friends, requests or blocks changed (read them again: ``GET /api/me/friends``)."""
+
+
 ServerMessage = (
     Welcome
     | ErrorMessage
@@ -449,6 +511,10 @@ ServerMessage = (
     | Left
     | PlayedFor
     | ChatLine
+    | FriendPresence
+    | Invited
+    | InviteSent
+    | FriendsChanged
 )
 """Any server-to-client message."""
 
@@ -466,4 +532,8 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     Left,
     PlayedFor,
     ChatLine,
+    FriendPresence,
+    Invited,
+    InviteSent,
+    FriendsChanged,
 )

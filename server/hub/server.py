@@ -47,6 +47,7 @@ from server.hub.adapter import SeatConnection
 from server.hub.admission import AddressLimiter
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import WebSocketConnection
+from server.hub.friends import FriendsDesk
 from server.hub.gcpolicy import GcPauses
 from server.hub.livetables import LiveTables
 from server.hub.lobby import Lobby
@@ -60,7 +61,7 @@ from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
-from server.hub.tablechat import TableChat, presence
+from server.hub.tablechat import TableChat
 from server.services.auth import Authenticator
 from server.services.social import SocialService
 from server.services.tables import TableFactory
@@ -192,7 +193,9 @@ class Hub:
             hand_off=self._hand_off,
         )
         self.chat = TableChat(social or SocialService(wall), self._clock, limits)  # beside the tables
-        self.chat.service.presence = lambda account_id: presence(self._by_account.get(account_id))
+        self._by_account: dict[str, WebSocketConnection] = {}
+        # friends' presence and invitations (server/hub/friends.py; cluster mode: connect_bus)
+        self.friends = FriendsDesk(self.chat.service, self._lobby, self._by_account, self._clock)
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
         self.metrics.watch(
@@ -211,7 +214,6 @@ class Hub:
         # Benchmarks: how late the loop runs what is due, and how much of it is the GC's (looplag.py).
         self.loop_lag = LoopLag(lambda: sum(self.gc_pauses.total)) if self.stats is not None else None
         self._lag_task: asyncio.Task[None] | None = None
-        self._by_account: dict[str, WebSocketConnection] = {}
         self._sessions: set[WebSocketConnection] = set()
         self._server: Server | None = None
         self._port: int | None = None
@@ -281,6 +283,10 @@ class Hub:
             old.replaced()
         if isinstance(session.core, ProtocolSession):
             session.core.bind_chat(self.chat, session.address)
+            session.core.bind_friends(self.friends)
+        account = session.account
+        session.core.on_move = lambda: self.friends.moved(account.id)
+        self.friends.welcomed(account.id, account.name)
 
     def guest_allowed(self, session: WebSocketConnection) -> bool:
         return self._guest_hellos.take(session.address)
@@ -305,6 +311,11 @@ class Hub:
     def unregister(self, session: WebSocketConnection) -> None:
         if self._by_account.get(session.account.id) is session:
             del self._by_account[session.account.id]
+            self.friends.moved(session.account.id)
+
+    def moved(self, session: WebSocketConnection) -> None:
+        if self._by_account.get(session.account.id) is session:
+            self.friends.moved(session.account.id)
 
     def connection_of(self, account_id: str) -> WebSocketConnection | None:
         return self._by_account.get(account_id)
@@ -515,6 +526,7 @@ class Hub:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace):
                     await self._server.wait_closed()
+        await self.friends.close()
         self.gc_pauses.unregister()
         if self._lag_task is not None:
             self._lag_task.cancel()

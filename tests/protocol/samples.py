@@ -16,8 +16,13 @@ from client_protocol.messages import (
     ClientMessage,
     ErrorMessage,
     EventMessage,
+    FriendPresence,
+    FriendsChanged,
     GuestAuth,
     Hello,
+    Invite,
+    Invited,
+    InviteSent,
     Join,
     Leave,
     Left,
@@ -30,6 +35,7 @@ from client_protocol.messages import (
     Player,
     PlayerKind,
     Pong,
+    PresenceState,
     PrivateTarget,
     Prompt,
     Queued,
@@ -185,6 +191,7 @@ CLIENT_MESSAGES: list[ClientMessage] = [
     Leave(),
     Chat(text="gg wp", request_id=5),
     Stamp(stamp="thanks"),
+    Invite(to="acc-2", code="K7QP2M", request_id=6),
 ]
 
 SERVER_MESSAGES: list[ServerMessage] = [
@@ -226,6 +233,11 @@ SERVER_MESSAGES: list[ServerMessage] = [
     Left(),
     ChatLine(match_id="m-1", role=ChatRole.SEATED, sender=2, name="alice", text="gg <b>wp</b>"),
     ChatLine(match_id="m-1", role=ChatRole.SPECTATOR, sender="bob", name="bob", stamp="nice"),
+    FriendPresence(account_id="acc-2", name="bob", presence=PresenceState.AT_TABLE, match_id="m-1"),
+    FriendPresence(account_id="acc-2", name="bob", presence=PresenceState.OFFLINE),
+    Invited(account_id="acc-1", name="alice", code="K7QP2M", preset="tenhou"),
+    InviteSent(to="acc-2", code="K7QP2M", request_id=6),
+    FriendsChanged(),
     PlayedFor(
         match_id="m-1",
         moves=(

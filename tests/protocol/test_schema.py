@@ -26,7 +26,7 @@ def test_schema_shape() -> None:
     defs = schema["$defs"]
     client = defs["ClientMessage"]["discriminator"]["mapping"]
     server = defs["ServerMessage"]["discriminator"]["mapping"]
-    assert set(client) == {"hello", "join", "act", "resume", "ping", "leave", "chat", "stamp"}
+    assert set(client) == {"hello", "join", "act", "resume", "ping", "leave", "chat", "stamp", "invite"}
     assert "prompt" in server and "event" in server and "snapshot" in server
     # Client messages reject unknown fields; server messages leave room for additions.
     assert defs["Act"]["additionalProperties"] is False

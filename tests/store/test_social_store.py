@@ -14,6 +14,7 @@ from server.domain.social import LinkRecord, SanctionRecord
 from server.services.social import SocialError, SocialService
 from server.social.chat import Role
 from server.social.moderation import SanctionKind
+from server.social.presence import Whereabouts
 from server.social.relations import Presence
 from server.store.memory import InMemoryRepository
 from tests.store.conftest import BACKENDS, fresh_database, postgres  # noqa: F401  (postgres: a fixture)
@@ -100,7 +101,7 @@ async def test_the_service_stores_what_players_change_and_reads_it_back(store: A
 @pytest.mark.asyncio
 async def test_presence_is_for_friends_only() -> None:
     service = SocialService(Clock(), store=InMemoryRepository())
-    service.presence = lambda account_id: Presence.AT_TABLE
+    service.whereabouts = lambda account_id: Whereabouts(Presence.AT_TABLE)
     await service.request("alice", "bob")
     assert [(r.state, r.presence) for r in service.relations_of("alice")] == [("request_sent", None)]
     await service.accept("bob", "alice")
