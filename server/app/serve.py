@@ -383,10 +383,20 @@ async def serve_forever(
         placement=node,
         cluster_status=status,
     ) as (hub, review):
+        bus = None
         if node is not None:
             hub.metrics.label_node(node.node_id)
             await node.start(hub)
-        await _announce_and_wait(hub, review)
+            from server.cluster.bus import RedisBus
+
+            # presence, invitations and friends' changes reach every node (docs/social.md)
+            bus = RedisBus(node.settings.redis_url, node.settings.key_prefix)
+            await hub.friends.connect(bus, node.node_id)
+        try:
+            await _announce_and_wait(hub, review)
+        finally:
+            if bus is not None:
+                await bus.close()
 
 
 def browser_url(page: str, review: ReviewServer | None) -> str:

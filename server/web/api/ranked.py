@@ -434,6 +434,7 @@ RANKED_PATHS = (
     "/api/me/friends",
     "/api/me/blocks/",
     "/api/me/mutes/",
+    "/api/me/social/",
     "/api/events",  # the events page (docs/tournaments.md), served on the game port
 )
 
