@@ -125,10 +125,19 @@ class FriendsDesk:
         self._refresh(account_id)
 
     def welcomed(self, account_id: str, name: str) -> None:
-        """A player said hello here: its friends are told, and it is told where they are."""
+        """A player said hello here: its friends are told, and, once its ``welcome`` is sent (the
+        hub sends it in this same turn), it is told where they are."""
         self.moved(account_id, name)
         conn = self._connections.get(account_id)
         if conn is None:
+            return
+        try:
+            asyncio.get_running_loop().call_soon(self._tell_where_friends_are, account_id, conn)
+        except RuntimeError:  # no loop (a protocol core's own tests): nothing to tell
+            return
+
+    def _tell_where_friends_are(self, account_id: str, conn: Connected) -> None:
+        if self._connections.get(account_id) is not conn:
             return
         for friend in self.service.friends_of(account_id):
             where = self.service.public_whereabouts(friend)
