@@ -61,7 +61,7 @@ class RedisBus:
         self._handlers: dict[str, list[Handler]] = defaultdict(list)
         self._task: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
-        self._changed = asyncio.Event()
+        self._pubsub: PubSub | None = None
 
     def channel(self, topic: str) -> str:
         return f"{self._prefix}:bus:{topic}"
@@ -74,46 +74,47 @@ class RedisBus:
 
     async def subscribe(self, topic: str, handler: Handler) -> None:
         """From the moment this returns, messages of ``topic`` reach ``handler``."""
+        first = topic not in self._handlers
         self._handlers[topic].append(handler)
-        self._subscribed.clear()
-        self._changed.set()
         if self._task is None:
             self._task = asyncio.create_task(self._listen(), name="social-bus")
+        elif first and self._pubsub is not None:
+            with contextlib.suppress(RedisError, OSError, TimeoutError):  # the listener resubscribes
+                await self._pubsub.subscribe(self.channel(topic))
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(5.0):
                 await self._subscribed.wait()
 
     async def _listen(self) -> None:
+        """Follow every subscribed channel, reading only when Redis sends (no polling); after a
+        lost connection, subscribe again to all of them."""
         while True:
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+            self._pubsub = pubsub
             try:
-                async with self._redis.pubsub(ignore_subscribe_messages=True) as pubsub:
-                    await self._follow(pubsub)
+                await pubsub.subscribe(*(self.channel(t) for t in self._handlers))
+                self._subscribed.set()
+                async for message in pubsub.listen():
+                    if message.get("type") == "message":
+                        self._dispatch(message["channel"], message["data"])
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError, TimeoutError) as exc:
                 log.warning("the social bus lost Redis (%s); subscribing again", exc)
                 await asyncio.sleep(RETRY_S)
+            finally:
+                self._pubsub = None
+                with contextlib.suppress(RedisError, OSError, TimeoutError, RuntimeError):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
 
-    async def _follow(self, pubsub: PubSub) -> None:
-        subscribed: set[str] = set()
-        while True:
-            wanted = {self.channel(t) for t in self._handlers}
-            if wanted - subscribed:
-                await pubsub.subscribe(*(wanted - subscribed))
-                subscribed |= wanted
-            self._changed.clear()
-            self._subscribed.set()
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.5)
-            if message is None or message.get("type") != "message":
-                continue
-            channel = message["channel"]
-            topic = (channel.decode() if isinstance(channel, bytes) else str(channel)).rsplit(":bus:", 1)[-1]
-            data = message["data"]
-            for handler in list(self._handlers.get(topic, ())):
-                try:
-                    handler(data if isinstance(data, bytes) else str(data).encode())
-                except Exception:
-                    log.exception("a handler of %s failed", topic)
+    def _dispatch(self, channel: bytes | str, data: bytes | str) -> None:
+        topic = (channel.decode() if isinstance(channel, bytes) else channel).rsplit(":bus:", 1)[-1]
+        payload = data if isinstance(data, bytes) else data.encode()
+        for handler in list(self._handlers.get(topic, ())):
+            try:
+                handler(payload)
+            except Exception:
+                log.exception("a handler of %s failed", topic)
 
     async def close(self) -> None:
         if self._task is not None:
