@@ -238,6 +238,11 @@ class FriendsDesk:
         self._loop_task = asyncio.create_task(self._snapshots(), name="presence-snapshots")
 
     async def close(self) -> None:
+        """The hub stops: no more pushes or messages from this desk (the service may outlive it)."""
+        if self._changed in self.service.listeners:
+            self.service.listeners.remove(self._changed)
+        if self.service.whereabouts == self.whereabouts:
+            self.service.whereabouts = None
         if self._loop_task is not None:
             self._loop_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
