@@ -126,3 +126,18 @@ async def test_a_sanction_needs_a_reason_and_a_positive_length() -> None:
     assert refused.value.code == "suspended"
     await service.lift(record.id, by="admin")
     service.check_may_play("x")
+
+
+@pytest.mark.asyncio
+async def test_the_presence_setting_round_trips_and_a_new_service_reads_it(store: Any) -> None:
+    await store.put_hidden("b", hidden=True)
+    await store.put_hidden("a", hidden=True)
+    await store.put_hidden("a", hidden=True)
+    await store.put_hidden("c", hidden=False)
+    assert await store.hidden() == ["a", "b"]
+    service = SocialService(Clock(), store=store)
+    await service.hide_presence("a", False)
+    assert await store.hidden() == ["b"]
+    restarted = SocialService(Clock(), store=store)
+    await restarted.load()
+    assert (restarted.hides("a"), restarted.hides("b")) == (False, True)
