@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import FriendPresence, FriendsChanged, Invited, InviteSent, PresenceState
 from server.domain.bus import SocialBus
+from server.domain.records import Account
 from server.hub.adapter import SeatConnection, TokenBucket
 from server.hub.clock import Clock
 from server.hub.lobby import Lobby
@@ -178,38 +179,36 @@ class FriendsDesk:
     def invite(self, sender: Participant, to: str, code: str, request_id: int | None) -> ErrorOut | None:
         """Invite the friend ``to`` to the private table ``code`` (opened by ``sender`` or waited
         at); the refusal to send back, if any (nothing was sent then)."""
-        account = sender.account
+        refused = self.send_invite(sender.account, to, code)
+        if isinstance(refused, tuple):
+            return ErrorOut(ErrorCode(refused[0]), refused[1], request_id)
+        sender.deliver(SocialOut(InviteSent(to=to, code=refused, request_id=request_id)))
+        return None
+
+    def send_invite(self, account: Account, to: str, code: str) -> str | tuple[str, str]:
+        """Invite ``to`` for ``account`` (the websocket's ``invite``, and ``POST /api/me/invites``):
+        the table's code once sent, or the refusal's ``(code, message)`` (nothing was sent):
+        ``rate_limited``, ``forbidden`` (not a friend, whatever the reason), ``not_found``."""
         bucket = self._invites.get(account.id)
         if bucket is None:
             bucket = self._invites[account.id] = TokenBucket(INVITE_PER_S, INVITE_BURST, self._clock.now)
         if not bucket.take():
-            return ErrorOut(ErrorCode.RATE_LIMITED, "too many invitations; wait a little", request_id)
+            return (ErrorCode.RATE_LIMITED.value, "too many invitations; wait a little")
         try:
             self.service.may_invite(account.id, to)
         except SocialError as exc:
-            return ErrorOut(ErrorCode.FORBIDDEN, str(exc), request_id)
+            return (ErrorCode.FORBIDDEN.value, str(exc))
         table = self._lobby.open_private(code)
         if table is None or (
             table.creator_id != account.id
             and all(w.participant.account.id != account.id for w in table.waiting)
         ):
-            return ErrorOut(
-                ErrorCode.NOT_FOUND, f"you opened or wait at no private table {code!r}", request_id
-            )
+            return (ErrorCode.NOT_FOUND.value, f"you opened or wait at no private table {code!r}")
         message = Invited(account_id=account.id, name=account.name, code=table.code, preset=table.preset)
         self._deliver(to, SocialOut(message))
-        self._publish(
-            "social.invite",
-            {
-                "to": to,
-                "account_id": account.id,
-                "name": account.name,
-                "code": table.code,
-                "preset": table.preset,
-            },
-        )
-        sender.deliver(SocialOut(InviteSent(to=to, code=table.code, request_id=request_id)))
-        return None
+        invitation = {"to": to, "account_id": account.id, "name": account.name}
+        self._publish("social.invite", {**invitation, "code": table.code, "preset": table.preset})
+        return table.code
 
     # -- changes of links and settings ------------------------------------------------------------------
 

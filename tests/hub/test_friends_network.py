@@ -6,8 +6,9 @@ through a block, rate-limited, typed errors)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
+import httpx
 import pytest
 
 from client_protocol.messages import (
@@ -18,10 +19,13 @@ from client_protocol.messages import (
     InviteSent,
     Seated,
     ServerMessage,
+    TokenAuth,
 )
+from server.domain.records import AccountKind
 from server.hub.friends import INVITE_BURST
 from server.hub.server import Hub
 from server.hub.settings import PACED_TIMERS
+from server.services.auth import Authenticator
 from tests.hub.helpers import ScannedClient
 from tests.hub.netkit import connect_client, http_get, next_of, serving
 
@@ -182,3 +186,33 @@ async def test_blocked_players_cannot_invite_and_invitations_are_rate_limited() 
         for client in (alice, bob):
             await client.close()
         assert not told(alice, Invited)
+
+
+async def test_invite_over_http() -> None:
+    async with serving(timers=PACED_TIMERS) as hub:
+        auth = Authenticator(hub.repo, session_ttl_s=3600)
+        tokens = {n: (await auth.create_account(n, AccountKind.PLAYER))[1] for n in ("alice", "bob", "carol")}
+        clients = {n: await connect_client(hub, n, TokenAuth(token=t)) for n, t in tokens.items()}
+        alice, bob, carol = clients["alice"], clients["bob"], clients["carol"]
+        await befriend(hub, alice, bob)
+        code = await private_code(hub, alice)
+        assert hub.http_app is not None
+        transport = httpx.ASGITransport(app=cast(Any, hub.http_app))
+        async with httpx.AsyncClient(transport=transport, base_url="http://api") as http:
+            who = {"Authorization": f"Bearer {tokens['alice']}"}
+            r = await http.post("/api/me/invites", json={"to": me(bob), "code": code}, headers=who)
+            assert r.status_code == 200 and r.json() == {"to": me(bob), "code": code}, r.text
+            invited = await next_of(bob, Invited)
+            assert (invited.account_id, invited.code) == (me(alice), code)
+            r = await http.post("/api/me/invites", json={"to": me(carol), "code": code}, headers=who)
+            assert (r.status_code, r.json()["error"]["code"]) == (403, "forbidden")
+            r = await http.post("/api/me/invites", json={"to": me(bob), "code": "NOPE"}, headers=who)
+            assert (r.status_code, r.json()["error"]["code"]) == (404, "not_found")
+            r = await http.post("/api/me/invites", json={"to": me(bob)}, headers=who)
+            assert r.status_code == 422
+            r = await http.post("/api/me/invites", json={"to": me(bob), "code": code})
+            assert r.status_code == 401
+        await carol.ping()
+        assert not told(carol, Invited)
+        for client in clients.values():
+            await client.close()

@@ -435,6 +435,7 @@ RANKED_PATHS = (
     "/api/me/blocks/",
     "/api/me/mutes/",
     "/api/me/social/",
+    "/api/me/invites",
     "/api/events",  # the events page (docs/tournaments.md), served on the game port
 )
 

@@ -10,6 +10,8 @@
 * ``DELETE /api/me/friends/{account_id}``: end a friendship.
 * ``PUT`` / ``DELETE /api/me/blocks/{account_id}``, ``PUT`` / ``DELETE /api/me/mutes/{account_id}``.
 * ``GET`` / ``PUT /api/me/social/settings`` ``{hide_presence}``: the player's own presence setting.
+* ``POST /api/me/invites`` ``{to, code}``: invite a friend to one's private table (the hub's friends
+  desk delivers it, as for the websocket's ``invite``).
 
 The changes go through :class:`~server.services.social.SocialService`, the one the hub checks chat
 against, so a block or a mute applies to the next chat line at once. Refusals: ``not_found`` (404),
@@ -19,12 +21,13 @@ yourself, already friends, already blocked).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Protocol
 
 from fastapi import APIRouter, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.domain.ports import Store
+from server.domain.records import Account
 from server.domain.social import SocialStore
 from server.services.social import SocialError, SocialService, social_service
 from server.web.api import models as m
@@ -215,3 +218,42 @@ async def change_settings(request: Request, body: SocialSettings) -> SocialSetti
     service = await _service(request)
     await service.hide_presence(account.id, body.hide_presence)
     return SocialSettings(hide_presence=service.hides(account.id))
+
+
+class Invitation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    to: str = Field(min_length=1, max_length=64, description="the friend's account id")
+    code: str = Field(min_length=1, max_length=64, description="your private table's invite code")
+
+
+class InvitationSent(BaseModel):
+    to: str
+    code: str
+
+
+class _Desk(Protocol):
+    def send_invite(self, account: Account, to: str, code: str) -> str | tuple[str, str]: ...
+
+
+_INVITE_REFUSALS = {
+    "forbidden": m.ErrorCode.FORBIDDEN,
+    "not_found": m.ErrorCode.NOT_FOUND,
+    "rate_limited": m.ErrorCode.RATE_LIMITED,
+}
+
+
+@social_router.post(
+    "/invites", response_model=InvitationSent, responses=error_docs(401, 403, 404, 422, 429, 503)
+)
+async def invite(request: Request, body: Invitation) -> InvitationSent:
+    """Invite a friend to the private table ``code`` you opened or wait at (docs/social.md)."""
+    account, _ = await _me(request)
+    hub = getattr(request.app.state, "hub", None)
+    desk: _Desk | None = getattr(hub, "friends", None)
+    if desk is None:
+        raise ApiError(m.ErrorCode.UNAVAILABLE, "invitations need the game server")
+    sent = desk.send_invite(account, body.to, body.code)
+    if isinstance(sent, tuple):
+        raise ApiError(_INVITE_REFUSALS.get(sent[0], m.ErrorCode.FORBIDDEN), sent[1])
+    return InvitationSent(to=body.to, code=sent)
