@@ -757,6 +757,8 @@ async def test_openapi_document(api: Api) -> None:
         "/api/me/friends/{account_id}",
         "/api/me/blocks/{account_id}",
         "/api/me/mutes/{account_id}",
+        "/api/me/social/settings",
+        "/api/me/invites",
     }
     game_port = {"/healthz", "/readyz", "/metrics", "/tables/live", "/private/new"}  # docs/hub.md
     assert set(doc["paths"]) == review | ranked | social | game_port | events

@@ -244,7 +244,7 @@ _INVITE_REFUSALS = {
 
 
 @social_router.post(
-    "/invites", response_model=InvitationSent, responses=error_docs(401, 403, 404, 422, 429, 503)
+    "/invites", response_model=InvitationSent, responses=error_docs(401, 403, 404, 409, 422, 429, 503)
 )
 async def invite(request: Request, body: Invitation) -> InvitationSent:
     """Invite a friend to the private table ``code`` you opened or wait at (docs/social.md)."""
@@ -252,7 +252,7 @@ async def invite(request: Request, body: Invitation) -> InvitationSent:
     hub = getattr(request.app.state, "hub", None)
     desk: _Desk | None = getattr(hub, "friends", None)
     if desk is None:
-        raise ApiError(m.ErrorCode.UNAVAILABLE, "invitations need the game server")
+        raise ApiError(m.ErrorCode.CONFLICT, "this server runs no game server to invite through")
     sent = desk.send_invite(account, body.to, body.code)
     if isinstance(sent, tuple):
         raise ApiError(_INVITE_REFUSALS.get(sent[0], m.ErrorCode.FORBIDDEN), sent[1])
