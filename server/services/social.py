@@ -93,6 +93,7 @@ class SocialMemory:
     def __init__(self) -> None:
         self._mutes: dict[str, set[str]] = {}  # account -> the accounts it muted
         self._links: dict[tuple[str, str], relations.Link] = {}
+        self._pairs_of: dict[str, set[tuple[str, str]]] = {}  # account -> its links' keys
         self._sanctions: dict[str, list[Sanction]] = {}
         self._hidden: set[str] = set()  # the accounts that hide their presence
 
@@ -122,10 +123,15 @@ class SocialMemory:
         return self._links.get(_pair(a, b))
 
     def set_link(self, link: relations.Link | None, a: str, b: str) -> None:
+        key = _pair(a, b)
         if link is None:
-            self._links.pop(_pair(a, b), None)
+            self._links.pop(key, None)
+            for x in key:
+                self._pairs_of.get(x, set()).discard(key)
         else:
-            self._links[_pair(a, b)] = link
+            self._links[key] = link
+            for x in key:
+                self._pairs_of.setdefault(x, set()).add(key)
 
     def sanctions(self, account_id: str) -> tuple[Sanction, ...]:
         return tuple(self._sanctions.get(account_id, ()))
@@ -138,11 +144,14 @@ class SocialMemory:
         self._sanctions[account_id] = list(sanctions)
 
     def links_of(self, account_id: str) -> list[relations.Link]:
-        return [link for link in self._links.values() if account_id in (link.a, link.b)]
+        """The links of ``account_id`` (a look-up: presence asks it at every move)."""
+        links = self._links
+        return [links[key] for key in self._pairs_of.get(account_id, ()) if key in links]
 
     def clear(self) -> None:
         self._mutes.clear()
         self._links.clear()
+        self._pairs_of.clear()
         self._sanctions.clear()
         self._hidden.clear()
 
