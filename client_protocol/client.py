@@ -54,6 +54,7 @@ from client_protocol.messages import (
     EventMessage,
     GuestAuth,
     Hello,
+    Invite,
     Join,
     JoinTarget,
     Leave,
@@ -316,6 +317,13 @@ class Client:
         rid = next(self._request_ids)
         line = None if place is None or line_id is None else LineRef(place=ReportPlace(place), id=line_id)
         await self._send(Report(account_id=account_id, reason=reason, line=line, request_id=rid))
+        return rid
+
+    async def invite(self, to: str, code: str) -> int:
+        """Invite the friend ``to`` (an account id) to the private table ``code`` this player opened
+        or waits at; returns the request id (``invite_sent`` or an ``error`` comes back with it)."""
+        rid = next(self._request_ids)
+        await self._send(Invite(to=to, code=code, request_id=rid))
         return rid
 
     async def resume(self, match_id: str | None = None, since_version: int | None = None) -> None:

@@ -29,6 +29,7 @@ Server to client (unknown fields must be ignored by clients)::
 
 from __future__ import annotations
 
+import typing
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -285,25 +286,36 @@ class Report(_ClientMessage, frozen=True, tag="report"):
     request_id: RequestId | None = None
 
 
+AccountId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class Invite(_ClientMessage, frozen=True, tag="invite"):
+    """Invite the friend ``to`` (an account id) to the private table ``code``, which this player
+    opened or waits at (docs/social.md#invitations); answered by ``invite_sent`` or an error."""
+
+    to: AccountId
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    request_id: RequestId | None = None
+
+
 ClientMessage = (
-    Hello | Join | Act | Resume | Ping | Leave | Chat | Stamp | LobbyJoin | LobbyLeave | LobbySay | Report
+    Hello
+    | Join
+    | Act
+    | Resume
+    | Ping
+    | Leave
+    | Chat
+    | Stamp
+    | LobbyJoin
+    | LobbyLeave
+    | LobbySay
+    | Report
+    | Invite
 )
 """Any client-to-server message."""
 
-CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = (
-    Hello,
-    Join,
-    Act,
-    Resume,
-    Ping,
-    Leave,
-    Chat,
-    Stamp,
-    LobbyJoin,
-    LobbyLeave,
-    LobbySay,
-    Report,
-)
+CLIENT_MESSAGE_TYPES: tuple[type[ClientMessage], ...] = typing.get_args(ClientMessage)  # each struct
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -545,6 +557,46 @@ class Reported(_ServerMessage, frozen=True, tag="reported"):
     request_id: RequestId | None = None
 
 
+class PresenceState(StrEnum):
+    OFFLINE = "offline"
+    ONLINE = "online"
+    LOBBY = "lobby"
+    AT_TABLE = "at_table"
+
+
+class FriendPresence(_ServerMessage, frozen=True, tag="presence", omit_defaults=True):
+    """A friend's presence changed (docs/social.md#presence). ``match_id``: the table the friend
+    plays or watches (``watching``), only when that table may be watched."""
+
+    account_id: AccountId
+    name: str
+    presence: PresenceState
+    match_id: MatchId | None = None
+    watching: bool = False
+
+
+class Invited(_ServerMessage, frozen=True, tag="invited"):
+    """The friend ``account_id`` (``name``) invites this player to the private table ``code``
+    (``preset``); join it with ``join`` ``{"type": "private", "code"}``."""
+
+    account_id: AccountId
+    name: str
+    code: str
+    preset: str
+
+
+class InviteSent(_ServerMessage, frozen=True, tag="invite_sent"):
+    """An ``invite`` was sent (whether the friend is online is not said)."""
+
+    to: AccountId
+    code: str
+    request_id: RequestId | None = None
+
+
+class FriendsChanged(_ServerMessage, frozen=True, tag="friends_changed"):
+    """This player's friends, requests or blocks changed (read them again: ``GET /api/me/friends``)."""
+
+
 ServerMessage = (
     Welcome
     | ErrorMessage
@@ -563,25 +615,11 @@ ServerMessage = (
     | LobbyHistory
     | LobbyLeft
     | Reported
+    | FriendPresence
+    | Invited
+    | InviteSent
+    | FriendsChanged
 )
 """Any server-to-client message."""
 
-SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
-    Welcome,
-    ErrorMessage,
-    Queued,
-    Seated,
-    Ack,
-    Prompt,
-    EventMessage,
-    Snapshot,
-    MatchEnd,
-    Pong,
-    Left,
-    PlayedFor,
-    ChatLine,
-    LobbyLine,
-    LobbyHistory,
-    LobbyLeft,
-    Reported,
-)
+SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = typing.get_args(ServerMessage)  # each struct

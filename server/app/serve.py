@@ -445,13 +445,21 @@ async def serve_forever(
         cluster_status=status,
     ) as (hub, review):
         close_bus = None
+        bus = None
         if node is not None:
             hub.metrics.label_node(node.node_id)
             await node.start(hub)
             close_bus = await _social_bus(hub, node)
+            from server.cluster.bus import RedisBus
+
+            # presence, invitations and friends' changes reach every node (docs/social.md)
+            bus = RedisBus(node.settings.redis_url, node.settings.key_prefix)
+            await hub.friends.connect(bus, node.node_id)
         try:
             await _announce_and_wait(hub, review)
         finally:
+            if bus is not None:
+                await bus.close()
             if close_bus is not None:
                 await close_bus()
 

@@ -1,6 +1,7 @@
 """The stored side of players together (docs/social.md): links between two accounts (a friend
 request, a friendship, a block), personal mutes, and the sanctions administrators give, with the
-:class:`SocialStore` port the memory and SQL stores implement. The rules live in
+:class:`SocialStore` port the memory and SQL stores implement; and each player's own setting of
+hiding their presence. The rules live in
 :mod:`server.social`; these are only the records."""
 
 from __future__ import annotations
@@ -61,3 +62,9 @@ class SocialStore(Protocol):
     async def sanctions(self) -> list[SanctionRecord]:
         """Every sanction, oldest first (lifted and ended ones too: the audit)."""
         ...
+
+    async def hidden(self) -> list[str]:
+        """The accounts that hide their presence (their own setting)."""
+        ...
+
+    async def put_hidden(self, account_id: str, *, hidden: bool) -> None: ...

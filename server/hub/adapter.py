@@ -169,6 +169,8 @@ class SeatConnection(abc.ABC):
         self._seat: int | None = None
         self._gone = False  # the connection is over: a table that seats it now is told no
         self._wants_hints = False  # its prompts carry hints (our protocol's hello asks for them)
+        # told when the match it follows changes (the hub's presence: server/hub/friends.py)
+        self.on_move: Callable[[], None] | None = None
         self._setup()
 
     @abc.abstractmethod
@@ -273,12 +275,18 @@ class SeatConnection(abc.ABC):
         if self._match_id is not None and self._match_id != match_id:
             self._stop_following()  # it resumed another match: it no longer follows this one
         self._match_id, self._seat = match_id, seat
+        self._moved()
         return True
 
     def released(self, match_id: str) -> None:
         """The match is over for this connection (it ended, or the connection left it)."""
         if match_id == self._match_id:
             self._match_id, self._seat = None, None
+            self._moved()
+
+    def _moved(self) -> None:
+        if self.on_move is not None:
+            self.on_move()
 
     # -- the connection's end ----------------------------------------------------------------------
 
@@ -303,6 +311,7 @@ class SeatConnection(abc.ABC):
         if table is not None:
             table.submit(Detach(self, on_purpose=on_purpose))
         self._match_id, self._seat = None, None
+        self._moved()
 
     def _count_violation(self) -> bool:
         """Count a rate-limited or malformed message; True when the connection is being closed."""

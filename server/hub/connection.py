@@ -85,6 +85,10 @@ class SessionHost(Protocol):
 
     def unregister(self, connection: WebSocketConnection) -> None: ...
 
+    def moved(self, connection: WebSocketConnection) -> None:
+        """The connection is relayed to another node from now on (its presence is said there)."""
+        ...
+
     @property
     def placement(self) -> Placement:
         """Where tables run and how a client reaches them (cluster mode: the relay)."""
@@ -300,6 +304,11 @@ class WebSocketConnection:
         return self.core.account
 
     @property
+    def relaying(self) -> bool:
+        """Cluster mode: its frames go to another node (relayed there, or handed over)."""
+        return self._relay_to is not None or self._handoff is not None
+
+    @property
     def handing_off(self) -> bool:
         """Cluster mode: relayed to its queue's matcher node (:meth:`hand_off`)."""
         return self._handoff is not None
@@ -399,6 +408,8 @@ class WebSocketConnection:
         if upstream is not None:
             if isinstance(request, Resume):
                 self.core.stop_following()  # its frames go to the other node from now on
+            self._relay_to = upstream
+            self._host.moved(self)  # its presence is the other node's to say now
             await upstream.pipe(self, first=frame, skip_welcome=True)
             return True
         try:
@@ -455,6 +466,8 @@ class WebSocketConnection:
             return False
         queued = QueuedPlayer(queue, request_id, since, self._host.clock.now() - since)
         self._handoff = self._host.placement.hand_off(self, base_url, queued)
+        if self._handoff is not None:
+            self._host.moved(self)
         return self._handoff is not None
 
     def _seated_here(self, account_id: str) -> bool:

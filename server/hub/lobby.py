@@ -144,6 +144,11 @@ class Lobby:
     def has_invite(self, code: str) -> bool:
         return code.strip().upper() in self._private
 
+    def open_private(self, code: str) -> PrivateTable | None:
+        """The private table still open for players with invite ``code`` on this node, if any."""
+        self._purge_private()
+        return self._private.get(code.strip().upper())
+
     def waiting(self, preset: str) -> int:
         return len(self._queues.get(preset, ()))
 

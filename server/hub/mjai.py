@@ -28,12 +28,9 @@ The conversation, one JSON object per text frame:
 * after ``end_game`` the server sends ``match_end`` and closes the connection (1000): one
   connection plays one game.
 
-The seat always comes from the authenticated session: the table knows the seat of this connection;
-nothing the bot sends names a seat (an ``actor`` other than its own is refused).
-
-Like our own protocol's core (:mod:`server.hub.session`), :class:`MjaiSession` does no I/O
-(:mod:`server.hub.adapter`): frames in, frames and inbox messages out; the asyncio layer
-(:mod:`server.hub.connection`) awaits its authentication and its join.
+The seat always comes from the authenticated session (an ``actor`` other than its own is refused).
+Like :mod:`server.hub.session`, :class:`MjaiSession` does no I/O (:mod:`server.hub.adapter`): frames
+in, frames and inbox messages out; :mod:`server.hub.connection` awaits its authentication and join.
 """
 
 from __future__ import annotations

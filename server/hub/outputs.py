@@ -22,7 +22,7 @@ from typing import Protocol
 
 from client_protocol.errors import ErrorCode
 from client_protocol.events import Event as WireEvent
-from client_protocol.messages import MatchEndReason
+from client_protocol.messages import FriendPresence, FriendsChanged, Invited, InviteSent, MatchEndReason
 from server.domain.records import Account, AccountKind
 from server.engine.actions import Action
 from server.engine.events import Event
@@ -184,6 +184,14 @@ class ChatOut:
     line_id: int | None = None  # to report it (docs/social.md)
 
 
+@dataclass(frozen=True, slots=True)
+class SocialOut:
+    """Friends' news for a player (server.hub.friends): a presence, an invitation, a change of its
+    friends; ``message`` is the protocol's own message (other protocols ignore it)."""
+
+    message: FriendPresence | Invited | InviteSent | FriendsChanged
+
+
 Outbound = (
     QueuedOut
     | SeatedOut
@@ -196,6 +204,7 @@ Outbound = (
     | LeftOut
     | PlayedForOut
     | ChatOut
+    | SocialOut
 )
 
 

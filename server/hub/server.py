@@ -47,6 +47,7 @@ from server.hub.adapter import SeatConnection
 from server.hub.admission import AddressLimiter
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import WebSocketConnection
+from server.hub.friends import FriendsDesk
 from server.hub.gcpolicy import GcPauses
 from server.hub.livetables import LiveTables
 from server.hub.lobby import Lobby
@@ -61,7 +62,7 @@ from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
-from server.hub.tablechat import TableChat, presence
+from server.hub.tablechat import TableChat
 from server.services.auth import Authenticator
 from server.services.ratings import RatingStore
 from server.services.social import SocialService
@@ -195,7 +196,9 @@ class Hub:
         )
         self.rating_service = self._lobby.rating_service  # None: no ranked play
         self.chat = TableChat(social or SocialService(wall), self._clock, limits)  # beside the tables
-        self.chat.service.presence = lambda account_id: presence(self._by_account.get(account_id))
+        self._by_account: dict[str, WebSocketConnection] = {}
+        # friends' presence and invitations (server/hub/friends.py; cluster mode: connect_bus)
+        self.friends = FriendsDesk(self.chat.service, self._lobby, self._by_account, self._clock)
         self.chat.tags_of = lambda match_id: self._lobby.factory.tags.get(match_id, {})
         for kind, mode in settings.table_chat:  # jantaku serve --table-chat KIND=MODE
             self.chat.service.set_room_text(kind, mode)
@@ -219,7 +222,6 @@ class Hub:
         # Benchmarks: how late the loop runs what is due, and how much of it is the GC's (looplag.py).
         self.loop_lag = LoopLag(lambda: sum(self.gc_pauses.total)) if self.stats is not None else None
         self._lag_task: asyncio.Task[None] | None = None
-        self._by_account: dict[str, WebSocketConnection] = {}
         self._sessions: set[WebSocketConnection] = set()
         self._server: Server | None = None
         self._port: int | None = None
@@ -300,6 +302,10 @@ class Hub:
             session.core.bind_chat(self.chat, session.address)
             if self.lobby_chat is not None:
                 session.core.bind_lobby(self.lobby_chat, session.address)
+            session.core.bind_friends(self.friends)
+        account = session.account
+        session.core.on_move = lambda: self.friends.moved(account.id)
+        self.friends.welcomed(account.id, account.name)
 
     def guest_allowed(self, session: WebSocketConnection) -> bool:
         return self._guest_hellos.take(session.address)
@@ -324,6 +330,11 @@ class Hub:
     def unregister(self, session: WebSocketConnection) -> None:
         if self._by_account.get(session.account.id) is session:
             del self._by_account[session.account.id]
+            self.friends.moved(session.account.id)
+
+    def moved(self, session: WebSocketConnection) -> None:
+        if self._by_account.get(session.account.id) is session:
+            self.friends.moved(session.account.id)
 
     def connection_of(self, account_id: str) -> WebSocketConnection | None:
         return self._by_account.get(account_id)
@@ -534,6 +545,7 @@ class Hub:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace):
                     await self._server.wait_closed()
+        await self.friends.close()
         self.gc_pauses.unregister()
         if self._lag_task is not None:
             self._lag_task.cancel()

@@ -35,6 +35,7 @@ from client_protocol.messages import (
     ErrorMessage,
     EventMessage,
     Hello,
+    Invite,
     Join,
     Leave,
     Left,
@@ -76,6 +77,7 @@ from server.hub.adapter import (
     TokenBucket,
 )
 from server.hub.adapter import Resume as ResumeRequest
+from server.hub.friends import FriendsDesk
 from server.hub.inbox import ActRequest
 from server.hub.lobbychat import LobbyDesk, LobbyMember
 from server.hub.outputs import (
@@ -92,6 +94,7 @@ from server.hub.outputs import (
     QueuedOut,
     SeatedOut,
     SharedFrames,
+    SocialOut,
 )
 from server.hub.tablechat import ChatLink, TableChat
 from server.hub.wire import (
@@ -120,6 +123,7 @@ class ProtocolSession(SeatConnection):
         self._hello: Hello | None = None  # its hello, as sent (a relay to another node repeats it)
         self._chat: ChatLink | None = None  # the hub's chat desk, once authenticated (bind_chat)
         self._lobby: LobbyMember | None = None  # lobby chat and reports (bind_lobby)
+        self._friends: FriendsDesk | None = None  # presence and invitations (bind_friends)
 
     def bind_chat(self, desk: TableChat, address: str | None) -> None:
         """Chat and stamps go through ``desk``, rate-limited for this connection and ``address``."""
@@ -139,6 +143,10 @@ class ProtocolSession(SeatConnection):
         super().connection_lost()
         if self._lobby is not None:
             self._lobby.leave_all()
+
+    def bind_friends(self, desk: FriendsDesk) -> None:
+        """Invitations go through ``desk`` (server/hub/friends.py)."""
+        self._friends = desk
 
     # -- frames out --------------------------------------------------------------------------------
 
@@ -216,6 +224,8 @@ class ProtocolSession(SeatConnection):
                 )
             case LeftOut(match_id=match_id):
                 yield Left(match_id=match_id)
+            case SocialOut(message=message):
+                yield message
             case PlayedForOut(match_id=match_id, moves=moves):
                 yield PlayedFor(
                     match_id=match_id,
@@ -427,6 +437,14 @@ class ProtocolSession(SeatConnection):
                 self._say(rid, text=text)
             case Stamp(stamp=stamp, request_id=rid):
                 self._say(rid, stamp=stamp)
+            case Invite(to=to, code=code, request_id=rid):
+                refused = (
+                    ErrorOut(ErrorCode.FORBIDDEN, "invitations are not served on this connection", rid)
+                    if self._friends is None
+                    else self._friends.invite(self, to, code, rid)
+                )
+                if refused is not None:
+                    self._error(refused.code, refused.message, rid)
             case Leave(match_id=match_id, request_id=rid):
                 self._resuming = None
                 if match_id is None and self._directory.leave_queue(self):

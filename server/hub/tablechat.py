@@ -11,8 +11,10 @@ live, the table's source), has the social service check the line
 size cap) and hands one :class:`ChatOut` to every listener the service says it reaches. A refusal is
 an :class:`ErrorOut` for the sender only.
 
-Delivery to the connections of this node is :meth:`TableChat.deliver`; a cluster relay of chat to
-other nodes would call the same method with the line it received (the seam for it).
+Delivery to the connections of this node is :meth:`TableChat.deliver`. In a cluster every
+connection that follows a table is served by the node that runs it: a client that reached another
+node is relayed there whole (``server.cluster.relay``), so its chat lines come and go through the
+relay like every other frame, and no other delivery across nodes is needed (docs/social.md).
 """
 
 from __future__ import annotations
@@ -22,10 +24,9 @@ import logging
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
 
 from client_protocol.errors import ErrorCode
-from server.hub.adapter import SeatConnection, TokenBucket
+from server.hub.adapter import TokenBucket
 from server.hub.admission import AddressLimiter
 from server.hub.chatroom import ChatRoom
 from server.hub.clock import Clock
@@ -34,21 +35,6 @@ from server.hub.settings import ConnectionLimits
 from server.services.social import Line, SocialError, SocialService
 from server.social.chat import ChatError, Role
 from server.social.moderation import ModerationError
-from server.social.relations import Presence
-
-
-class _Connected(Protocol):
-    @property
-    def core(self) -> SeatConnection: ...
-
-
-def presence(session: _Connected | None) -> Presence:
-    """Where a player connected to this node is: at a table (playing or watching), else in the
-    lobby; offline when it has no connection here."""
-    if session is None:
-        return Presence.OFFLINE
-    return Presence.AT_TABLE if session.core.following is not None else Presence.LOBBY
-
 
 log = logging.getLogger(__name__)
 

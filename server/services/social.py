@@ -48,7 +48,8 @@ from server.social.moderation import (
     check_may_play,
     new_sanction,
 )
-from server.social.relations import LinkKind, Presence, RelationError
+from server.social.presence import OFFLINE, Whereabouts, published, seen
+from server.social.relations import LinkKind, RelationError
 
 SOURCE_KINDS: tuple[tuple[str, str], ...] = (
     ("private:", "private"),
@@ -95,7 +96,18 @@ class SocialMemory:
     def __init__(self) -> None:
         self._mutes: dict[str, set[str]] = {}  # account -> the accounts it muted
         self._links: dict[tuple[str, str], relations.Link] = {}
+        self._pairs_of: dict[str, set[tuple[str, str]]] = {}  # account -> its links' keys
         self._sanctions: dict[str, list[Sanction]] = {}
+        self._hidden: set[str] = set()  # the accounts that hide their presence
+
+    def hides(self, account_id: str) -> bool:
+        return account_id in self._hidden
+
+    def set_hidden(self, account_id: str, hidden: bool) -> None:
+        if hidden:
+            self._hidden.add(account_id)
+        else:
+            self._hidden.discard(account_id)
 
     def mutes(self, account_id: str) -> frozenset[str]:
         return frozenset(self._mutes.get(account_id, ()))
@@ -114,10 +126,15 @@ class SocialMemory:
         return self._links.get(_pair(a, b))
 
     def set_link(self, link: relations.Link | None, a: str, b: str) -> None:
+        key = _pair(a, b)
         if link is None:
-            self._links.pop(_pair(a, b), None)
+            self._links.pop(key, None)
+            for x in key:
+                self._pairs_of.get(x, set()).discard(key)
         else:
-            self._links[_pair(a, b)] = link
+            self._links[key] = link
+            for x in key:
+                self._pairs_of.setdefault(x, set()).add(key)
 
     def sanctions(self, account_id: str) -> tuple[Sanction, ...]:
         return tuple(self._sanctions.get(account_id, ()))
@@ -130,12 +147,22 @@ class SocialMemory:
         self._sanctions[account_id] = list(sanctions)
 
     def links_of(self, account_id: str) -> list[relations.Link]:
-        return [link for link in self._links.values() if account_id in (link.a, link.b)]
+        """The links of ``account_id`` (a look-up: presence asks it at every move)."""
+        links = self._links
+        return [links[key] for key in self._pairs_of.get(account_id, ()) if key in links]
 
     def clear(self) -> None:
         self._mutes.clear()
         self._links.clear()
+        self._pairs_of.clear()
         self._sanctions.clear()
+        self._hidden.clear()
+
+
+Change = tuple[str, str, str, str | None]
+"""One change of the links or settings, as other nodes are told of it (:meth:`SocialService.apply`):
+``("link", a, b, kind or None)``, ``("mute", account, other, "1" or None)``, ``("hidden", account,
+"", "1" or None)``."""
 
 
 class SocialService:
@@ -157,7 +184,9 @@ class SocialService:
         self._loaded = store is None
         self._lock = asyncio.Lock()
         # Where a player is now (online, in the lobby, at a table): the hub answers it.
-        self.presence: Callable[[str], Presence] | None = None
+        self.whereabouts: Callable[[str], Whereabouts] | None = None
+        # Told of every change once it is stored (the hub: presence pushes, other cluster nodes).
+        self.listeners: list[Callable[[Change], None]] = []
 
     def now(self) -> float:
         """The wall clock this service reads (seconds since the epoch)."""
@@ -223,12 +252,15 @@ class SocialService:
             if self._loaded:
                 return
             links, mutes, sanctions = await store.links(), await store.mutes(), await store.sanctions()
+            hidden = await store.hidden()
             memory = self.memory
             memory.clear()
             for record in links:
                 memory.set_link(relations.Link(record.a, record.b, LinkKind(record.kind)), record.a, record.b)
             for account_id, muted in mutes:
                 memory.mute(account_id, muted)
+            for account_id in hidden:
+                memory.set_hidden(account_id, True)
             self._sanctions = {r.id: r for r in sanctions}
             for account_id in {r.account_id for r in sanctions}:
                 self._remember_sanctions(account_id)
@@ -248,6 +280,31 @@ class SocialService:
             else:
                 await self._store.put_link(LinkRecord(link.a, link.b, link.kind.value, self._now()))
         self.memory.set_link(link, a, b)
+        self._tell(("link", a, b, None) if link is None else ("link", link.a, link.b, link.kind.value))
+
+    def _tell(self, change: Change) -> None:
+        for listener in list(self.listeners):
+            listener(change)
+
+    def apply(self, change: Change) -> bool:
+        """A change another node stored (its listeners told this node): held in memory here too,
+        and this node's listeners told. False when the change is not understood (ignored)."""
+        what, a, b, value = change
+        memory = self.memory
+        if what == "link" and value in (None, *LinkKind):
+            if value is None:
+                memory.set_link(None, a, b)
+            else:
+                memory.set_link(relations.Link(a, b, LinkKind(value)), a, b)
+        elif what == "mute":
+            (memory.mute if value else memory.unmute)(a, b)
+        elif what == "hidden":
+            memory.set_hidden(a, bool(value))
+        else:
+            return False
+        for listener in list(self.listeners):
+            listener(change)
+        return True
 
     async def request(self, sender: str, to: str) -> str:
         """Ask ``to`` to be friends; returns the link's kind after it (``requested`` or ``friends``,
@@ -296,6 +353,41 @@ class SocialService:
             self.memory.mute(account_id, other)
         else:
             self.memory.unmute(account_id, other)
+        self._tell(("mute", account_id, other, "1" if on else None))
+
+    async def hide_presence(self, account_id: str, hidden: bool) -> None:
+        """The player's own setting: while ``hidden``, friends see them ``offline`` (stored first)."""
+        await self.load()
+        if self._store is not None:
+            await self._store.put_hidden(account_id, hidden=hidden)
+        self.memory.set_hidden(account_id, hidden)
+        self._tell(("hidden", account_id, "", "1" if hidden else None))
+
+    def hides(self, account_id: str) -> bool:
+        return self.memory.hides(account_id)
+
+    def may_invite(self, sender: str, to: str) -> None:
+        """``SocialError`` ``unavailable`` unless the two are friends (a block, either way, ends a
+        friendship, so a blocked player can never invite nor be invited; the refusal is the same
+        whatever the reason, so it does not reveal a block)."""
+        if sender == to or not relations.friends(self.memory.link(sender, to)):
+            raise SocialError("unavailable", "you can invite only your friends")
+
+    def friends_of(self, account_id: str) -> list[str]:
+        """The accounts ``account_id`` is friends with (who see its presence)."""
+        return [
+            link.b if link.a == account_id else link.a
+            for link in self.memory.links_of(account_id)
+            if link.kind is LinkKind.FRIENDS
+        ]
+
+    def shown_to(self, viewer: str, account_id: str) -> Whereabouts | None:
+        """What ``viewer`` is shown of ``account_id``'s whereabouts (None: nothing, not a friend)."""
+        return seen(self.memory.link(viewer, account_id), self.public_whereabouts(account_id))
+
+    def public_whereabouts(self, account_id: str) -> Whereabouts:
+        """Where the player is, as it may leave its node: ``offline`` while it hides."""
+        return published(self.whereabouts_of(account_id), hides=self.hides(account_id))
 
     def relations_of(self, account_id: str) -> list[Relation]:
         """Everything ``account_id`` may know of its links: friends (with their presence),
@@ -304,8 +396,8 @@ class SocialService:
         for link in self.memory.links_of(account_id):
             other = link.b if link.a == account_id else link.a
             if link.kind is LinkKind.FRIENDS:
-                shown = relations.presence_seen(link, self.presence_of(other), hides=False)
-                out.append(Relation(other, "friend", None if shown is None else shown.value))
+                shown = self.public_whereabouts(other)
+                out.append(Relation(other, "friend", shown.presence.value, shown.match_id, shown.watching))
             elif link.kind is LinkKind.REQUESTED:
                 out.append(
                     Relation(other, "request_sent" if link.a == account_id else "request_received", None)
@@ -317,9 +409,9 @@ class SocialService:
     def mutes_of(self, account_id: str) -> list[str]:
         return sorted(self.memory.mutes(account_id))
 
-    def presence_of(self, account_id: str) -> Presence:
-        """Where the player is (the hub tells: :attr:`presence`); offline when nobody tells."""
-        return self.presence(account_id) if self.presence is not None else Presence.OFFLINE
+    def whereabouts_of(self, account_id: str) -> Whereabouts:
+        """Where the player is (the hub tells: :attr:`whereabouts`); offline when nobody tells."""
+        return self.whereabouts(account_id) if self.whereabouts is not None else OFFLINE
 
     # -- sanctions ------------------------------------------------------------------------------------
 
@@ -414,6 +506,8 @@ class Relation:
     account_id: str
     state: str
     presence: str | None
+    match_id: str | None = None  # a friend's watchable table
+    watching: bool = False  # the friend watches that table (rather than plays)
 
 
 def _record_fields(

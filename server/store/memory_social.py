@@ -18,11 +18,13 @@ class MemorySocial:
     _social_links: dict[tuple[str, str], LinkRecord]
     _social_mutes: set[tuple[str, str]]
     _social_sanctions: list[SanctionRecord]
+    _social_hidden: set[str]
 
     def _init_social(self) -> None:
         self._social_links = {}
         self._social_mutes = set()
         self._social_sanctions = []
+        self._social_hidden = set()
 
     async def links(self) -> list[LinkRecord]:
         return list(self._social_links.values())
@@ -58,3 +60,12 @@ class MemorySocial:
 
     async def sanctions(self) -> list[SanctionRecord]:
         return list(self._social_sanctions)
+
+    async def hidden(self) -> list[str]:
+        return sorted(self._social_hidden)
+
+    async def put_hidden(self, account_id: str, *, hidden: bool) -> None:
+        if hidden:
+            self._social_hidden.add(account_id)
+        else:
+            self._social_hidden.discard(account_id)

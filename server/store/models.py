@@ -447,6 +447,15 @@ class SocialMuteRow(Base):
     muted_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
 
 
+class SocialPrefRow(Base):
+    """A player's own social settings (migration 0013): ``hide_presence``, shown as offline."""
+
+    __tablename__ = "social_prefs"
+
+    account_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    hide_presence: Mapped[int] = mapped_column(SmallInteger, nullable=False)  # 1: hidden
+
+
 class SanctionRow(Base):
     """A chat ban or suspension an administrator gave (kept when lifted or over: the audit)."""
 

@@ -1,4 +1,4 @@
-"""Lobby lines and reports on SQL (migration ``0014``): the
+"""Lobby lines and reports on SQL (migration ``0012``): the
 :class:`~server.domain.moderation.ModerationStore` half of ``SqlRepository``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Links, mutes and sanctions on SQL (migration ``0010``): the
+"""Links, mutes and sanctions on SQL (migration ``0010``), the players' presence setting (``0013``): the
 :class:`~server.domain.social.SocialStore` half of ``SqlRepository``."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.domain.social import LinkRecord, SanctionRecord
 from server.store.db import write_connection
-from server.store.models import SanctionRow, SocialLinkRow, SocialMuteRow
+from server.store.models import SanctionRow, SocialLinkRow, SocialMuteRow, SocialPrefRow
 from server.store.types import from_unix, to_unix
 
 
@@ -105,6 +105,20 @@ class SqlSocial:
         async with self.engine.connect() as conn:
             rows = await conn.execute(select(SanctionRow).order_by(SanctionRow.id))
             return [_sanction(r) for r in rows]  # type: ignore[arg-type]
+
+    async def hidden(self) -> list[str]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(SocialPrefRow.account_id)
+                .where(SocialPrefRow.hide_presence == 1)
+                .order_by(SocialPrefRow.account_id)
+            )
+            return [r.account_id for r in rows]
+
+    async def put_hidden(self, account_id: str, *, hidden: bool) -> None:
+        async with write_connection(self.engine, self._gate) as conn:
+            await conn.execute(delete(SocialPrefRow).where(SocialPrefRow.account_id == account_id))
+            await conn.execute(insert(SocialPrefRow).values(account_id=account_id, hide_presence=int(hidden)))
 
 
 _FIELDS = ("account_id", "kind", "reason", "given_by", "starts", "ends", "lifted_at", "lifted_by")

@@ -16,8 +16,13 @@ from client_protocol.messages import (
     ClientMessage,
     ErrorMessage,
     EventMessage,
+    FriendPresence,
+    FriendsChanged,
     GuestAuth,
     Hello,
+    Invite,
+    Invited,
+    InviteSent,
     Join,
     Leave,
     Left,
@@ -37,6 +42,7 @@ from client_protocol.messages import (
     Player,
     PlayerKind,
     Pong,
+    PresenceState,
     PrivateTarget,
     Prompt,
     Queued,
@@ -201,6 +207,7 @@ CLIENT_MESSAGES: list[ClientMessage] = [
     LobbySay(channel="general", stamp="hello"),
     Report(account_id="p-9", reason="spam", line=LineRef(place=ReportPlace.LOBBY, id=12), request_id=8),
     Report(account_id="p-9", reason="rude"),
+    Invite(to="acc-2", code="K7QP2M", request_id=9),
 ]
 
 _LOBBY_LINE = LobbyLine(
@@ -252,6 +259,11 @@ SERVER_MESSAGES: list[ServerMessage] = [
     LobbyHistory(channel="general", lines=[_LOBBY_LINE], request_id=6),
     LobbyLeft(channel="queue:tenhou"),
     Reported(report_id=4, request_id=8),
+    FriendPresence(account_id="acc-2", name="bob", presence=PresenceState.AT_TABLE, match_id="m-1"),
+    FriendPresence(account_id="acc-2", name="bob", presence=PresenceState.OFFLINE),
+    Invited(account_id="acc-1", name="alice", code="K7QP2M", preset="tenhou"),
+    InviteSent(to="acc-2", code="K7QP2M", request_id=6),
+    FriendsChanged(),
     PlayedFor(
         match_id="m-1",
         moves=(

@@ -39,6 +39,7 @@ def test_schema_shape() -> None:
         "lobby_leave",
         "lobby_say",
         "report",
+        "invite",
     }
     assert "prompt" in server and "event" in server and "snapshot" in server
     # Client messages reject unknown fields; server messages leave room for additions.

@@ -44,6 +44,7 @@ TABLES = {
     "organizers",
     "social_links",
     "social_mutes",
+    "social_prefs",
     "sanctions",
     "lobby_lines",
     "reports",

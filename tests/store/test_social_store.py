@@ -14,6 +14,7 @@ from server.domain.social import LinkRecord, SanctionRecord
 from server.services.social import SocialError, SocialService
 from server.social.chat import Role
 from server.social.moderation import SanctionKind
+from server.social.presence import Whereabouts
 from server.social.relations import Presence
 from server.store.memory import InMemoryRepository
 from tests.store.conftest import BACKENDS, fresh_database, postgres  # noqa: F401  (postgres: a fixture)
@@ -100,7 +101,7 @@ async def test_the_service_stores_what_players_change_and_reads_it_back(store: A
 @pytest.mark.asyncio
 async def test_presence_is_for_friends_only() -> None:
     service = SocialService(Clock(), store=InMemoryRepository())
-    service.presence = lambda account_id: Presence.AT_TABLE
+    service.whereabouts = lambda account_id: Whereabouts(Presence.AT_TABLE)
     await service.request("alice", "bob")
     assert [(r.state, r.presence) for r in service.relations_of("alice")] == [("request_sent", None)]
     await service.accept("bob", "alice")
@@ -125,3 +126,18 @@ async def test_a_sanction_needs_a_reason_and_a_positive_length() -> None:
     assert refused.value.code == "suspended"
     await service.lift(record.id, by="admin")
     service.check_may_play("x")
+
+
+@pytest.mark.asyncio
+async def test_the_presence_setting_round_trips_and_a_new_service_reads_it(store: Any) -> None:
+    await store.put_hidden("b", hidden=True)
+    await store.put_hidden("a", hidden=True)
+    await store.put_hidden("a", hidden=True)
+    await store.put_hidden("c", hidden=False)
+    assert await store.hidden() == ["a", "b"]
+    service = SocialService(Clock(), store=store)
+    await service.hide_presence("a", False)
+    assert await store.hidden() == ["b"]
+    restarted = SocialService(Clock(), store=store)
+    await restarted.load()
+    assert (restarted.hides("a"), restarted.hides("b")) == (False, True)

@@ -764,6 +764,8 @@ async def test_openapi_document(api: Api) -> None:
         "/api/me/friends/{account_id}",
         "/api/me/blocks/{account_id}",
         "/api/me/mutes/{account_id}",
+        "/api/me/social/settings",
+        "/api/me/invites",
         "/api/me/reports",  # a player's report
         # "Reports and the review queue": the admin port's review queue (cookie or bearer, as above)
         "/api/admin/reports",

@@ -15,6 +15,7 @@ from server.services.accounts import Accounts
 from server.services.auth import Authenticator
 from server.services.social import social_service
 from server.social.chat import Role
+from server.social.relations import Presence
 from server.store.memory import InMemoryRepository
 from server.web.api import ApiSettings, create_app
 
@@ -129,3 +130,33 @@ async def test_mutes(env: Env) -> None:
     assert r.status_code == 204 and (await env.relations("alice"))["muted"] == []
     r = await c.put(f"/api/me/mutes/{env.ids['alice']}", headers=env.who("alice"))
     assert (r.status_code, code(r)) == (409, "conflict")
+
+
+async def test_presence_setting_and_a_friends_table(env: Env) -> None:
+    from server.social.presence import Whereabouts, at_table
+
+    service = social_service(env.repo, lambda: 0.0)
+    where = {env.ids["bob"]: at_table("m-7", watchable=True)}
+    service.whereabouts = lambda account_id: where.get(account_id, Whereabouts(Presence.OFFLINE))
+    await env.client.post("/api/me/friends/requests", json={"name": "bob"}, headers=env.who("alice"))
+    await env.client.post(f"/api/me/friends/requests/{env.ids['alice']}/accept", headers=env.who("bob"))
+    r = await env.client.get("/api/me/friends", headers=env.who("alice"))
+    friend = r.json()["friends"][0]
+    assert (friend["presence"], friend["match_id"], friend["watching"]) == ("at_table", "m-7", False)
+
+    r = await env.client.get("/api/me/social/settings", headers=env.who("bob"))
+    assert r.status_code == 200 and r.json() == {"hide_presence": False}
+    r = await env.client.put("/api/me/social/settings", json={"hide_presence": True}, headers=env.who("bob"))
+    assert r.status_code == 200 and r.json() == {"hide_presence": True}
+    assert await env.repo.hidden() == [env.ids["bob"]]  # stored
+    friend = (await env.client.get("/api/me/friends", headers=env.who("alice"))).json()["friends"][0]
+    assert (friend["presence"], friend["match_id"]) == ("offline", None)
+    # bad input changes nothing
+    r = await env.client.put(
+        "/api/me/social/settings", json={"hide_presence": "x", "y": 1}, headers=env.who("bob")
+    )
+    assert r.status_code == 422
+    assert (await env.client.get("/api/me/social/settings", headers=env.who("bob"))).json()["hide_presence"]
+    env.client.cookies.clear()  # signed out: no cookie, no token
+    r = await env.client.get("/api/me/social/settings")
+    assert r.status_code == 401

@@ -480,6 +480,8 @@ RANKED_PATHS = (
     "/api/me/friends",
     "/api/me/blocks/",
     "/api/me/mutes/",
+    "/api/me/social/",
+    "/api/me/invites",
     "/api/events",  # the events page (docs/tournaments.md), served on the game port
 )
 

@@ -9,6 +9,9 @@
   decline a request received, or withdraw one sent.
 * ``DELETE /api/me/friends/{account_id}``: end a friendship.
 * ``PUT`` / ``DELETE /api/me/blocks/{account_id}``, ``PUT`` / ``DELETE /api/me/mutes/{account_id}``.
+* ``GET`` / ``PUT /api/me/social/settings`` ``{hide_presence}``: the player's own presence setting.
+* ``POST /api/me/invites`` ``{to, code}``: invite a friend to one's private table (the hub's friends
+  desk delivers it, as for the websocket's ``invite``).
 
 The changes go through :class:`~server.services.social.SocialService`, the one the hub checks chat
 against, so a block or a mute applies to the next chat line at once. Refusals: ``not_found`` (404),
@@ -18,12 +21,13 @@ yourself, already friends, already blocked).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Protocol
 
 from fastapi import APIRouter, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.domain.ports import Store
+from server.domain.records import Account
 from server.domain.social import SocialStore
 from server.services.social import SocialError, SocialService, social_service
 from server.web.api import models as m
@@ -42,6 +46,16 @@ class Person(BaseModel):
     presence: str | None = Field(
         default=None, description="friends only: online, lobby, at_table or offline (hidden looks offline)"
     )
+    match_id: str | None = Field(
+        default=None, description="friends at a table that may be watched: its match id (spectate it)"
+    )
+    watching: bool = Field(default=False, description="the friend watches that table rather than plays")
+
+
+class SocialSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    hide_presence: bool = Field(description="friends see you offline while it is true")
 
 
 class Relations(BaseModel):
@@ -80,9 +94,16 @@ def _refused(exc: SocialError) -> ApiError:
     return ApiError(m.ErrorCode.CONFLICT, str(exc))
 
 
-async def _person(store: Store, account_id: str, presence: str | None = None) -> Person:
+async def _person(
+    store: Store,
+    account_id: str,
+    presence: str | None = None,
+    match_id: str | None = None,
+    watching: bool = False,
+) -> Person:
     account = await store.account_by_id(account_id)
-    return Person(account_id=account_id, name=account.name if account else account_id, presence=presence)
+    name = account.name if account else account_id
+    return Person(account_id=account_id, name=name, presence=presence, match_id=match_id, watching=watching)
 
 
 @social_router.get("/friends", response_model=Relations, responses=error_docs(401, 503))
@@ -97,7 +118,7 @@ async def my_relations(request: Request) -> Relations:
         "blocked": out.blocked,
     }
     for r in service.relations_of(account.id):
-        lists[r.state].append(await _person(store, r.account_id, r.presence))
+        lists[r.state].append(await _person(store, r.account_id, r.presence, r.match_id, r.watching))
     out.muted = [await _person(store, other) for other in service.mutes_of(account.id)]
     return out
 
@@ -183,3 +204,56 @@ async def mute(request: Request, account_id: AccountId) -> Response:
 @social_router.delete("/mutes/{account_id}", status_code=204, responses=CHANGES)
 async def unmute(request: Request, account_id: AccountId) -> Response:
     return await _change(request, "unmute", account_id)
+
+
+@social_router.get("/social/settings", response_model=SocialSettings, responses=error_docs(401, 503))
+async def my_settings(request: Request) -> SocialSettings:
+    account, _ = await signed_in(request)
+    return SocialSettings(hide_presence=(await _service(request)).hides(account.id))
+
+
+@social_router.put("/social/settings", response_model=SocialSettings, responses=error_docs(401, 422, 503))
+async def change_settings(request: Request, body: SocialSettings) -> SocialSettings:
+    account, _ = await signed_in(request)
+    service = await _service(request)
+    await service.hide_presence(account.id, body.hide_presence)
+    return SocialSettings(hide_presence=service.hides(account.id))
+
+
+class Invitation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    to: str = Field(min_length=1, max_length=64, description="the friend's account id")
+    code: str = Field(min_length=1, max_length=64, description="your private table's invite code")
+
+
+class InvitationSent(BaseModel):
+    to: str
+    code: str
+
+
+class _Desk(Protocol):
+    def send_invite(self, account: Account, to: str, code: str) -> str | tuple[str, str]: ...
+
+
+_INVITE_REFUSALS = {
+    "forbidden": m.ErrorCode.FORBIDDEN,
+    "not_found": m.ErrorCode.NOT_FOUND,
+    "rate_limited": m.ErrorCode.RATE_LIMITED,
+}
+
+
+@social_router.post(
+    "/invites", response_model=InvitationSent, responses=error_docs(401, 403, 404, 409, 422, 429, 503)
+)
+async def invite(request: Request, body: Invitation) -> InvitationSent:
+    """Invite a friend to the private table ``code`` you opened or wait at (docs/social.md)."""
+    account, _ = await signed_in(request)
+    hub = getattr(request.app.state, "hub", None)
+    desk: _Desk | None = getattr(hub, "friends", None)
+    if desk is None:
+        raise ApiError(m.ErrorCode.CONFLICT, "this server runs no game server to invite through")
+    sent = desk.send_invite(account, body.to, body.code)
+    if isinstance(sent, tuple):
+        raise ApiError(_INVITE_REFUSALS.get(sent[0], m.ErrorCode.FORBIDDEN), sent[1])
+    return InvitationSent(to=body.to, code=sent)

@@ -280,6 +280,12 @@ export class App {
       case "chat":
         this.chat.add(message, this.match?.players, this.player?.name); // beside the table: nothing to redraw
         return;
+      case "presence":
+      case "invited":
+      case "invite_sent":
+      case "friends_changed":
+        this.afterSocial?.(message); // friends.js: the Friends card
+        return;
       case "played_for":
         if (this.match && message.match_id === this.match.id) this.toast(playedForText(message.moves));
         break;
@@ -816,6 +822,7 @@ export class App {
   }
 
   _draw() {
+    this.afterRender?.(); // friends.js: its Invite buttons follow the private table this page waits at
     const $ = this.$;
     const status = $("status");
     const label = { connecting: "connecting…", open: "online", reconnecting: "reconnecting…", closed: "offline", failed: "cannot connect", replaced: "playing elsewhere", idle: "" }[this.status] ?? this.status;

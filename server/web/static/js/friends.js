@@ -1,15 +1,22 @@
-// The lobby's Friends card (docs/social.md, "HTTP API"): friends with where they are, requests both
-// ways, the players this account blocked; add a friend by name, accept, decline, remove, block,
-// unblock. It speaks to /api/me/friends... with the session token the page plays with. Every name
-// is inserted as text.
+// The lobby's Friends card (docs/social.md, "HTTP API", "Presence", "Invitations"): friends with
+// where they are (a dot, kept live by the hub's `presence` messages), requests both ways, the
+// players this account blocked; add a friend by name, accept, decline, remove, block, unblock;
+// invite a friend to the private table this page waits at; watch a friend's table; hide one's own
+// presence. Invitations received show as cards with Join. It speaks to /api/me/friends... with the
+// session token the page plays with, and to the hub through the page's connection (`app`). Every
+// name is inserted as text.
 
 import { accountErrorText, apiBase } from "./ranked.js";
 
 const TOKEN_KEY = "jantaku.session_token";
 const PRESENCE = { lobby: "in the lobby", at_table: "at a table", online: "online", offline: "offline" };
+const MAX_INVITES = 5; // invitation cards kept (the newest)
 
 export class Friends {
-  constructor({ doc, storage, location, fetch }) {
+  constructor({ doc, storage, location, fetch, app }) {
+    this.app = app ?? null; // the page's App: its connection, its private table, joining and watching
+    this.invites = []; // invitations received: {account_id, name, code, preset}
+    this.hidden = false; // this player's own setting: friends see them offline
     this.doc = doc;
     this.storage = storage;
     this.fetch = fetch ?? ((...args) => globalThis.fetch(...args));
@@ -18,6 +25,7 @@ export class Friends {
     this.player = null;
     this.data = null; // the answer of GET /api/me/friends
     this.error = "";
+    this.drawnFor = null; // the table code the Invite buttons were drawn for
   }
 
   get token() {
@@ -47,6 +55,7 @@ export class Friends {
     }
     try {
       this.data = await this.call("GET", "/api/me/friends");
+      this.hidden = Boolean((await this.call("GET", "/api/me/social/settings"))?.hide_presence);
       this.error = "";
     } catch (exc) {
       this.data = null;
@@ -63,6 +72,70 @@ export class Friends {
       this.error = exc.message;
     }
     await this.refresh();
+  }
+
+  /** A friends' message from the hub (presence, invited, invite_sent, friends_changed). */
+  handle(message) {
+    switch (message.type) {
+      case "presence": {
+        const friend = this.data?.friends.find((p) => p.account_id === message.account_id);
+        if (!friend) return;
+        friend.presence = message.presence;
+        friend.match_id = message.match_id ?? null;
+        friend.watching = Boolean(message.watching);
+        break;
+      }
+      case "invited":
+        this.invites = [message, ...this.invites.filter((i) => i.code !== message.code)].slice(0, MAX_INVITES);
+        this.app?.toast(`${message.name} invites you to a private table`);
+        break;
+      case "invite_sent":
+        this.app?.toast("Invitation sent");
+        return;
+      case "friends_changed":
+        this.refresh();
+        return;
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  /** The code of the private table this page opened or waits at (an invitation can name it). */
+  get tableCode() {
+    const app = this.app;
+    if (!app || app.match) return null;
+    if (app.invite?.code) return app.invite.code;
+    return app.privateWaiting && app.lastJoin?.kind === "private" ? app.lastJoin.code : null;
+  }
+
+  /** Draw the card again when the private table this page waits at changed (Invite buttons). */
+  renderIfInviting() {
+    const code = this.tableCode;
+    if (code === this.drawnFor) return;
+    this.render();
+  }
+
+  invite(person) {
+    const code = this.tableCode;
+    if (code && this.app) this.app.conn.invite(person.account_id, code);
+  }
+
+  join(invitation) {
+    this.invites = this.invites.filter((i) => i !== invitation);
+    this.app?.joinPrivate(invitation.code);
+    this.render();
+  }
+
+  async setHidden(hidden) {
+    try {
+      const answer = await this.call("PUT", "/api/me/social/settings", { hide_presence: hidden });
+      this.hidden = Boolean(answer?.hide_presence);
+      this.error = "";
+    } catch (exc) {
+      this.error = exc.message;
+    }
+    this.render();
   }
 
   _button(label, testid, onclick, cls = "") {
@@ -83,12 +156,21 @@ export class Friends {
     const name = this.doc.createElement("span");
     name.className = "friend-name";
     name.textContent = person.name;
+    if (person.presence) {
+      const dot = this.doc.createElement("span");
+      dot.className = `presence-dot presence-dot-${person.presence}`;
+      dot.dataset.testid = "presence-dot";
+      dot.setAttribute("aria-hidden", "true");
+      row.append(dot);
+    }
     row.append(name);
     if (person.presence) {
       const where = this.doc.createElement("span");
       where.className = `presence presence-${person.presence}`;
       where.dataset.testid = "presence";
-      where.textContent = PRESENCE[person.presence] ?? person.presence;
+      let text = PRESENCE[person.presence] ?? person.presence;
+      if (person.presence === "at_table") text = person.watching ? "watching a table" : "playing";
+      where.textContent = text;
       row.append(where);
     }
     row.append(...buttons);
@@ -97,6 +179,7 @@ export class Friends {
 
   render() {
     const box = this.box;
+    this.drawnFor = this.tableCode;
     if (!box) return;
     box.replaceChildren();
     const title = this.doc.createElement("h2");
@@ -132,8 +215,34 @@ export class Friends {
     error.dataset.testid = "friends-error";
     error.textContent = this.error;
     box.append(error);
+    for (const invitation of this.invites) {
+      const card = this.doc.createElement("div");
+      card.className = "friend-invite";
+      card.dataset.testid = "friend-invite";
+      const text = this.doc.createElement("span");
+      text.textContent = `${invitation.name} invites you to a private table (${invitation.preset})`;
+      card.append(
+        text,
+        this._button("Join", "invite-join", () => this.join(invitation)),
+        this._button("Dismiss", "invite-dismiss", () => {
+          this.invites = this.invites.filter((i) => i !== invitation);
+          this.render();
+        }, "ghost"),
+      );
+      box.append(card);
+    }
     const d = this.data;
     if (!d) return;
+    const hide = this.doc.createElement("label");
+    hide.className = "friend-hide";
+    const check = this.doc.createElement("input");
+    check.type = "checkbox";
+    check.checked = this.hidden;
+    check.dataset.testid = "hide-presence";
+    check.addEventListener("change", () => this.setHidden(check.checked));
+    hide.append(check, " Appear offline to my friends");
+    box.append(hide);
+    const tableCode = this.drawnFor;
     const list = this.doc.createElement("ul");
     list.className = "friends";
     const id = (p) => encodeURIComponent(p.account_id);
@@ -144,7 +253,15 @@ export class Friends {
       ]));
     }
     for (const p of d.friends) {
+      const extra = [];
+      if (p.match_id && p.match_id !== this.app?.match?.id) {
+        extra.push(this._button("Watch", "friend-watch", () => this.app?.spectate(p.match_id)));
+      }
+      if (tableCode && p.presence && p.presence !== "offline") {
+        extra.push(this._button("Invite", "friend-invite-send", () => this.invite(p)));
+      }
       list.append(this._row(p, "friend", [
+        ...extra,
         this._button("Remove", "friend-remove", () => this.act("DELETE", `/api/me/friends/${id(p)}`), "ghost"),
         this._button("Block", "friend-block", () => this.act("PUT", `/api/me/blocks/${id(p)}`), "ghost"),
       ]));

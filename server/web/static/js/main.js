@@ -29,7 +29,9 @@ app = new App({ doc: document, connection, storage });
 lobbyChat = new LobbyChat({ doc: document, conn: connection, toast: (text) => app.toast(text) });
 const ranked = new Ranked({ doc: document, app, storage, location: globalThis.location });
 app.afterSideInfo = (side, players, length) => ranked.decorateSeats(side, players, length, players?.length);
-const friends = new Friends({ doc: document, storage, location: globalThis.location });
+const friends = new Friends({ doc: document, storage, location: globalThis.location, app });
+app.afterSocial = (message) => friends.handle(message); // presence, invitations (docs/social.md)
+app.afterRender = () => friends.renderIfInviting();
 app.afterWelcome = (welcome) => {
   ranked.onWelcome(welcome.player);
   friends.onWelcome(welcome.player);

@@ -159,6 +159,12 @@ export class Connection {
   }
 
   /** A chat line at the table this connection follows (docs/social.md). */
+  invite(to, code) {
+    const request_id = this.nextRequestId();
+    this.send({ type: "invite", to, code, request_id });
+    return request_id;
+  }
+
   chat(text) {
     const request_id = this.nextRequestId();
     this.send({ type: "chat", text, request_id });

@@ -1,7 +1,7 @@
 """Lobby chat and reports: the lines said in the lobby's channels (the history shown on join and the
 context of reports, pruned after the retention) and the reports players file, with their resolution.
 
-Revision ID: 0014
+Revision ID: 0012
 Revises: 0011
 Create Date: 2026-12-04
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = "0014"
+revision: str = "0012"
 down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

@@ -1,0 +1,129 @@
+"""Friends across nodes through the social bus (server/hub/friends.py, server/cluster/bus.py): two
+hubs of one process on one store, each with its own social service (as two nodes of a cluster
+hold their own), joined by the in-process bus. A friendship made on one node reaches the other;
+presence and an invitation cross; a block made on one node stops both on the other; a node that
+starts late learns the presence already there; a node that goes silent is forgotten."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from client_protocol.messages import ErrorMessage, FriendPresence, FriendsChanged, Invited, InviteSent, Seated
+from server.cluster.bus import InProcessBus
+from server.hub import friends
+from server.hub.server import Hub, running_hub
+from server.hub.settings import PACED_TIMERS, HubSettings, SpectatePolicy
+from server.services.social import SocialService
+from server.store.memory import InMemoryRepository
+from server.web.api import create_app
+from server.web.api.gameport import attach_hub
+from tests.hub.helpers import EAST, ScannedClient
+from tests.hub.netkit import FAST_LIMITS, connect_client, http_get, next_of
+
+pytestmark = pytest.mark.asyncio
+
+
+@contextlib.asynccontextmanager
+async def node(repo: InMemoryRepository, bus: InProcessBus, name: str) -> AsyncIterator[Hub]:
+    settings = HubSettings(
+        port=0,
+        timers=PACED_TIMERS,
+        limits=FAST_LIMITS,
+        spectate=SpectatePolicy(delay_s=0.0),
+        bot_fill_after_s=60.0,
+        shutdown_grace_s=2.0,
+    )
+    app = create_app(repo)
+    social = SocialService(time.time, store=repo)
+    async with running_hub(settings, repo, rulesets={"tenhou": EAST}, http_app=app, social=social) as hub:
+        attach_hub(app, hub)
+        await hub.friends.connect(bus, name)
+        yield hub
+
+
+def me(client: ScannedClient) -> str:
+    assert client.welcome is not None
+    return client.welcome.player.id
+
+
+async def presence_of(client: ScannedClient, account_id: str, state: str) -> FriendPresence:
+    while True:
+        found = await next_of(client, FriendPresence)
+        if found.account_id == account_id and found.presence.value == state:
+            return found
+
+
+async def test_presence_invitations_and_blocks_cross_nodes() -> None:
+    repo, bus = InMemoryRepository(), InProcessBus()
+    async with asyncio.timeout(60), node(repo, bus, "n1") as one, node(repo, bus, "n2") as two:
+        alice = await connect_client(one, "alice")
+        bob = await connect_client(two, "bob")
+        await one.chat.service.request(me(alice), me(bob))  # made through node 1
+        await next_of(bob, FriendsChanged)  # node 2 heard of it
+        await two.chat.service.accept(me(bob), me(alice))  # answered through node 2
+        await next_of(alice, FriendsChanged)
+        assert (await presence_of(alice, me(bob), "lobby")).name == "bob"
+        assert (await presence_of(bob, me(alice), "lobby")).name == "alice"
+
+        # bob sits at a table of node 2: alice, on node 1, sees which
+        assert bob.welcome is not None
+        auth = {"Authorization": f"Bearer {bob.welcome.session_token}"}
+        status, body = await http_get(two, "/private/new?bots=3&action_ms=60000", auth)
+        assert status == 200, body
+        await bob.join_private(json.loads(body)["code"])
+        seated = await next_of(bob, Seated)
+        assert (await presence_of(alice, me(bob), "at_table")).match_id == seated.match_id
+        assert one.chat.service.relations_of(me(alice))[0].match_id == seated.match_id
+
+        # alice, on node 1, invites bob, on node 2
+        assert alice.welcome is not None
+        auth = {"Authorization": f"Bearer {alice.welcome.session_token}"}
+        status, body = await http_get(one, "/private/new?bots=2&action_ms=60000", auth)
+        code = json.loads(body)["code"]
+        await alice.invite(me(bob), code)
+        await next_of(alice, InviteSent)
+        invited = await next_of(bob, Invited)
+        assert (invited.account_id, invited.code) == (me(alice), code)
+
+        # bob hides through node 2: alice sees him offline
+        await two.chat.service.hide_presence(me(bob), True)
+        assert (await presence_of(alice, me(bob), "offline")).match_id is None
+
+        # a block made on node 1 is held on node 2: no invitation crosses any more
+        await one.chat.service.block(me(alice), me(bob))
+        await next_of(bob, FriendsChanged)
+        assert not two.chat.service.friends_of(me(bob))
+        rid = await bob.invite(me(alice), code)
+        assert (await next_of(bob, ErrorMessage)).request_id == rid
+        for client in (alice, bob):
+            await client.close()
+
+
+async def test_a_late_node_learns_presence_and_a_silent_node_is_forgotten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo, bus = InMemoryRepository(), InProcessBus()
+    async with asyncio.timeout(60), node(repo, bus, "n1") as one:
+        alice = await connect_client(one, "alice")
+        carol = await connect_client(one, "carol")
+        await one.chat.service.request(me(alice), me(carol))
+        await one.chat.service.accept(me(carol), me(alice))
+        async with node(repo, bus, "n2") as two:  # starts after alice said hello on node 1
+            await asyncio.sleep(0)
+            for _ in range(20):
+                if two.friends.whereabouts(me(alice)).presence.value == "lobby":
+                    break
+                await asyncio.sleep(0.05)
+            assert two.friends.whereabouts(me(alice)).presence.value == "lobby"
+            # node 1 says nothing more for FORGET_AFTER_S: node 2 forgets its players
+            monkeypatch.setattr(friends, "FORGET_AFTER_S", -1.0)
+            two.friends._forget_silent()
+            assert two.friends.whereabouts(me(alice)).presence.value == "offline"
+        for client in (alice, carol):
+            await client.close()
