@@ -445,34 +445,25 @@ async def serve_forever(
         cluster_status=status,
     ) as (hub, review):
         close_bus = None
-        bus = None
         if node is not None:
             hub.metrics.label_node(node.node_id)
             await node.start(hub)
             close_bus = await _social_bus(hub, node)
-            from server.cluster.bus import RedisBus
-
-            # presence, invitations and friends' changes reach every node (docs/social.md)
-            bus = RedisBus(node.settings.redis_url, node.settings.key_prefix)
-            await hub.friends.connect(bus, node.node_id)
         try:
             await _announce_and_wait(hub, review)
         finally:
-            if bus is not None:
-                await bus.close()
             if close_bus is not None:
                 await close_bus()
 
 
-async def _social_bus(hub: Hub, node: ClusterNode) -> Callable[[], Awaitable[None]] | None:
-    """Cluster mode: lobby chat reaches the players of every node through Redis (docs/social.md)."""
-    if hub.lobby_chat is None:
-        return None
+async def _social_bus(hub: Hub, node: ClusterNode) -> Callable[[], Awaitable[None]]:
+    """Cluster mode: lobby chat, presence, invitations and friends' changes reach the players of
+    every node through one Redis bus (docs/social.md, "Across nodes")."""
     from server.cluster.socialbus import social_bus  # loads redis: cluster mode only
 
-    bus, close = social_bus(node.settings)
+    bus, close = social_bus(node.settings, node.redis)  # publishes on the node's client
     await bus.start()
-    hub.lobby_chat.use_bus(bus)
+    await hub.use_bus(bus)
     return close
 
 

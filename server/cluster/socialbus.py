@@ -126,18 +126,23 @@ class RedisBus:
             self.received += 1
 
 
-def social_bus(settings: ClusterSettings) -> tuple[RedisBus, Callable[[], Awaitable[None]]]:
-    """A node's Redis bus and how to close it: it publishes through a client whose calls give up
-    after ``redis_timeout_s`` and listens on one of its own."""
-    publisher = redis_client(settings)
+def social_bus(
+    settings: ClusterSettings, publisher: Redis | None = None
+) -> tuple[RedisBus, Callable[[], Awaitable[None]]]:
+    """A node's Redis bus and how to close it: it publishes through ``publisher`` (the node's own
+    client, whose calls give up after ``redis_timeout_s``; by default one of the bus's own, made
+    so) and listens on a connection of its own. Closing it closes what it made, not ``publisher``."""
+    own = publisher is None
+    sender = redis_client(settings) if publisher is None else publisher
     listener: Redis = Redis.from_url(
         settings.redis_url, decode_responses=True, socket_connect_timeout=settings.redis_timeout_s
     )
-    bus = RedisBus(publisher, node_id=settings.node_id, prefix=settings.key_prefix, listen_redis=listener)
+    bus = RedisBus(sender, node_id=settings.node_id, prefix=settings.key_prefix, listen_redis=listener)
 
     async def close() -> None:
         await bus.close()
-        await publisher.aclose()
+        if own:
+            await sender.aclose()
         await listener.aclose()
 
     return bus, close

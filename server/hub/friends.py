@@ -15,26 +15,27 @@ a relay) is not counted and receives nothing here: the node it is relayed to ser
 a private table the sender opened or waits at, rate-limited per account; the invitee's
 connections, on any node, get ``invited``; the sender gets ``invite_sent``.
 
-**Across nodes** (:class:`~server.domain.bus.SocialBus`): topic ``social.presence`` carries a
-node's changes, and every :data:`SNAPSHOT_S` (and when a node asks, at its start) its whole list,
-so a node that died is forgotten after :data:`FORGET_AFTER_S`; ``social.invite`` an invitation;
-``social.change`` a change of links, mutes or the presence setting made through this node's HTTP
-API, applied to every node's social memory. Each message names its node; a node skips its own.
+**Across nodes** (the hub's :class:`~server.domain.socialbus.SocialBus`, the one lobby chat uses
+too): topic ``social.presence`` carries a node's changes, and every :data:`SNAPSHOT_S` (and when a
+node asks, at its start) its whole list, in parts of at most :data:`SNAPSHOT_PART` players (a bus
+payload is small), so a node that died is forgotten after :data:`FORGET_AFTER_S`;
+``social.invite`` an invitation; ``social.change`` a change of links, mutes or the presence setting
+made through this node's HTTP API, applied to every node's social memory. Each message names its
+node (the bus's ``node_id``); a node skips its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
 from client_protocol.errors import ErrorCode
 from client_protocol.messages import FriendPresence, FriendsChanged, Invited, InviteSent, PresenceState
-from server.domain.bus import SocialBus
 from server.domain.records import Account
+from server.domain.socialbus import Payload, SocialBus
 from server.hub.adapter import SeatConnection, TokenBucket
 from server.hub.clock import Clock
 from server.hub.lobby import Lobby
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 SNAPSHOT_S = 15.0  # each node tells its whole presence list this often
 FORGET_AFTER_S = 3 * SNAPSHOT_S  # a node not heard of for this long is gone: its players offline
 INVITE_BURST, INVITE_PER_S = 5, 0.2  # invitations per account: 5 at once, then one every 5 s
+SNAPSHOT_PART = 40  # players per part of a whole list (well under the bus's payload limit)
 TOPICS = ("social.presence", "social.invite", "social.change")
 
 
@@ -82,9 +84,10 @@ class FriendsDesk:
         self._pushed: dict[str, Whereabouts] = {}  # what friends here were last shown
         self._remote: dict[str, dict[str, Whereabouts]] = {}  # node -> account -> whereabouts
         self._heard: dict[str, float] = {}  # node -> when it last sent its whole list
+        self._parts: dict[str, dict[str, Whereabouts]] = {}  # node -> its whole list, being received
         self._invites: dict[str, TokenBucket] = {}
         self._bus: SocialBus | None = None
-        self._node = ""
+        self._unsubscribe: list[Callable[[], None]] = []
         self._applying = False  # a change from another node is being applied: not sent back
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop_task: asyncio.Task[None] | None = None
@@ -228,12 +231,15 @@ class FriendsDesk:
 
     # -- the bus ----------------------------------------------------------------------------------------
 
-    async def connect(self, bus: SocialBus, node_id: str) -> None:
-        """Cluster mode: tell and hear the other nodes through ``bus`` (this node is ``node_id``)."""
-        self._bus, self._node = bus, node_id
-        for topic in TOPICS:
-            await bus.subscribe(topic, self._heard_from(topic))
-        self._publish("social.presence", {"sync": True, "full": True, "entries": self._all()})
+    @property
+    def _node(self) -> str:
+        return "" if self._bus is None else self._bus.node_id
+
+    async def connect(self, bus: SocialBus) -> None:
+        """Cluster mode: tell and hear the other nodes through ``bus`` (this node is its ``node_id``)."""
+        self._bus = bus
+        self._unsubscribe = [bus.subscribe(topic, self._heard_from(topic)) for topic in TOPICS]
+        self._spawn(self._tell_all(sync=True))
         self._loop_task = asyncio.create_task(self._snapshots(), name="presence-snapshots")
 
     async def close(self) -> None:
@@ -242,6 +248,9 @@ class FriendsDesk:
             self.service.listeners.remove(self._changed)
         if self.service.whereabouts == self.whereabouts:
             self.service.whereabouts = None
+        for stop in self._unsubscribe:
+            stop()
+        self._unsubscribe = []
         if self._loop_task is not None:
             self._loop_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -253,8 +262,24 @@ class FriendsDesk:
     async def _snapshots(self) -> None:
         while True:
             await asyncio.sleep(SNAPSHOT_S)
-            self._publish("social.presence", {"full": True, "entries": self._all()})
+            await self._tell_all()
             self._forget_silent()
+
+    async def _tell_all(self, *, sync: bool = False) -> None:
+        """Publish this node's whole list, part by part, in order (``more``: parts follow; ``sync``,
+        on the last: every node answers with its own list)."""
+        bus, players = self._bus, list(self._sent)
+        if bus is None:
+            return
+        parts = [players[i : i + SNAPSHOT_PART] for i in range(0, len(players), SNAPSHOT_PART)] or [[]]
+        for i, part in enumerate(parts):  # each part as it is now: a change told meanwhile holds
+            entries = [self._entry(a, self._sent[a]) for a in part if a in self._sent]
+            body: dict[str, Any] = {"node": bus.node_id, "full": True, "entries": entries}
+            if i < len(parts) - 1:
+                body["more"] = True
+            elif sync:
+                body["sync"] = True
+            await bus.publish("social.presence", body)
 
     def _forget_silent(self) -> None:
         now = self._clock.now()
@@ -264,27 +289,24 @@ class FriendsDesk:
                 for account_id in self._remote.pop(node, {}):
                     self._refresh(account_id)
 
-    def _all(self) -> list[list[Any]]:
-        return [self._entry(a, w) for a, w in self._sent.items()]
-
     def _entry(self, account_id: str, where: Whereabouts) -> list[Any]:
         name = self._names.get(account_id, account_id)
         return [account_id, name, where.presence.value, where.match_id, where.watching]
 
     def _publish(self, topic: str, body: dict[str, Any]) -> None:
         bus = self._bus
-        if bus is None:
-            return
-        payload = json.dumps({"node": self._node, **body}, separators=(",", ":")).encode()
-        task = asyncio.get_running_loop().create_task(bus.publish(topic, payload))
+        if bus is not None:
+            self._spawn(bus.publish(topic, {"node": bus.node_id, **body}))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _heard_from(self, topic: str) -> Callable[[bytes], None]:
-        def handle(payload: bytes) -> None:
+    def _heard_from(self, topic: str) -> Callable[[str, Payload], None]:
+        def handle(_topic: str, body: Payload) -> None:
             try:
-                body = json.loads(payload)
-                if not isinstance(body, dict) or body.get("node") in (None, self._node):
+                if body.get("node") in (None, self._node):
                     return
                 {"social.presence": self._on_presence, "social.invite": self._on_invite}.get(
                     topic, self._on_change
@@ -294,16 +316,30 @@ class FriendsDesk:
 
         return handle
 
-    def _on_presence(self, body: dict[str, Any]) -> None:
+    def _on_presence(self, body: Payload) -> None:
         node = str(body["node"])
-        found = self._remote.setdefault(node, {})
-        touched = set(found) if body.get("full") else set()
-        if body.get("full"):
-            found.clear()
+        if body.get("full"):  # a part of the node's whole list: held until its last part
+            self._add_entries(self._parts.setdefault(node, {}), body["entries"])
+            if body.get("more"):
+                return
+            received = self._parts.pop(node)
+            touched = set(self._remote.get(node, {})) | set(received)
+            self._remote[node] = received
             self._heard[node] = self._clock.now()
-        elif node not in self._heard:
-            self._heard[node] = self._clock.now()
-        for entry in body["entries"]:
+        else:
+            self._heard.setdefault(node, self._clock.now())
+            touched = set()
+            for found in (self._remote.setdefault(node, {}), self._parts.get(node)):
+                if found is not None:
+                    touched |= self._add_entries(found, body["entries"])
+        for account_id in touched:
+            self._refresh(account_id)
+        if body.get("sync"):  # a node that just started: tell it everything at once
+            self._spawn(self._tell_all())
+
+    def _add_entries(self, found: dict[str, Whereabouts], entries: list[list[Any]]) -> set[str]:
+        touched = set()
+        for entry in entries:
             account_id, name, presence, match_id, watching = (
                 str(entry[0]),
                 entry[1],
@@ -320,12 +356,9 @@ class FriendsDesk:
                     state, None if match_id is None else str(match_id), bool(watching)
                 )
             touched.add(account_id)
-        for account_id in touched:
-            self._refresh(account_id)
-        if body.get("sync"):  # a node that just started: tell it everything at once
-            self._publish("social.presence", {"full": True, "entries": self._all()})
+        return touched
 
-    def _on_invite(self, body: dict[str, Any]) -> None:
+    def _on_invite(self, body: Payload) -> None:
         to, sender = str(body["to"]), str(body["account_id"])
         try:
             self.service.may_invite(sender, to)  # checked again here: a block may have come since
@@ -336,7 +369,7 @@ class FriendsDesk:
         )
         self._deliver(to, SocialOut(message))
 
-    def _on_change(self, body: dict[str, Any]) -> None:
+    def _on_change(self, body: Payload) -> None:
         what, a, b, value = body["change"]
         self._applying = True
         try:

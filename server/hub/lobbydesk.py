@@ -1,7 +1,7 @@
 """How a hub builds its lobby chat desk (:mod:`server.hub.lobbychat`): on the hub's store when it
 keeps lobby lines and reports (:class:`~server.domain.moderation.ModerationStore`: the SQL and
-memory stores do), with the one-process social bus until cluster mode hands it the Redis one
-(:meth:`~server.hub.lobbychat.LobbyDesk.use_bus`); the channels are ``general`` and one per
+memory stores do), on the hub's social bus (the one-process bus until cluster mode hands the hub
+the Redis one: :meth:`~server.hub.lobbychat.LobbyDesk.use_bus`); the channels are ``general`` and one per
 quick-match queue and ranked queue of the hub."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Collection
 from typing import Any
 
 from server.domain.moderation import ModerationStore
+from server.domain.socialbus import SocialBus
 from server.hub.lobbychat import LobbyDesk
-from server.hub.socialbus import LocalBus
 from server.hub.tablechat import TableChat
 from server.services import ranked
 from server.services.lobbychat import LobbyChat
@@ -28,7 +28,9 @@ _STORE_METHODS = (
 )
 
 
-def lobby_desk(chat: TableChat, repo: object, settings: LobbySettings, lobby: Any) -> LobbyDesk | None:
+def lobby_desk(
+    chat: TableChat, repo: object, settings: LobbySettings, lobby: Any, bus: SocialBus
+) -> LobbyDesk | None:
     """The desk, or None when ``repo`` keeps no lobby lines (a test's bare repository)."""
     if not all(callable(getattr(repo, name, None)) for name in _STORE_METHODS):
         return None
@@ -38,5 +40,5 @@ def lobby_desk(chat: TableChat, repo: object, settings: LobbySettings, lobby: An
     def rooms() -> Collection[str]:
         return {*(f"queue:{name}" for name in lobby.rulesets), *ranked.all_queue_names()}
 
-    lobby_chat = LobbyChat(social, store, LocalBus(), now=social.now, settings=settings, rooms=rooms)
+    lobby_chat = LobbyChat(social, store, bus, now=social.now, settings=settings, rooms=rooms)
     return LobbyDesk(lobby_chat, Reports(social, store, now=social.now), chat)

@@ -41,6 +41,7 @@ from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
 from server.domain.ports import Repository
+from server.domain.socialbus import SocialBus
 from server.engine.rules import Ruleset
 from server.hub import asgi
 from server.hub.adapter import SeatConnection
@@ -60,6 +61,7 @@ from server.hub.outputs import Participant
 from server.hub.placement import QUEUE_HEADER, RELAY_HEADER, LocalPlacement, Placement
 from server.hub.session import ProtocolSession
 from server.hub.settings import ConnectionLimits, HubSettings
+from server.hub.socialbus import LocalBus
 from server.hub.stats import LatencyStats, TimedConnection
 from server.hub.stats import enabled as stats_enabled
 from server.hub.tablechat import TableChat
@@ -197,12 +199,15 @@ class Hub:
         self.rating_service = self._lobby.rating_service  # None: no ranked play
         self.chat = TableChat(social or SocialService(wall), self._clock, limits)  # beside the tables
         self._by_account: dict[str, WebSocketConnection] = {}
-        # friends' presence and invitations (server/hub/friends.py; cluster mode: connect_bus)
+        # chat, presence and invites between nodes: one process's bus until cluster mode's (use_bus)
+        self.bus: SocialBus = LocalBus()
+        # friends' presence and invitations (server/hub/friends.py)
         self.friends = FriendsDesk(self.chat.service, self._lobby, self._by_account, self._clock)
         self.chat.tags_of = lambda match_id: self._lobby.factory.tags.get(match_id, {})
         for kind, mode in settings.table_chat:  # jantaku serve --table-chat KIND=MODE
             self.chat.service.set_room_text(kind, mode)
-        self.lobby_chat = lobby_desk(self.chat, repo, settings.lobby, self._lobby)  # lobby channels, reports
+        # lobby channels and reports, on the hub's bus
+        self.lobby_chat = lobby_desk(self.chat, repo, settings.lobby, self._lobby, self.bus)
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.
         self.live_tables = LiveTables(lambda: list(self._lobby.tables.values()), now=self._clock.now)
         self.live_tables.find = self._lobby.tables.get
@@ -394,6 +399,14 @@ class Hub:
         if self.ready:
             return None
         return "draining" if self.draining and not self.closing else "not ready"
+
+    async def use_bus(self, bus: SocialBus) -> None:
+        """Cluster mode: lobby chat, presence, invitations and friends' changes reach the other
+        nodes through ``bus`` (started; its owner closes it) from now on (docs/social.md)."""
+        self.bus = bus
+        if self.lobby_chat is not None:
+            self.lobby_chat.use_bus(bus)
+        await self.friends.connect(bus)
 
     def urls(self) -> dict[str, str]:
         base = f"{self._display_host()}:{self.port}"

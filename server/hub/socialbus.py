@@ -58,12 +58,16 @@ class Handlers:
 
 
 class LocalBus:
-    """The social bus of a single node."""
+    """The social bus of a single node; or, sharing :class:`Handlers` with others
+    (:func:`local_nodes`), of one of several nodes in one process (tests and benches)."""
 
-    node_id = "local"
+    def __init__(self, node_id: str = "local", handlers: Handlers | None = None) -> None:
+        self._node_id = node_id
+        self._handlers = handlers if handlers is not None else Handlers()
 
-    def __init__(self) -> None:
-        self._handlers = Handlers()
+    @property
+    def node_id(self) -> str:
+        return self._node_id
 
     async def publish(self, topic: str, payload: Payload) -> None:
         self._handlers.call(topic, json.loads(encode(payload)))
@@ -76,3 +80,10 @@ class LocalBus:
 
     async def close(self) -> None:
         return None
+
+
+def local_nodes(*node_ids: str) -> list[LocalBus]:
+    """One bus per node id, all on the same handlers: what one publishes, every node's handlers of
+    the topic get at once (a cluster in one process, for tests and benches)."""
+    handlers = Handlers()
+    return [LocalBus(node_id, handlers) for node_id in node_ids]

@@ -1,8 +1,9 @@
-"""Friends across nodes through the social bus (server/hub/friends.py, server/cluster/bus.py): two
-hubs of one process on one store, each with its own social service (as two nodes of a cluster
-hold their own), joined by the in-process bus. A friendship made on one node reaches the other;
-presence and an invitation cross; a block made on one node stops both on the other; a node that
-starts late learns the presence already there; a node that goes silent is forgotten."""
+"""Friends across nodes through the social bus (server/hub/friends.py, server/hub/socialbus.py): two
+hubs of one process on one store, each with its own social service (as two nodes of a cluster hold
+their own), each with its own in-process bus on shared handlers (``local_nodes``). A friendship made
+on one node reaches the other; presence and an invitation cross; a block made on one node stops both
+on the other; a node that starts late learns the presence already there; a node that goes silent is
+forgotten."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from collections.abc import AsyncIterator
 import pytest
 
 from client_protocol.messages import ErrorMessage, FriendPresence, FriendsChanged, Invited, InviteSent, Seated
-from server.cluster.bus import InProcessBus
 from server.hub import friends
 from server.hub.server import Hub, running_hub
 from server.hub.settings import PACED_TIMERS, HubSettings, SpectatePolicy
+from server.hub.socialbus import LocalBus, local_nodes
 from server.services.social import SocialService
 from server.store.memory import InMemoryRepository
 from server.web.api import create_app
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.asyncio
 
 
 @contextlib.asynccontextmanager
-async def node(repo: InMemoryRepository, bus: InProcessBus, name: str) -> AsyncIterator[Hub]:
+async def node(repo: InMemoryRepository, bus: LocalBus) -> AsyncIterator[Hub]:
     settings = HubSettings(
         port=0,
         timers=PACED_TIMERS,
@@ -43,7 +44,7 @@ async def node(repo: InMemoryRepository, bus: InProcessBus, name: str) -> AsyncI
     social = SocialService(time.time, store=repo)
     async with running_hub(settings, repo, rulesets={"tenhou": EAST}, http_app=app, social=social) as hub:
         attach_hub(app, hub)
-        await hub.friends.connect(bus, name)
+        await hub.use_bus(bus)
         yield hub
 
 
@@ -60,8 +61,8 @@ async def presence_of(client: ScannedClient, account_id: str, state: str) -> Fri
 
 
 async def test_presence_invitations_and_blocks_cross_nodes() -> None:
-    repo, bus = InMemoryRepository(), InProcessBus()
-    async with asyncio.timeout(60), node(repo, bus, "n1") as one, node(repo, bus, "n2") as two:
+    repo, (bus_one, bus_two) = InMemoryRepository(), local_nodes("n1", "n2")
+    async with asyncio.timeout(60), node(repo, bus_one) as one, node(repo, bus_two) as two:
         alice = await connect_client(one, "alice")
         bob = await connect_client(two, "bob")
         await one.chat.service.request(me(alice), me(bob))  # made through node 1
@@ -108,22 +109,46 @@ async def test_presence_invitations_and_blocks_cross_nodes() -> None:
 async def test_a_late_node_learns_presence_and_a_silent_node_is_forgotten(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    repo, bus = InMemoryRepository(), InProcessBus()
-    async with asyncio.timeout(60), node(repo, bus, "n1") as one:
+    monkeypatch.setattr(friends, "SNAPSHOT_PART", 1)  # a whole list in parts: one player each
+    repo, (bus_one, bus_two) = InMemoryRepository(), local_nodes("n1", "n2")
+    async with asyncio.timeout(60), node(repo, bus_one) as one:
         alice = await connect_client(one, "alice")
         carol = await connect_client(one, "carol")
         await one.chat.service.request(me(alice), me(carol))
         await one.chat.service.accept(me(carol), me(alice))
-        async with node(repo, bus, "n2") as two:  # starts after alice said hello on node 1
+        async with node(repo, bus_two) as two:  # starts after alice said hello on node 1
             await asyncio.sleep(0)
             for _ in range(20):
                 if two.friends.whereabouts(me(alice)).presence.value == "lobby":
                     break
                 await asyncio.sleep(0.05)
             assert two.friends.whereabouts(me(alice)).presence.value == "lobby"
+            assert two.friends.whereabouts(me(carol)).presence.value == "lobby"  # the second part
             # node 1 says nothing more for FORGET_AFTER_S: node 2 forgets its players
             monkeypatch.setattr(friends, "FORGET_AFTER_S", -1.0)
             two.friends._forget_silent()
             assert two.friends.whereabouts(me(alice)).presence.value == "offline"
         for client in (alice, carol):
             await client.close()
+
+
+async def test_a_whole_list_in_parts_replaces_what_was_held_once_its_last_part_is_in() -> None:
+    repo, (other, bus_two) = InMemoryRepository(), local_nodes("n1", "n2")
+    async with asyncio.timeout(30), node(repo, bus_two) as two:
+
+        def where(account_id: str) -> str:
+            return two.friends.whereabouts(account_id).presence.value
+
+        async def tell(**body: object) -> None:  # as node n1's desk would
+            await other.publish("social.presence", {"node": "n1", **body})
+
+        def entry(account_id: str) -> list[object]:
+            return [account_id, account_id, "lobby", None, False]
+
+        await tell(entries=[entry("x")])
+        assert where("x") == "lobby"
+        await tell(full=True, more=True, entries=[entry("y")])
+        assert (where("x"), where("y")) == ("lobby", "offline")  # not whole yet: nothing replaced
+        await tell(entries=[entry("z")])  # a change told between two parts holds
+        await tell(full=True, entries=[])
+        assert (where("x"), where("y"), where("z")) == ("offline", "lobby", "lobby")
