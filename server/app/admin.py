@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import getpass
 import json
-import os
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -26,6 +25,7 @@ from pydantic import TypeAdapter
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.app import events_cli, moderation
+from server.app.cliparts import cli_actor, usage
 from server.app.compose import run_with_repo
 from server.domain.errors import NotFoundError, RepositoryError
 from server.domain.ports import Repository, Store
@@ -59,7 +59,7 @@ def register(sub: SubParsers) -> None:
     """``jantaku admin`` (accounts, games, audit) and ``jantaku export``."""
     admin = sub.add_parser("admin", help="accounts and game review")
     asub = admin.add_subparsers(dest="admin_command", metavar="ACTION")
-    admin.set_defaults(handler=lambda _args: _usage(admin))
+    admin.set_defaults(handler=lambda _args: usage(admin))
     for kind in (AccountKind.BOT, AccountKind.PLAYER):
         c = asub.add_parser(
             f"create-{kind.value}", help=f"create a {kind.value} account and print its token once"
@@ -91,7 +91,7 @@ def register(sub: SubParsers) -> None:
 
     ratings = asub.add_parser("ratings", help="ranked play's ratings (docs/ranking.md)")
     rsub = ratings.add_subparsers(dest="ratings_command", metavar="RATINGS_COMMAND")
-    ratings.set_defaults(handler=lambda _args: _usage(ratings))
+    ratings.set_defaults(handler=lambda _args: usage(ratings))
     rb = rsub.add_parser(
         "rebuild", help="recompute every rating from the stored results; store it unless --check"
     )
@@ -103,7 +103,7 @@ def register(sub: SubParsers) -> None:
 
     games = asub.add_parser("games", help="find, show and verify stored games")
     gsub = games.add_subparsers(dest="games_command", metavar="GAMES_COMMAND")
-    games.set_defaults(handler=lambda _args: _usage(games))
+    games.set_defaults(handler=lambda _args: usage(games))
 
     ls = gsub.add_parser("list", help="list games, newest first (filters combine)")
     ls.add_argument("--json", action="store_true", help="print the API's JSON document")
@@ -167,19 +167,6 @@ def register(sub: SubParsers) -> None:
     ex.add_argument("--out", type=Path, help="write to FILE instead of standard output")
     add_database_options(ex)
     ex.set_defaults(handler=run_export)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
-
-
-def cli_actor() -> str:
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = str(os.getuid()) if hasattr(os, "getuid") else "unknown"
-    return f"cli:{user}"
 
 
 def _run(args: argparse.Namespace, fn: Callable[[Review], Awaitable[int]]) -> int:

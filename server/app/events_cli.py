@@ -23,6 +23,7 @@ from typing import Any, TypeAlias
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from server.app.cliparts import cli_actor, usage
 from server.app.compose import StoredResults, event_service
 from server.domain.errors import RepositoryError
 from server.domain.records import Account, AccountKind, Scope
@@ -91,7 +92,6 @@ class ServerTable:
 
 
 def _operator() -> Actor:
-    from server.app.admin import cli_actor  # admin registers these commands: imported when used
 
     name = cli_actor()
     return Actor(Account(name, name, AccountKind.PLAYER, frozenset({Scope.ADMIN}), 0.0), admin=True)
@@ -136,7 +136,7 @@ def register(sub: SubParsers) -> None:
     """``jantaku event list|show|create|seat|start|standings|finish-round``."""
     event = sub.add_parser("event", help="tournaments: create, seat, start, standings (docs/tournaments.md)")
     esub = event.add_subparsers(dest="event_command", metavar="ACTION")
-    event.set_defaults(handler=lambda _args: _usage(event))
+    event.set_defaults(handler=lambda _args: usage(event))
 
     ls = esub.add_parser("list", help="every event")
     ls.add_argument("--json", action="store_true")
@@ -185,7 +185,7 @@ def register_admin(asub: SubParsers) -> None:
     """``jantaku admin organizer grant|revoke NAME --reason ...`` and ``admin events rebuild``."""
     org = asub.add_parser("organizer", help="grant or revoke the organizer role (events)")
     osub = org.add_subparsers(dest="organizer_command", metavar="ACTION")
-    org.set_defaults(handler=lambda _args: _usage(org))
+    org.set_defaults(handler=lambda _args: usage(org))
     for action in ("grant", "revoke"):
         p = osub.add_parser(action, help=f"{action} the organizer role")
         p.add_argument("name", help="the account's name")
@@ -194,7 +194,7 @@ def register_admin(asub: SubParsers) -> None:
         p.set_defaults(handler=run_organizer, granted=action == "grant")
     events = asub.add_parser("events", help="events (tournaments)")
     evsub = events.add_subparsers(dest="events_command", metavar="ACTION")
-    events.set_defaults(handler=lambda _args: _usage(events))
+    events.set_defaults(handler=lambda _args: usage(events))
     rb = evsub.add_parser(
         "rebuild", help="recompute standings from the stored games and adjustments, compare with those shown"
     )
@@ -202,11 +202,6 @@ def register_admin(asub: SubParsers) -> None:
     rb.add_argument("--check", action="store_true", help="report differences (exit 1 if any)")
     add_database_options(rb)
     rb.set_defaults(handler=run_rebuild)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -15,12 +15,12 @@ them again within 30 seconds.
 from __future__ import annotations
 
 import argparse
-import getpass
 import sys
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
+from server.app.cliparts import cli_actor, usage
 from server.app.compose import run_with_repo
 from server.app.reports_cli import register_reports
 from server.domain.ports import Store
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 def register(asub: SubParsers) -> None:
     mod = asub.add_parser("moderation", help="chat bans, suspensions and reports (docs/social.md)")
     msub = mod.add_subparsers(dest="moderation_command", metavar="MODERATION_COMMAND")
-    mod.set_defaults(handler=lambda _args: _usage(mod))
+    mod.set_defaults(handler=lambda _args: usage(mod))
     for name, kind, what in (
         ("chat-ban", SanctionKind.CHAT_BAN, "no chat or stamps anywhere"),
         ("suspend", SanctionKind.SUSPENSION, "no new seat at a table, and no chat"),
@@ -59,20 +59,6 @@ def register(asub: SubParsers) -> None:
     add_database_options(ls)
     ls.set_defaults(handler=run_list)
     register_reports(msub)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
-
-
-def _actor() -> str:
-    """``cli:<os user>``, as the other admin commands record it."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "unknown"
-    return f"cli:{user}"
 
 
 async def _account_id(store: Store, player: str) -> str | None:
@@ -103,7 +89,7 @@ def run_sanction(args: argparse.Namespace) -> int:
             return 1
         try:
             record = await _service(store).sanction(
-                account_id, args.kind, args.reason, given_by=_actor(), minutes=args.minutes
+                account_id, args.kind, args.reason, given_by=cli_actor(), minutes=args.minutes
             )
         except SocialError as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -117,7 +103,7 @@ def run_sanction(args: argparse.Namespace) -> int:
 def run_lift(args: argparse.Namespace) -> int:
     async def lift(store: Store) -> int:
         try:
-            record = await _service(store).lift(args.id, by=_actor())
+            record = await _service(store).lift(args.id, by=cli_actor())
         except SocialError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1

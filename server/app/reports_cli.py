@@ -11,13 +11,13 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import sys
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
+from server.app.cliparts import cli_actor, usage
 from server.app.compose import run_with_repo
 from server.domain.moderation import ModerationStore, ReportRecord
 from server.domain.ports import Store
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 def register_reports(msub: SubParsers) -> None:
     rep = msub.add_parser("reports", help="players' reports: the review queue")
     rsub = rep.add_subparsers(dest="reports_command", metavar="REPORTS_COMMAND")
-    rep.set_defaults(handler=lambda _args: _usage(rep))
+    rep.set_defaults(handler=lambda _args: usage(rep))
     ls = rsub.add_parser("list", help="the reports, oldest first")
     ls.add_argument("--status", choices=("open", "dismissed", "actioned"), help="only these")
     add_database_options(ls)
@@ -52,19 +52,6 @@ def register_reports(msub: SubParsers) -> None:
     res.add_argument("--minutes", type=float, help="a sanction's length (default: until lifted)")
     add_database_options(res)
     res.set_defaults(handler=run_resolve)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
-
-
-def _actor() -> str:
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "unknown"
-    return f"cli:{user}"
 
 
 def _when(t: float | None) -> str:
@@ -128,7 +115,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_resolve(args: argparse.Namespace) -> int:
     async def resolve(store: Store) -> int:
-        reports, actor = _reports(store), _actor()
+        reports, actor = _reports(store), cli_actor()
         action = args.action.replace("-", "_")
         try:
             done = await reports.resolve(args.id, action, args.reason, by=actor, minutes=args.minutes)

@@ -1,6 +1,6 @@
 """A table's stream overlay: a small read-only JSON document for a broadcast's on-screen graphics.
 
-``GET /api/tables/{match_id}/overlay`` (docs/social.md#spectating-for-streams) answers it: the
+``GET /tables/{match_id}/overlay`` (docs/social.md#spectating-for-streams) answers it: the
 round, the scores, each seat's discards, melds, riichi and north bonus tiles, the dora indicators
 and the last hand's result. It is projected only from the events the table's spectator delay has
 released (:class:`server.hub.spectators.SpectatorFeed`), redacted as for any spectator, so it holds

@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server.app.admin import cli_actor
 from server.app.cli import main
+from server.app.cliparts import cli_actor
 from server.domain.reads import AuditEntry
 from server.records.export import export_match
 from server.services.review import Review

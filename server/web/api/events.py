@@ -39,9 +39,10 @@ from server.domain.tournaments import (
 from server.engine.errors import RulesError
 from server.engine.rules import PRESETS, Ruleset
 from server.services.auth import Authenticator, AuthError
+from server.services.eventexport import standings_json
 from server.services.eventrules import standings_csv
 from server.services.tournaments import Actor, EventError, EventService
-from server.tournament.standings import Formula, Standing
+from server.tournament.standings import Formula
 from server.web.api import models as m
 from server.web.api.errors import NO_STORE, ApiError
 from server.web.api.ports import AdminRoute
@@ -290,23 +291,6 @@ def settings_out(s: EventSettings) -> dict[str, Any]:
     return out
 
 
-def standings_out(rows: list[Standing], formula: str) -> list[dict[str, Any]]:
-    f = Formula(formula)
-    return [
-        {
-            "rank": r.rank,
-            "name": r.name,
-            "total": r.total,
-            "shown": r.shown(f),
-            "games": r.games,
-            "places": list(r.places),
-            "adjustments": r.adjustments,
-            "members": list(r.members),
-        }
-        for r in rows
-    ]
-
-
 async def event_out(service: EventService, event_id: str) -> dict[str, Any]:
     """The public view of an event (never its secret)."""
     view = await service.view(event_id)
@@ -364,7 +348,7 @@ async def event_standings(
     if format == "csv":
         headers = dict(NO_STORE) | {"Content-Disposition": f'attachment; filename="{event_id}-standings.csv"'}
         return Response(standings_csv(rows, formula), media_type="text/csv; charset=utf-8", headers=headers)
-    return standings_out(rows, formula)
+    return standings_json(rows, formula)
 
 
 # -- organizers -----------------------------------------------------------------------------------------

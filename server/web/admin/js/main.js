@@ -8,6 +8,7 @@
 // Tiles are drawn by the browser client's own SVG (client/tiles.js), yaku named in its words.
 
 import { api, ApiError, download, getToken, PLAYER_MODE, setToken } from "./api.js";
+import { h } from "./dom.js";
 import { buildPositions, describeEvent, positionStarts } from "./replay.js";
 import { reportsView, reportView } from "./reports.js";
 import { sortTiles, tileElement } from "./tiles.js";
@@ -20,22 +21,6 @@ let renderId = 0;
 let keyHandler = null;
 
 // -- DOM helpers -------------------------------------------------------------------------------------
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
-    else if (k === "class") el.className = v;
-    else if (k === "testid") el.dataset.testid = v;
-    else el.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : String(c));
-  }
-  return el;
-}
 
 // One tile, drawn as a tile (the game page's SVG); its text stays in the title and data-tile.
 function tileNode(name, extra = "") {

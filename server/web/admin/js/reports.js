@@ -5,22 +5,7 @@
 // name and line goes into the page as text, never as HTML.
 
 import { ApiError, getToken, query } from "./api.js";
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
-    else if (k === "class") el.className = v;
-    else if (k === "testid") el.dataset.testid = v;
-    else el.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : String(c));
-  }
-  return el;
-}
+import { h } from "./dom.js";
 
 async function call(method, path, body) {
   const headers = { Accept: "application/json", Authorization: `Bearer ${getToken()}` };
