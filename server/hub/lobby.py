@@ -318,15 +318,15 @@ class Lobby:
         code = new_invite_code()
         while code in self._private:
             code = new_invite_code()
-        base_policy = self.settings.spectate
-        try:  # ``watch``: the table's own delay in hands, caster view and named observers
+        server_policy, w = self.settings.spectate, watch or {}
+        try:  # ``watch``: the table's own delays (never shorter than the server's), caster, observers
             spectate = SpectatePolicy(
-                delay_steps=base_policy.delay_steps,
-                delay_s=base_policy.delay_s,
-                allowed=spectators and base_policy.allowed,
-                delay_hands=max(base_policy.delay_hands, int((watch or {}).get("delay_hands", 0))),
-                caster=bool((watch or {}).get("caster", False)),
-                observers=tuple((watch or {}).get("observers", ())),
+                delay_steps=server_policy.delay_steps,
+                delay_s=max(server_policy.delay_s, float(w.get("delay_s", 0.0))),
+                allowed=spectators and server_policy.allowed,
+                delay_hands=max(server_policy.delay_hands, int(w.get("delay_hands", 0))),
+                caster=bool(w.get("caster", False)),
+                observers=tuple(w.get("observers", ())),
             )
         except (SettingsError, TypeError, ValueError) as exc:
             raise LobbyError(ErrorCode.MALFORMED, f"bad spectator options: {exc}") from None

@@ -14,7 +14,7 @@ from client_protocol.errors import ErrorCode
 from client_protocol.events import RoundStarted
 from client_protocol.messages import ErrorMessage, EventMessage, Seated, TokenAuth
 from server.domain.records import AccountKind
-from server.hub.settings import TableTimers
+from server.hub.settings import SpectatePolicy, TableTimers
 from tests.hub.netkit import connect_client, http_get, next_of, play, serving
 
 pytestmark = pytest.mark.asyncio
@@ -81,3 +81,22 @@ async def test_bad_spectator_options_are_refused_and_use_up_nothing() -> None:
             assert set(json.loads(body)) == {"error"}
         status, body = await http_get(hub, "/private/new?bots=3&caster=true&delay_hands=1", auth)
         assert status == 200, body
+
+
+async def test_a_private_tables_delay_in_seconds_is_never_shorter_than_the_servers() -> None:
+    async with serving() as hub:  # the server's delay: 0 s (serving's)
+        _, token = await hub.auth.create_account("alice", AccountKind.PLAYER)
+        auth = {"Authorization": f"Bearer {token}"}
+        status, body = await http_get(hub, "/private/new?bots=3&delay_s=120", auth)
+        assert status == 200, body
+        table = hub.lobby.open_private(json.loads(body)["code"])
+        assert table is not None and table.spectate.delay_s == 120
+        status, body = await http_get(hub, "/private/new?bots=3&delay_s=4000", auth)
+        assert status == 422 and json.loads(body)["error"]["details"][0]["loc"] == ["query", "delay_s"]
+    async with serving(spectate=SpectatePolicy(delay_s=30.0)) as hub:
+        _, token = await hub.auth.create_account("alice", AccountKind.PLAYER)
+        status, body = await http_get(
+            hub, "/private/new?bots=3&delay_s=1", {"Authorization": f"Bearer {token}"}
+        )
+        table = hub.lobby.open_private(json.loads(body)["code"])
+        assert status == 200 and table is not None and table.spectate.delay_s == 30

@@ -222,6 +222,9 @@ async def private_new(
     delay_hands: Annotated[
         int, Query(ge=0, le=16, description="spectators see each hand once this many more have begun")
     ] = 0,
+    delay_s: Annotated[
+        float | None, Query(ge=0, le=3600, description="spectators see each event this many seconds late")
+    ] = None,
     caster: Annotated[bool, Query(description="offer the caster view (needs a delay)")] = False,
     observers: Annotated[
         str | None, Query(max_length=4096, description="comma-separated account names: only they may watch")
@@ -245,7 +248,9 @@ async def private_new(
     given = (action_ms, bank_ms, min_call_ms, disconnect_grace_ms, bot_delay_ms, hand_pause_ms)
     timers = {name: value for name, value in zip(TIMERS, given, strict=True) if value is not None}
     names = tuple(n.strip() for n in (observers or "").split(",") if n.strip())
-    watch = {"delay_hands": delay_hands, "caster": caster, "observers": names}
+    watch: dict[str, Any] = {"delay_hands": delay_hands, "caster": caster, "observers": names}
+    if delay_s is not None:
+        watch["delay_s"] = delay_s
     try:
         invite = await hub.lobby.create_private(
             account,
