@@ -137,6 +137,42 @@ def _counts_of(value: Any) -> tuple[PlayCounts, ...] | None:
     return tuple(PlayCounts(*(int(x) for x in seat)) for seat in value)
 
 
+async def _subject(conn: AsyncConnection, match_id: str) -> RatingSubject | None:
+    """The rating subject of one match, in one statement (the match, its seats, its result)."""
+    rows = (
+        await conn.execute(
+            select(
+                MatchRow.source,
+                MatchRow.status,
+                exists().where(RatedMatchRow.match_id == MatchRow.id).label("rated"),
+                SeatRow.seat,
+                SeatRow.account_id,
+                MatchResultRow.rank,
+            )
+            .select_from(MatchRow)
+            .outerjoin(SeatRow, SeatRow.match_id == MatchRow.id)
+            .outerjoin(
+                MatchResultRow,
+                (MatchResultRow.match_id == SeatRow.match_id) & (MatchResultRow.seat == SeatRow.seat),
+            )
+            .where(MatchRow.id == match_id)
+            .order_by(SeatRow.seat)
+        )
+    ).all()
+    if not rows:
+        return None
+    seats = [r for r in rows if r.seat is not None]
+    ranks = [r.rank for r in seats]
+    return RatingSubject(
+        match_id=match_id,
+        source=rows[0].source,
+        aborted=rows[0].status == MatchStatus.ABORTED.value,
+        accounts=tuple(r.account_id for r in seats),
+        placements=tuple(ranks) if ranks and None not in ranks else (),
+        rated=bool(rows[0].rated),
+    )
+
+
 async def _subjects(conn: AsyncConnection, where: ColumnElement[bool]) -> dict[str, RatingSubject]:
     """The rating subjects of the matches ``where`` selects (three queries, however many)."""
     rated = exists().where(RatedMatchRow.match_id == MatchRow.id).label("rated")
@@ -247,10 +283,9 @@ async def write_rating(conn: AsyncConnection, w: RatingWrite) -> None:
     if conn.dialect.name == "postgresql":
         lock = lock.with_for_update()
     await conn.execute(lock)
-    if await conn.scalar(select(RatedMatchRow.seq).where(RatedMatchRow.match_id == w.match.match_id)):
-        raise StaleRatingError(f"match {w.match.match_id!r} is rated already")
-    # The row first: a rebuild holds the table (PostgreSQL) until it commits, and the standings are
-    # read after it.
+    # The row first: its unique match id refuses a second rating (IntegrityError, which the caller
+    # turns into StaleRatingError); a rebuild holds the table (PostgreSQL) until it commits; and the
+    # standings are read after it.
     seq = await _insert_rated(conn, w.match, w.rated_at, w.play_counts)
     stored = await _standings_of(conn, w.keys)
     if stored != dict(w.before):
@@ -354,7 +389,7 @@ class SqlRatings:
 
     async def rating_subject(self, match_id: str) -> RatingSubject | None:
         async with self.engine.connect() as conn:
-            return (await _subjects(conn, MatchRow.id == match_id)).get(match_id)
+            return await _subject(conn, match_id)
 
     async def stored_standings(self, keys: Sequence[StandingKey]) -> dict[StandingKey, Standing]:
         async with self.engine.connect() as conn:
