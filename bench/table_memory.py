@@ -45,6 +45,30 @@ def parse() -> argparse.Namespace:
     return args
 
 
+# The bots, the logger adapter, the inbox's queue (the event loop) and the timer (the clock): each by
+# its path in this checkout's table actor, or in older ones (``--server-repo``), the first found.
+NOT_OWNED = (
+    (("_decisions", "_turns"), ("_turns",)),
+    (("_ledger", "commits", "_log"), ("_commits", "_log")),
+    (("_log",),),
+    (("_inbox", "_queue"), ("_inbox",)),
+    (("_wakeup", "_alarm"),),
+)
+
+
+def not_owned(table: Any) -> list[Any]:
+    found = []
+    for paths in NOT_OWNED:
+        for path in paths:
+            o = table
+            for name in path:
+                o = getattr(o, name, None)
+            if o is not None:
+                found.append(o)
+                break
+    return found
+
+
 def retained(root: object, shared: set[int]) -> int:
     """Bytes of the objects reachable from ``root``, each once, not crossing ``shared`` ids or
     modules, classes, functions, enum members, tasks, futures and event loops."""
@@ -149,11 +173,8 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         heap = tracemalloc.get_traced_memory()[0] - base
         live = [t for t in tables if not t.finished]
         shared = {id(o) for o in (repo, clock, timers, deps, TENHOU, *seats, asyncio.get_running_loop())}
-        for t in tables:  # what every table refers to but does not own
-            shared.update(
-                id(o)
-                for o in (t._decisions._turns, t._ledger.commits._log, t._inbox._queue, t._wakeup._alarm)
-            )
+        for t in tables:  # what every table refers to but does not own (named as the checkout has it)
+            shared.update(id(o) for o in not_owned(t))
         held = sum(retained(t, shared) for t in live)
         n = max(1, len(live))
         rows.append(
