@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from server.domain.moderation import LobbyLineRecord, ReportRecord
-from server.store.memory import InMemoryRepository
 from tests.store.conftest import BACKENDS, fresh_database, postgres  # noqa: F401  (postgres: a fixture)
 
 pytestmark = pytest.mark.asyncio
@@ -18,17 +14,10 @@ pytestmark = pytest.mark.asyncio
 T0 = 1_700_000_000.0
 
 
-@pytest_asyncio.fixture(params=("memory", *BACKENDS))
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    if request.param == "memory":
-        yield InMemoryRepository()
-        return
-    async with fresh_database(request.param, request, tmp_path) as db:
-        repo = await db.open()
-        try:
-            yield repo
-        finally:
-            await repo.close()
+@pytest.fixture
+def store(any_repo: Any) -> Any:
+    """Every store (memory, SQLite, PostgreSQL): ``any_repo`` of tests/store/conftest.py."""
+    return any_repo
 
 
 def _line(channel: str, n: int, at: float) -> LobbyLineRecord:

@@ -3,12 +3,9 @@ top of them: what a player changes is stored, and a new service (a restart) read
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from server.domain.social import LinkRecord, SanctionRecord
 from server.services.social import SocialError, SocialService
@@ -20,17 +17,10 @@ from server.store.memory import InMemoryRepository
 from tests.store.conftest import BACKENDS, fresh_database, postgres  # noqa: F401  (postgres: a fixture)
 
 
-@pytest_asyncio.fixture(params=("memory", *BACKENDS))
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    if request.param == "memory":
-        yield InMemoryRepository()
-        return
-    async with fresh_database(request.param, request, tmp_path) as db:
-        repo = await db.open()
-        try:
-            yield repo
-        finally:
-            await repo.close()
+@pytest.fixture
+def store(any_repo: Any) -> Any:
+    """Every store (memory, SQLite, PostgreSQL): ``any_repo`` of tests/store/conftest.py."""
+    return any_repo
 
 
 class Clock:
