@@ -5,8 +5,9 @@ of a table (a new version beside the old one in :data:`TABLES`) never rewrites h
 ``jantaku admin ratings rebuild`` recomputes each match with the version stored for it.
 
 The values of version ``tenhou-4p-1`` follow Tenhou's four-player ranked lobby as documented by
-Tenhou's own manual and summarised on riichi.wiki ("Tenhou.net ranking"); ``tenhou-3p-1`` its
-three-player (sanma) lobby, whose ranks are kept apart from the four-player ones. ``docs/ranking.md``
+Tenhou's own manual and summarised on riichi.wiki ("Tenhou.net ranking"); ``tenhou-3p-2`` its
+three-player (sanma) lobby, whose ranks are kept apart from the four-player ones (``tenhou-3p-1``,
+the first three-player version, stays for the matches rated with it). ``docs/ranking.md``
 prints them in full and names the sources (and which figures it could not source).
 
 Each set of tables says how many seats its matches have (:attr:`RankingTables.seats`) and which
@@ -178,36 +179,62 @@ TENHOU_4P_1 = RankingTables(
     ),
 )
 
-TENHOU_3P_1 = RankingTables(
-    version="tenhou-3p-1",
-    seats=3,
-    preset="tenhou-sanma",
-    board="sanma",
-    ladder_board="sanma_ladder",
-    ranks=TENHOU_RANKS,
-    rooms=(
-        Room("sanma-open", "Sanma open", 25, 0, 35, 0),
-        Room("sanma-upper", "Sanma upper (1 kyu+)", 40, 0, 60, 0, min_rank=9),
-        Room("sanma-expert", "Sanma expert (4 dan+, R1800+)", 55, 0, 80, 0, min_rank=13, min_rating=1800.0),
-        Room(
-            "sanma-phoenix", "Sanma phoenix (7 dan+, R2000+)", 70, 0, 105, 0, min_rank=16, min_rating=2000.0
-        ),
-        Room("sanma-ladder", "Sanma bot ladder", 25, 0, 35, 0, bots_only=True),
-    ),
-    rating=RatingConstants(
-        start=1500.0,
-        base=(30.0, 0.0, -30.0),
-        divisor=40.0,
-        ramp=0.002,
-        ramp_games=400,
-        floor=0.2,
-    ),
-)
 
-TABLES: dict[str, RankingTables] = {t.version: t for t in (TENHOU_4P_1, TENHOU_3P_1)}
+def _sanma_tables(version: str, first: tuple[tuple[int, int], ...]) -> RankingTables:
+    """Three-player tables: the four-player ranks, a first place's award ``(east, east-south)`` in
+    the open, upper, expert and phoenix rooms (the bot ladder's is the open room's), nothing for a
+    second place, the third place's loss a fourth place's of four, R over three seats."""
+    (open_e, open_s), (upper_e, upper_s), (expert_e, expert_s), (phoenix_e, phoenix_s) = first
+    return RankingTables(
+        version=version,
+        seats=3,
+        preset="tenhou-sanma",
+        board="sanma",
+        ladder_board="sanma_ladder",
+        ranks=TENHOU_RANKS,
+        rooms=(
+            Room("sanma-open", "Sanma open", open_e, 0, open_s, 0),
+            Room("sanma-upper", "Sanma upper (1 kyu+)", upper_e, 0, upper_s, 0, min_rank=9),
+            Room(
+                "sanma-expert",
+                "Sanma expert (4 dan+, R1800+)",
+                *(expert_e, 0, expert_s, 0),
+                min_rank=13,
+                min_rating=1800.0,
+            ),
+            Room(
+                "sanma-phoenix",
+                "Sanma phoenix (7 dan+, R2000+)",
+                *(phoenix_e, 0, phoenix_s, 0),
+                min_rank=16,
+                min_rating=2000.0,
+            ),
+            Room("sanma-ladder", "Sanma bot ladder", open_e, 0, open_s, 0, bots_only=True),
+        ),
+        rating=RatingConstants(
+            start=1500.0,
+            base=(30.0, 0.0, -30.0),
+            divisor=40.0,
+            ramp=0.002,
+            ramp_games=400,
+            floor=0.2,
+        ),
+    )
+
+
+TENHOU_3P_1 = _sanma_tables("tenhou-3p-1", ((25, 35), (40, 60), (55, 80), (70, 105)))
+"""The first three-player tables, whose awards were not sourced; kept so that the matches rated
+with them keep their figures (a rebuild recomputes each match with its own version)."""
+
+TENHOU_3P_2 = _sanma_tables("tenhou-3p-2", ((30, 45), (50, 75), (70, 105), (90, 135)))
+"""Tenhou's three-player awards (docs/ranking.md, "Where the figures come from"): a first place
+earns 30 / 50 / 70 / 90 points east and 1.5 times that east-south in the open / upper / expert /
+phoenix rooms."""
+
+TABLES: dict[str, RankingTables] = {t.version: t for t in (TENHOU_4P_1, TENHOU_3P_1, TENHOU_3P_2)}
 CURRENT = TENHOU_4P_1
 """The four-player tables new four-player matches are rated with."""
-CURRENT_SANMA = TENHOU_3P_1
+CURRENT_SANMA = TENHOU_3P_2
 """The three-player tables new three-player matches are rated with."""
 CURRENT_SETS: tuple[RankingTables, ...] = (CURRENT, CURRENT_SANMA)
 """The current tables of each kind of room, four-player first."""

@@ -110,4 +110,4 @@ async def test_a_sanma_ranked_match_is_played_and_rated_on_the_sanma_board() -> 
         assert standing.placements == tuple(int(i + 1 == placement) for i in range(4))
         assert (await repo.standing(by_seat[seat], Board.RANKED, Length.EAST)).games == 0
         [change] = await repo.rating_history(by_seat[seat], Board.SANMA, Length.EAST)
-        assert (change.placement, change.table_version) == (placement, "tenhou-3p-1")
+        assert (change.placement, change.table_version) == (placement, "tenhou-3p-2")

@@ -7,7 +7,16 @@ from __future__ import annotations
 import pytest
 
 from server.domain.ranked import Board, board_of_room, rated_match
-from server.ranking import CURRENT, CURRENT_SANMA, Length, Standing, dan_after, rate_match, tables_of_room
+from server.ranking import (
+    CURRENT,
+    CURRENT_SANMA,
+    TABLES,
+    Length,
+    Standing,
+    dan_after,
+    rate_match,
+    tables_of_room,
+)
 from server.ranking.ledger import Ledger, NotRateableError, RatedMatch, check_rateable
 
 T = CURRENT_SANMA
@@ -19,16 +28,17 @@ def idx(key: str) -> int:
 
 
 def test_the_sanma_tables() -> None:
-    assert (T.version, T.seats, T.preset) == ("tenhou-3p-1", 3, "tenhou-sanma")
+    assert (T.version, T.seats, T.preset) == ("tenhou-3p-2", 3, "tenhou-sanma")
     assert [r.key for r in T.rooms] == [
         "sanma-open", "sanma-upper", "sanma-expert", "sanma-phoenix", "sanma-ladder",
     ]  # fmt: skip
     assert [T.room(k).awards(E) for k in ("sanma-open", "sanma-upper", "sanma-expert", "sanma-phoenix")] == [
-        (25, 0), (40, 0), (55, 0), (70, 0),
+        (30, 0), (50, 0), (70, 0), (90, 0),
     ]  # fmt: skip
     assert [T.room(k).awards(S) for k in ("sanma-open", "sanma-upper", "sanma-expert", "sanma-phoenix")] == [
-        (35, 0), (60, 0), (80, 0), (105, 0),
+        (45, 0), (75, 0), (105, 0), (135, 0),
     ]  # fmt: skip
+    assert T.room("sanma-ladder").awards(E) == (30, 0) and T.room("sanma-ladder").awards(S) == (45, 0)
     # Ranks, bases, targets and the last place's loss are the four-player ones.
     assert [(r.key, r.base, r.target, r.last(E), r.last(S)) for r in T.ranks] == [
         (r.key, r.base, r.target, r.last(E), r.last(S)) for r in CURRENT.ranks
@@ -42,14 +52,14 @@ def test_the_sanma_tables() -> None:
 @pytest.mark.parametrize(
     ("room", "length", "first"),
     [
-        ("sanma-open", E, 25),
-        ("sanma-open", S, 35),
-        ("sanma-upper", E, 40),
-        ("sanma-upper", S, 60),
-        ("sanma-expert", E, 55),
-        ("sanma-expert", S, 80),
-        ("sanma-phoenix", E, 70),
-        ("sanma-phoenix", S, 105),
+        ("sanma-open", E, 30),
+        ("sanma-open", S, 45),
+        ("sanma-upper", E, 50),
+        ("sanma-upper", S, 75),
+        ("sanma-expert", E, 70),
+        ("sanma-expert", S, 105),
+        ("sanma-phoenix", E, 90),
+        ("sanma-phoenix", S, 135),
     ],
 )
 def test_points_per_placement_room_and_rank(room: str, length: Length, first: int) -> None:
@@ -67,7 +77,7 @@ def test_points_per_placement_room_and_rank(room: str, length: Length, first: in
 
 def test_promotion_and_demotion() -> None:
     open_ = T.room("sanma-open")
-    assert dan_after(Standing(), 1, open_, E, T) == Standing(rank=idx("9k"))  # 25 >= 20
+    assert dan_after(Standing(), 1, open_, E, T) == Standing(rank=idx("9k"))  # 30 >= 20
     s = dan_after(Standing(rank=idx("1k"), points=80), 1, open_, E, T)
     assert (s.rank, s.points) == (idx("1d"), 200)
     s = dan_after(Standing(rank=idx("1d"), points=20), 3, open_, E, T)  # -30: below zero
@@ -106,7 +116,7 @@ def test_a_sanma_match_needs_three_seats() -> None:
         placements=(2, 3, 1),
         table_version=None,
     )
-    assert m is not None and (m.board, m.table_version) == ("sanma", "tenhou-3p-1")
+    assert m is not None and (m.board, m.table_version) == ("sanma", "tenhou-3p-2")
     assert [c.placement for c in Ledger().rate(m)] == [2, 3, 1]
     four = RatedMatch("m", "sanma-open", "sanma", E, ("a", "b", "c", "d"), (1, 2, 3, 4), T.version)
     with pytest.raises(NotRateableError):
@@ -132,3 +142,33 @@ def test_a_sanma_match_needs_three_seats() -> None:
         table_version=None,
     )
     assert three_in_four is None
+
+
+def test_a_match_rated_with_the_first_sanma_tables_keeps_their_figures() -> None:
+    """``tenhou-3p-1`` (unsourced awards) stays beside ``tenhou-3p-2``: a match stored with it is
+    rated (and rebuilt) with its own figures, a new match with the current ones."""
+    old = TABLES["tenhou-3p-1"]
+    assert old is not T and T is TABLES["tenhou-3p-2"]
+    assert [old.room(k).awards(E) for k in ("sanma-open", "sanma-phoenix")] == [(25, 0), (70, 0)]
+    assert [old.room(k).awards(S) for k in ("sanma-open", "sanma-phoenix")] == [(35, 0), (105, 0)]
+    for version, first in (("tenhou-3p-1", 25), ("tenhou-3p-2", 30)):
+        m = RatedMatch("m", "sanma-open", "sanma", E, ("a", "b", "c"), (1, 2, 3), version)
+        ledger = Ledger({key: Standing(rank=idx("5k")) for key in Ledger.keys(m)})
+        winner = ledger.rate(m)[0]
+        assert (winner.after.rank, winner.points_delta) == (idx("5k"), first), version
+    stored = rated_match(
+        "m",
+        source="ranked:sanma-open:east",
+        aborted=False,
+        accounts=("a", "b", "c"),
+        placements=(1, 2, 3),
+        table_version="tenhou-3p-1",
+    )
+    assert stored is not None and stored.table_version == "tenhou-3p-1"
+
+
+def test_east_south_awards_are_one_and_a_half_times_the_east_ones() -> None:
+    for room in T.rooms:
+        east, second_east = room.awards(E)
+        east_south, second_east_south = room.awards(S)
+        assert (east_south, second_east, second_east_south) == (east * 3 // 2, 0, 0), room.key

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from server.domain.ports import Store
 from server.domain.ranked import Board
 from server.domain.records import MatchStatus, ResultRecord
-from server.ranking import CURRENT_SANMA, Length, Standing
+from server.ranking import CURRENT, CURRENT_SANMA, Length, Standing, tables
 from server.services.ratings import RatingService
 from server.store.repository import SqlRepository
 from tests.store.games import T0
@@ -33,13 +33,13 @@ async def test_a_sanma_match_rates_on_the_sanma_board_only(any_store: Store) -> 
     await _players(any_store)
     await _play(any_store, "s-1", PLAYERS[:3], (1, 2, 3), "ranked:sanma-open:east")
     first, second, third = [await any_store.standing(p, Board.SANMA, Length.EAST) for p in PLAYERS[:3]]
-    # Novice: a sanma first in the open room is worth 25 (>= 20: 9 kyu at 0); R +30 / 0 / -30.
+    # Novice: a sanma first in the open room is worth 30 (>= 20: 9 kyu at 0); R +30 / 0 / -30.
     assert (first.rank, first.points, first.games) == (1, 0, 1)
     assert (second.rank, second.points, third.points) == (0, 0, 0)
     assert [s.rating for s in (first, second, third)] == pytest.approx([1530, 1500, 1470])
     assert (first.placements, third.placements) == ((1, 0, 0, 0), (0, 0, 1, 0))
     history = await any_store.rating_history("p-00", Board.SANMA, Length.EAST)
-    assert [(c.match_id, c.placement, c.table_version) for c in history] == [("s-1", 1, "tenhou-3p-1")]
+    assert [(c.match_id, c.placement, c.table_version) for c in history] == [("s-1", 1, "tenhou-3p-2")]
     # The four-player standing and history are untouched.
     assert await any_store.standing("p-00", Board.RANKED, Length.EAST) == Standing()
     assert await any_store.rating_history("p-00", Board.RANKED, Length.EAST) == []
@@ -91,3 +91,26 @@ async def test_rebuild_covers_sanma_and_the_leaderboards_are_apart(any_store: St
     assert await RatingService(any_store, clock=lambda: T0).rebuild(check=False)
     assert await any_store.standing("p-01", Board.SANMA, Length.EAST) == before["p-01"]
     assert CURRENT_SANMA.seats == 3
+
+
+@pytest.mark.asyncio
+async def test_matches_rated_with_the_first_sanma_tables_keep_them_through_a_rebuild(
+    any_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sanma tables moved from ``tenhou-3p-1`` to ``tenhou-3p-2`` (docs/ranking.md, "Versioned
+    tables"): matches rated while ``-1`` was current keep its figures, later ones get ``-2``'s, and
+    the rebuild recomputes each with its own version, so nothing moves."""
+    await _players(any_store)
+    monkeypatch.setattr(tables, "CURRENT_SETS", (CURRENT, tables.TENHOU_3P_1))
+    await _play(any_store, "s-old", PLAYERS[:3], (1, 2, 3), "ranked:sanma-open:east")
+    monkeypatch.setattr(tables, "CURRENT_SETS", (CURRENT, CURRENT_SANMA))
+    await _play(any_store, "s-new", PLAYERS[3:6], (1, 2, 3), "ranked:sanma-open:east")
+    old, new = [await any_store.rating_history(p, Board.SANMA, Length.EAST) for p in (PLAYERS[0], PLAYERS[3])]
+    assert [(c.match_id, c.table_version) for c in [*old, *new]] == [
+        ("s-old", "tenhou-3p-1"),
+        ("s-new", "tenhou-3p-2"),
+    ]
+    before = {p: await any_store.standing(p, Board.SANMA, Length.EAST) for p in PLAYERS[:6]}
+    assert await RatingService(any_store, clock=lambda: T0).rebuild(check=True) == []
+    assert await RatingService(any_store, clock=lambda: T0).rebuild(check=False) == []
+    assert {p: await any_store.standing(p, Board.SANMA, Length.EAST) for p in PLAYERS[:6]} == before
