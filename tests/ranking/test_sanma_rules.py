@@ -107,41 +107,28 @@ def test_rooms_name_their_tables_and_boards() -> None:
         tables_of_room("sanma-nowhere")
 
 
-def test_a_sanma_match_needs_three_seats() -> None:
-    m = rated_match(
-        "m",
-        source="ranked:sanma-open:east",
-        aborted=False,
-        accounts=("a", "b", "c"),
-        placements=(2, 3, 1),
-        table_version=None,
+def _rated(
+    accounts: tuple[str, ...] = ("a", "b", "c"),
+    placements: tuple[int, ...] = (1, 2, 3),
+    *,
+    source: str = "ranked:sanma-open:east",
+    version: str | None = None,
+) -> RatedMatch | None:
+    return rated_match(
+        "m", source=source, aborted=False, accounts=accounts, placements=placements, table_version=version
     )
+
+
+def test_a_sanma_match_needs_three_seats() -> None:
+    m = _rated(placements=(2, 3, 1))
     assert m is not None and (m.board, m.table_version) == ("sanma", "tenhou-3p-2")
     assert [c.placement for c in Ledger().rate(m)] == [2, 3, 1]
     four = RatedMatch("m", "sanma-open", "sanma", E, ("a", "b", "c", "d"), (1, 2, 3, 4), T.version)
     with pytest.raises(NotRateableError):
         check_rateable(four)
     for accounts, placements in ((("a", "b", "c", "d"), (1, 2, 3, 4)), (("a", "a", "b"), (1, 2, 3))):
-        assert (
-            rated_match(
-                "m",
-                source="ranked:sanma-open:east",
-                aborted=False,
-                accounts=accounts,
-                placements=placements,
-                table_version=None,
-            )
-            is None
-        )
-    three_in_four = rated_match(
-        "m",
-        source="ranked:open:east",
-        aborted=False,
-        accounts=("a", "b", "c"),
-        placements=(1, 2, 3),
-        table_version=None,
-    )
-    assert three_in_four is None
+        assert _rated(accounts, placements) is None
+    assert _rated(source="ranked:open:east") is None  # three seats in a four-player room
 
 
 def test_a_match_rated_with_the_first_sanma_tables_keeps_their_figures() -> None:
@@ -156,14 +143,7 @@ def test_a_match_rated_with_the_first_sanma_tables_keeps_their_figures() -> None
         ledger = Ledger({key: Standing(rank=idx("5k")) for key in Ledger.keys(m)})
         winner = ledger.rate(m)[0]
         assert (winner.after.rank, winner.points_delta) == (idx("5k"), first), version
-    stored = rated_match(
-        "m",
-        source="ranked:sanma-open:east",
-        aborted=False,
-        accounts=("a", "b", "c"),
-        placements=(1, 2, 3),
-        table_version="tenhou-3p-1",
-    )
+    stored = _rated(version="tenhou-3p-1")
     assert stored is not None and stored.table_version == "tenhou-3p-1"
 
 
