@@ -60,6 +60,17 @@ def jantaku(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def export_and_verify(database_url: str, match_id: str, record: Path) -> None:
+    """``jantaku export --format tenhou6`` of a stored match into ``record``, then ``jantaku verify``
+    of it: both must succeed (every hand replayed through the engine equal)."""
+    out = ("--database-url", database_url, "--out", str(record))
+    exported = jantaku("export", "--format", "tenhou6", *out, match_id)
+    assert exported.returncode == 0, exported.stderr
+    verified = jantaku("verify", "--json", str(record))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert json.loads(verified.stdout) and json.loads(record.read_text())
+
+
 @asynccontextmanager
 async def fresh_pg_database(server_url: str) -> AsyncIterator[str]:
     """``CREATE DATABASE jantaku_cluster_<random>`` on the test server, migrated; dropped after."""

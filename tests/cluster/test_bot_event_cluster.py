@@ -30,7 +30,14 @@ from server.services.review import Review
 from server.store.repository import SqlRepository
 from server.tournament.duplicate import rotations
 from tests.cluster.conftest import RUN_ID, drop_keys, eventually
-from tests.cluster.procs import Cluster, Node, fresh_pg_database, jantaku, lease_owner, running_cluster
+from tests.cluster.procs import (
+    Cluster,
+    Node,
+    export_and_verify,
+    fresh_pg_database,
+    lease_owner,
+    running_cluster,
+)
 from tests.cluster.test_bots_cluster import PLAYED_FOR, TSUMOGIRI_BOT, _restart, _spawn, _steps
 from tests.hub.helpers import EAST
 
@@ -222,20 +229,7 @@ async def test_a_bot_event_of_four_mjai_bots_survives_a_node_kill(cluster: Clust
     finally:
         await repo.close()
     for match_id in matches:
-        record = tmp_path / f"{match_id}.json"
-        exported = jantaku(
-            "export",
-            "--format",
-            "tenhou6",
-            "--database-url",
-            cluster.database_url,
-            "--out",
-            str(record),
-            match_id,
-        )
-        assert exported.returncode == 0, exported.stderr
-        verified = jantaku("verify", "--json", str(record))
-        assert verified.returncode == 0, verified.stdout + verified.stderr
+        export_and_verify(cluster.database_url, match_id, tmp_path / f"{match_id}.json")
     comparison = await _call(cluster.nodes[2], org, "GET", f"{path}/comparison")
     assert [s["complete"] for s in comparison["sets"]] == [True]
     assert sorted(e["entrant"] for e in comparison["entrants"]) == sorted(a for a, _ in bots)

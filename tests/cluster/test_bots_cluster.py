@@ -11,7 +11,6 @@ and verifies."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import signal
@@ -27,7 +26,15 @@ from server.domain.records import AccountKind, MatchStatus
 from server.services.auth import Authenticator
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys, eventually
-from tests.cluster.procs import ROOT, Cluster, Node, fresh_pg_database, jantaku, lease_owner, running_cluster
+from tests.cluster.procs import (
+    ROOT,
+    Cluster,
+    Node,
+    export_and_verify,
+    fresh_pg_database,
+    lease_owner,
+    running_cluster,
+)
 
 TSUMOGIRI_BOT = ROOT / "tests" / "bots" / "mjai_tsumogiri.py"
 RANDOM_BOT = ROOT / "examples" / "random_bot.py"
@@ -177,21 +184,7 @@ async def test_mjai_and_protocol_bots_through_one_address_survive_a_kill_and_dra
     finally:
         await repo.close()
     for match_id in matches:
-        record = tmp_path / f"{match_id}.json"
-        exported = jantaku(
-            "export",
-            "--format",
-            "tenhou6",
-            "--database-url",
-            cluster.database_url,
-            "--out",
-            str(record),
-            match_id,
-        )
-        assert exported.returncode == 0, exported.stderr
-        verified = jantaku("verify", "--json", str(record))
-        assert verified.returncode == 0, verified.stdout + verified.stderr
-        assert json.loads(verified.stdout)
+        export_and_verify(cluster.database_url, match_id, tmp_path / f"{match_id}.json")
 
 
 async def _both(cluster: Cluster) -> bool:

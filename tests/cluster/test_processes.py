@@ -35,7 +35,14 @@ from server.domain.records import AccountKind, MatchStatus
 from server.services.auth import Authenticator
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import RUN_ID, drop_keys
-from tests.cluster.procs import Cluster, fresh_pg_database, http_json, jantaku, lease_owner, running_cluster
+from tests.cluster.procs import (
+    Cluster,
+    export_and_verify,
+    fresh_pg_database,
+    http_json,
+    lease_owner,
+    running_cluster,
+)
 from tests.hub.helpers import ScannedClient
 from tests.hub.netkit import after_prompts, next_of, play
 
@@ -321,21 +328,7 @@ async def kill_9_of_the_owner_the_match_is_taken_over_and_finishes(cluster: Clus
         await alice.close()
     taker = next(n for n in cluster.nodes if n.node_id == new_owner)
     assert f"taking match {match_id} over" in taker.logged()
-    record = tmp_path / "match.json"
-    exported = jantaku(
-        "export",
-        "--format",
-        "tenhou6",
-        "--database-url",
-        cluster.database_url,
-        "--out",
-        str(record),
-        match_id,
-    )
-    assert exported.returncode == 0, exported.stderr
-    verified = jantaku("verify", "--json", str(record))
-    assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert json.loads(record.read_text())
+    export_and_verify(cluster.database_url, match_id, tmp_path / "match.json")
 
 
 @pytest.mark.asyncio

@@ -11,11 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-import re
 import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.web.harness.serve import serving
+from tests.web.serving import running_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HAVE_PLAYWRIGHT = importlib.util.find_spec("playwright") is not None
@@ -157,28 +154,8 @@ def test_the_chat_panel_fits_the_screen(chromium: Any, viewport: dict[str, int],
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("data")
-    log = data / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "server.app", "serve", "--port", "0", "--data-dir", str(data)],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        found = None
-        deadline = time.monotonic() + 30
-        while found is None and time.monotonic() < deadline and process.poll() is None:
-            match = re.search(r"play in a browser: (http://\S+)", log.read_text())
-            found = match.group(1) if match else None
-            time.sleep(0.1)
-        assert found, log.read_text()
-        yield found
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with running_server(tmp_path_factory.mktemp("data"), api=False) as served:
+        yield served.page
 
 
 @pytest.mark.slow

@@ -16,16 +16,15 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-import re
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.web.serving import running_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None and os.environ.get("CI") == "true":
@@ -42,34 +41,11 @@ pytestmark = [
     ),
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVE = (sys.executable, "-m", "server.app", "serve", "--port", "0")
-
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("data")
-    log = data / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [*SERVE, "--data-dir", str(data), "--bot-delay-ms", "50"],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        found = None
-        deadline = time.monotonic() + 30
-        while found is None and time.monotonic() < deadline and process.poll() is None:
-            match = re.search(r"play in a browser: (http://\S+)", log.read_text())
-            found = match.group(1) if match else None
-            time.sleep(0.1)
-        assert found, log.read_text()
-        yield found
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with running_server(tmp_path_factory.mktemp("data"), "--bot-delay-ms", "50", api=False) as served:
+        yield served.page
 
 
 @pytest.fixture

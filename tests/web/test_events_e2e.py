@@ -35,7 +35,8 @@ from client_protocol.errors import RequestRejectedError
 from client_protocol.messages import MatchEnd, Prompt, SessionAuth
 from server.engine.rules import PRESETS, GameLength, Ruleset
 from server.tournament.duplicate import PublishedSet, check_reveal
-from tests.web.test_e2e import CHROMIUM, ROOT, SERVE, _play_one_decision, _shots, _watch_errors, pytestmark
+from tests.web.serving import ROOT, register, running_server
+from tests.web.test_e2e import CHROMIUM, _play_one_decision, _shots, _watch_errors, pytestmark
 
 __all__ = ["pytestmark"]
 
@@ -58,30 +59,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str,
     data = tmp_path_factory.mktemp("events")
     made = _cli(str(data), "admin", "create-admin", "root")  # (before the server: one migration)
     assert made.returncode == 0, made.stderr
-    log = data / "serve.log"
     flags = ["--bot-delay-ms", "0", "--hand-pause-ms", "200", "--action-ms", "8000", "--bank-ms", "5000"]
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [*SERVE, "--data-dir", str(data), *flags],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        page = api = None
-        deadline = time.monotonic() + 30
-        while (page is None or api is None) and time.monotonic() < deadline and process.poll() is None:
-            text = log.read_text()
-            found = re.search(r"play in a browser: (http://[^?\s]+)", text)
-            review = re.search(r"admin review: (http://[^/\s]+)/admin/", text)
-            page, api = (found.group(1) if found else None), (review.group(1) if review else None)
-            time.sleep(0.1)
-        assert page and api, log.read_text()
-        yield page.rstrip("/"), api, str(data), made.stdout.strip().split()[-1]
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with running_server(data, *flags) as running:
+        yield running.page_base.rstrip("/"), running.api, str(data), made.stdout.strip().split()[-1]
 
 
 def _cli(data: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -101,9 +81,7 @@ def _auth(token: str) -> dict[str, str]:
 
 def _register(api: str, name: str) -> tuple[str, str]:
     """(account id, session token) of a new player."""
-    r = httpx.post(f"{api}/api/accounts/register", json={"name": name, "password": "pw-12345678"})
-    assert r.status_code == 201, r.text
-    token = r.json()["session_token"]
+    token = register(api, name)
     me = httpx.get(f"{api}/api/accounts/me", headers={"Authorization": f"Bearer {token}"}).json()
     return me["account"]["id"], token
 

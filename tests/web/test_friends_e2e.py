@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import importlib
 import json
-import re
-import subprocess
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.web.test_e2e import CHROMIUM, ROOT, SERVE, _shots, pytestmark
+from tests.web.serving import register, running_server
+from tests.web.test_e2e import CHROMIUM, _shots, pytestmark
 
 __all__ = ["pytestmark"]
 
@@ -24,35 +22,13 @@ __all__ = ["pytestmark"]
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(the page's URL, the API's base URL) of a running ``jantaku serve``."""
-    data = tmp_path_factory.mktemp("friends")
-    log = data / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [*SERVE, "--data-dir", str(data)], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True
-        )
-    try:
-        page = api = None
-        deadline = time.monotonic() + 30
-        while (page is None or api is None) and time.monotonic() < deadline and process.poll() is None:
-            text = log.read_text()
-            found = re.search(r"play in a browser: (http://[^?\s]+)", text)
-            review = re.search(r"admin review: (http://[^/\s]+)/admin/", text)
-            page, api = (found.group(1) if found else None), (review.group(1) if review else None)
-            time.sleep(0.1)
-        assert page and api, log.read_text()
-        yield page, api
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with running_server(tmp_path_factory.mktemp("friends")) as running:
+        yield running.page_base, running.api
 
 
 def test_two_players_become_friends_then_one_blocks_the_other(server: tuple[str, str]) -> None:
     url, api_base = server
-    tokens = {}
-    for name in ("alice", "bob"):
-        r = httpx.post(f"{api_base}/api/accounts/register", json={"name": name, "password": "pw-12345678"})
-        assert r.status_code == 201, r.text
-        tokens[name] = r.json()["session_token"]
+    tokens = {name: register(api_base, name) for name in ("alice", "bob")}
     api: Any = importlib.import_module("playwright.sync_api")
     with api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
@@ -109,11 +85,7 @@ def test_invite_a_friend_to_a_private_table_and_a_third_watches(server: tuple[st
     """carol opens a private table and invites dave from her Friends card; dave joins from the
     invitation's card; erin sees carol at a table (live, no refresh) and watches it."""
     url, api_base = server
-    tokens = {}
-    for name in ("carol", "dave", "erin"):
-        r = httpx.post(f"{api_base}/api/accounts/register", json={"name": name, "password": "pw-12345678"})
-        assert r.status_code == 201, r.text
-        tokens[name] = r.json()["session_token"]
+    tokens = {name: register(api_base, name) for name in ("carol", "dave", "erin")}
     _friends(api_base, tokens, "carol", "dave")
     _friends(api_base, tokens, "erin", "carol")
     shots = _shots()

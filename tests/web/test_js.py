@@ -7,9 +7,6 @@ Skipped, with the reason, when ``node`` (18 or newer) is not installed.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +19,12 @@ from client_protocol.tracker import MatchTracker
 from server.engine.events import Event, NorthDeclared, RoundStarted
 from server.engine.rules import PRESETS, SANMA_PRESETS
 from server.hub.wire import event_to_wire
+from tests.nodejs import needs_node, run_node_suite
 from tests.web.scenarios import MATCH_ID, full_match, wire_stream
 
 JS_TESTS = Path(__file__).resolve().parent / "js"
-NODE = shutil.which("node")
 
-
-def _node_major() -> int:
-    assert NODE is not None
-    out = subprocess.run([NODE, "--version"], capture_output=True, text=True, check=True).stdout
-    return int(out.strip().lstrip("v").split(".")[0])
-
-
-pytestmark = pytest.mark.skipif(
-    NODE is None or _node_major() < 18,
-    reason="node 18+ is not installed: the browser client's JS tests need it (apt-get install nodejs)",
-)
+pytestmark = needs_node("the browser client's JS tests")
 
 
 def _stream_fixture(messages: list[dict[str, Any]], seat: int | None, every: int) -> dict[str, Any]:
@@ -106,18 +93,6 @@ def _replay_steps(events: tuple[Event, ...]) -> dict[str, Any]:
 
 
 def test_node_suite(fixtures: Path) -> None:
-    assert NODE is not None
-    files = sorted(str(p) for p in JS_TESTS.glob("*.test.mjs"))
+    files, out = run_node_suite(JS_TESTS, {"JANTAKU_WEB_FIXTURES": str(fixtures)})
     assert len(files) >= 4
-    result = subprocess.run(
-        [NODE, "--test", *files],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "JANTAKU_WEB_FIXTURES": str(fixtures)},
-    )
-    summary = [line for line in result.stdout.splitlines() if line.startswith(("# pass", "# fail", "# skip"))]
-    assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-4000:]
-    assert "# fail 0" in summary, summary
-    assert "# skipped 0" in result.stdout, "the fixture-based tests must run here"
+    assert "# skipped 0" in out, "the fixture-based tests must run here"

@@ -9,10 +9,8 @@ import concurrent.futures
 import importlib
 import json
 import os
-import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from typing import Any
 import pytest
 
 from server.store.repository import SqlRepository
+from tests.web.serving import running_server
 from tests.web.test_chat import CHROMIUM, HAVE_PLAYWRIGHT, HOSTILE, ROOT
 
 pytestmark = [
@@ -42,29 +41,8 @@ def chromium() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, str]]:
     data = tmp_path_factory.mktemp("data")
-    log = data / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "server.app", "serve", "--port", "0", "--data-dir", str(data)],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        found = admin = None
-        deadline = time.monotonic() + 30
-        while (found is None or admin is None) and time.monotonic() < deadline and process.poll() is None:
-            match = re.search(r"play in a browser: (http://\S+)", log.read_text())
-            found = match.group(1) if match else None
-            match = re.search(r"admin review: (http://\S+/admin/)", log.read_text())
-            admin = match.group(1) if match else None
-            time.sleep(0.1)
-        assert found and admin, log.read_text()
-        yield found, data, admin
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with running_server(data) as running:
+        yield running.page, data, running.admin
 
 
 def _page(chromium: Any, url: str, viewport: dict[str, int]) -> tuple[Any, list[str]]:

@@ -10,22 +10,17 @@ API is with ``?api=``. Skipped without Playwright or Chromium, like tests/web/te
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
-import re
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
-from client_protocol.client import Client
-from client_protocol.errors import RequestRejectedError
-from client_protocol.messages import MatchEnd, Prompt, SessionAuth
-from tests.web.test_e2e import CHROMIUM, ROOT, SERVE, _play_one_decision, _shots, pytestmark
+from client_protocol.messages import MatchEnd
+from tests.web.serving import play_queue, register, running_server
+from tests.web.test_e2e import CHROMIUM, _play_one_decision, _shots, pytestmark
 
 __all__ = ["pytestmark"]
 QUEUE = "ranked:open:east"
@@ -35,61 +30,19 @@ QUEUE = "ranked:open:east"
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(the page's URL, the API's base URL) of a running ``jantaku serve``."""
     data = tmp_path_factory.mktemp("ranked")
-    log = data / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [*SERVE, "--data-dir", str(data), "--bot-delay-ms", "50", "--hand-pause-ms", "300"],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        page = api = None
-        deadline = time.monotonic() + 30
-        while (page is None or api is None) and time.monotonic() < deadline and process.poll() is None:
-            text = log.read_text()
-            found = re.search(r"play in a browser: (http://[^?\s]+)", text)
-            review = re.search(r"admin review: (http://[^/\s]+)/admin/", text)
-            page, api = (found.group(1) if found else None), (review.group(1) if review else None)
-            time.sleep(0.1)
-        assert page and api, log.read_text()
-        yield page, api
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-
-
-async def _player(ws_url: str, token: str, ends: list[MatchEnd]) -> None:
-    client = await Client.connect(ws_url, SessionAuth(session_token=token))
-    try:
-        await client.join_queue(QUEUE)
-        async for message in client:
-            if isinstance(message, Prompt):
-                with contextlib.suppress(RequestRejectedError):  # a newer prompt follows
-                    await client.act(message.legal_actions[0], step=message.step)
-            elif isinstance(message, MatchEnd):
-                ends.append(message)
-                return
-    finally:
-        await client.close()
+    with running_server(data, "--bot-delay-ms", "50", "--hand-pause-ms", "300") as running:
+        yield running.page_base, running.api
 
 
 def test_sign_up_play_a_ranked_match_and_see_the_rank_change(server: tuple[str, str]) -> None:
     url, api_base = server
     ws_url = url.replace("http://", "ws://").rstrip("/") + "/ws"
-    tokens = []
-    for i in range(3):
-        r = httpx.post(
-            f"{api_base}/api/accounts/register", json={"name": f"bot-player{i}", "password": "pw-12345678"}
-        )
-        assert r.status_code == 201, r.text
-        tokens.append(r.json()["session_token"])
+    tokens = [register(api_base, f"bot-player{i}") for i in range(3)]
     ends: list[MatchEnd] = []
 
     async def players() -> None:
         async with asyncio.timeout(600):
-            await asyncio.gather(*(_player(ws_url, t, ends) for t in tokens))
+            await asyncio.gather(*(play_queue(ws_url, t, QUEUE, ends) for t in tokens))
 
     thread = threading.Thread(target=lambda: asyncio.run(players()), daemon=True)
     thread.start()

@@ -7,15 +7,13 @@ beside the (untouched) four-player ones, and the sanma leaderboard behind its sw
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 from typing import Any
 
 import httpx
 
-from client_protocol.client import Client
-from client_protocol.errors import RequestRejectedError
-from client_protocol.messages import MatchEnd, Prompt, SessionAuth
+from client_protocol.messages import MatchEnd
+from tests.web.serving import play_queue, register
 from tests.web.test_e2e import CHROMIUM, _shots, pytestmark
 from tests.web.test_ranked_e2e import server
 
@@ -23,36 +21,15 @@ __all__ = ["pytestmark", "server"]
 QUEUE = "ranked:sanma-open:east"
 
 
-async def _player(ws_url: str, token: str, ends: list[MatchEnd]) -> None:
-    client = await Client.connect(ws_url, SessionAuth(session_token=token))
-    try:
-        await client.join_queue(QUEUE)
-        async for message in client:
-            if isinstance(message, Prompt):
-                with contextlib.suppress(RequestRejectedError):  # a newer prompt follows
-                    await client.act(message.legal_actions[0], step=message.step)
-            elif isinstance(message, MatchEnd):
-                ends.append(message)
-                return
-    finally:
-        await client.close()
-
-
 def test_a_sanma_ranked_match_shows_on_the_card_profile_and_leaderboard(server: tuple[str, str]) -> None:
     url, api_base = server
     ws_url = url.replace("http://", "ws://").rstrip("/") + "/ws"
-    tokens = []
-    for i in range(3):
-        r = httpx.post(
-            f"{api_base}/api/accounts/register", json={"name": f"sanma{i}", "password": "pw-12345678"}
-        )
-        assert r.status_code == 201, r.text
-        tokens.append(r.json()["session_token"])
+    tokens = [register(api_base, f"sanma{i}") for i in range(3)]
     ends: list[MatchEnd] = []
 
     async def players() -> None:
         async with asyncio.timeout(600):
-            await asyncio.gather(*(_player(ws_url, t, ends) for t in tokens))
+            await asyncio.gather(*(play_queue(ws_url, t, QUEUE, ends) for t in tokens))
 
     asyncio.run(players())
     assert len(ends) == 3 and all(e.result is not None for e in ends)

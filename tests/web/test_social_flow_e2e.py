@@ -16,19 +16,17 @@ Skipped without Playwright or Chromium, like tests/web/test_e2e.py.
 from __future__ import annotations
 
 import importlib
-import re
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.web.test_e2e import CHROMIUM, ROOT, SERVE, _shots, pytestmark
+from tests.web.serving import ROOT, Served, running_server
+from tests.web.test_e2e import CHROMIUM, _shots, pytestmark
 
 __all__ = ["pytestmark"]
 
@@ -41,44 +39,19 @@ RUDE = "<b>bots</b> play better than you"  # markup, to be shown as text everywh
 Page = Any  # playwright.sync_api.Page
 
 
-@dataclass(frozen=True)
-class Served:
-    url: str  # the page
-    api: str  # the API and admin port
-    data: Path
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    data = tmp_path_factory.mktemp("social-flow")
-    log = data / "serve.log"
-    options = ["--data-dir", str(data), "--bot-delay-ms", "50", "--action-ms", "600000"]
+    options = ["--bot-delay-ms", "50", "--action-ms", "600000"]
     options += ["--spectate-delay-steps", str(DELAY), "--spectate-delay-s", "0"]
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [*SERVE, *options], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True
-        )
-    try:
-        page = api = None
-        deadline = time.monotonic() + 30
-        while (page is None or api is None) and time.monotonic() < deadline and process.poll() is None:
-            text = log.read_text()
-            found = re.search(r"play in a browser: (http://[^?\s]+)", text)
-            review = re.search(r"admin review: (http://[^/\s]+)/admin/", text)
-            page, api = (found.group(1) if found else None), (review.group(1) if review else None)
-            time.sleep(0.1)
-        assert page and api, log.read_text()
-        yield Served(page, api, data)
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with running_server(tmp_path_factory.mktemp("social-flow"), *options) as running:
+        yield running
 
 
 def _open(browser: Any, served: Served, viewport: dict[str, int], errors: list[str]) -> Page:
     page = browser.new_context(viewport=viewport).new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.set_default_timeout(20000)
-    page.goto(f"{served.url}?api={served.api}")
+    page.goto(f"{served.page_base}?api={served.api}")
     page.wait_for_selector("[data-testid=conn-status][data-status=open]")
     return page
 

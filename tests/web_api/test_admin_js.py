@@ -7,9 +7,6 @@ Skipped, with the reason, when ``node`` (18 or newer) is not installed.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,21 +18,11 @@ from server.engine.state import MatchState
 from server.engine.tiles import tile_name
 from server.engine.wall import dora_indicator
 from server.eventlog.codec import encode_event as event_json
+from tests.nodejs import needs_node, run_node_suite
 
 JS_TESTS = Path(__file__).resolve().parent / "js"
-NODE = shutil.which("node")
 
-
-def _node_major() -> int:
-    assert NODE is not None
-    out = subprocess.run([NODE, "--version"], capture_output=True, text=True, check=True).stdout
-    return int(out.strip().lstrip("v").split(".")[0])
-
-
-pytestmark = pytest.mark.skipif(
-    NODE is None or _node_major() < 18,
-    reason="node 18+ is not installed: the admin pages' JS tests need it (apt-get install nodejs)",
-)
+pytestmark = needs_node("the admin pages' JS tests")
 
 
 def _names(tiles: Any) -> list[str]:
@@ -87,17 +74,5 @@ def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_node_suite(fixtures: Path) -> None:
-    assert NODE is not None
-    files = sorted(str(p) for p in JS_TESTS.glob("*.test.mjs"))
+    files, _ = run_node_suite(JS_TESTS, {"JANTAKU_ADMIN_FIXTURES": str(fixtures)})
     assert files
-    result = subprocess.run(
-        [NODE, "--test", *files],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "JANTAKU_ADMIN_FIXTURES": str(fixtures)},
-    )
-    summary = [line for line in result.stdout.splitlines() if line.startswith(("# pass", "# fail", "# skip"))]
-    assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-4000:]
-    assert "# fail 0" in summary, summary

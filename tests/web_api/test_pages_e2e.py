@@ -13,10 +13,7 @@ import importlib
 import importlib.util
 import json
 import os
-import re
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,6 +26,7 @@ from server.records.export import export_match
 from server.store.db import sqlite_url
 from server.store.repository import SqlRepository
 from tests.store.conftest import _in_thread
+from tests.web.serving import running_server
 from tests.web_api.seed import Seeded, seed_database
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -62,27 +60,8 @@ async def _seed(path: Path) -> Seeded:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data_dir = tmp_path_factory.mktemp("admin-e2e")
     seeded = _in_thread(lambda: _seed(data_dir / "jantaku.sqlite3"))
-    log = data_dir / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "server.app", "serve", "--port", "0", "--data-dir", str(data_dir)],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        found = None
-        deadline = time.monotonic() + 30
-        while found is None and time.monotonic() < deadline and process.poll() is None:
-            match = re.search(r"admin review: (http://\S+/admin/)", log.read_text())
-            found = match.group(1) if match else None
-            time.sleep(0.1)
-        assert found, log.read_text()
-        yield Server(found, seeded)
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with running_server(data_dir) as running:
+        yield Server(running.admin, seeded)
 
 
 @pytest.fixture
