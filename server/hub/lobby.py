@@ -7,7 +7,8 @@ and the registry of live tables (who holds which seat).
   ``"tenhou+bots"`` ("play now against bots") seats the player at once with bots in the other seats. Cluster
   mode pairs a node's own players first (:mod:`server.hub.crossnode`).
 * Private tables: made by :meth:`Lobby.create_private` (over HTTP: ``GET /private/new``, see
-  ``docs/hub.md``) with a preset, rule overrides, per-table timers and a number of bots; players
+  ``docs/hub.md``) with a preset, rule overrides, per-table timers, a number of bots and a chat
+  policy (no more free text than the server's rule for private tables); players
   join with ``{"type": "private", "code": CODE}``; the table starts when the humans are all there.
 * Spectating: ``{"type": "spectate", "match_id": ...}``: public information only, delayed.
 * Crash recovery: :meth:`Lobby.recover`, at start, rebuilds every match the store says is still
@@ -54,6 +55,7 @@ from server.services import ranked
 from server.services.errors import LobbyError
 from server.services.ratings import RatedRepository, RatingService, RatingStore
 from server.services.tables import SeatRequest, TableBusyError, TableSpec
+from server.social.chat import ROOM_POLICIES, TEXT_MODES, FreeText, within
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +116,9 @@ class Lobby:
         self._queues: dict[str, list[Waiting]] = {}
         self._fill_timers: dict[str, Cancellable] = {}
         self._private: dict[str, PrivateTable] = {}
+        # Seated players' free text at private tables as the server rules it (``--table-chat
+        # private=MODE``): the most a private table's creator may choose. The hub reads its chat service.
+        self.private_chat: Callable[[], FreeText] = lambda: ROOM_POLICIES["private"].seated_text
         self._tasks: set[asyncio.Task[object]] = set()
         self.closing = False
         # cluster mode: players not paired here within the local wait go to the queue's matcher
@@ -290,8 +295,11 @@ class Lobby:
         timers: Mapping[str, int] | None = None,
         spectators: bool = True,
         watch: Mapping[str, Any] | None = None,
+        chat: str | None = None,
     ) -> PrivateTable:
-        """Open a private table and return its invitation (raises LobbyError)."""
+        """Open a private table and return its invitation (raises LobbyError). ``chat``: its seated
+        players' free text (``on``, ``between_hands``, ``off``), no more than the server's rule for
+        private tables allows (None: that rule)."""
         self._check_open()
         require(creator, Scope.CREATE_PRIVATE)
         self._purge_private()
@@ -315,6 +323,7 @@ class Lobby:
         bot_name = bot or self.settings.fill_bot
         if bot_name not in BOTS:
             raise LobbyError(ErrorCode.MALFORMED, f"no bot {bot_name!r}; bots: {sorted(BOTS)}")
+        chat_mode = self._private_chat(chat)
         code = new_invite_code()
         while code in self._private:
             code = new_invite_code()
@@ -340,11 +349,29 @@ class Lobby:
             timers=table_timers,
             spectate=spectate,
             expires_at=self._clock.now() + self.settings.private_ttl_s,
+            chat=chat,
+            chat_mode=chat_mode.value,
         )
         self._private[code] = table
         await self._placement.invited(code, self.settings.private_ttl_s)
         log.info("private table %s opened by %s (%s, %d bots)", code, creator.id, preset, bots)
         return table
+
+    def _private_chat(self, chat: str | None) -> FreeText:
+        """The free text a private table will have: the creator's ``chat``, checked against the
+        server's rule for private tables (LobbyError), or that rule."""
+        ceiling = self.private_chat()
+        if chat is None:
+            return ceiling
+        if chat not in TEXT_MODES:
+            raise LobbyError(ErrorCode.MALFORMED, f"no chat mode {chat!r}; modes: {', '.join(TEXT_MODES)}")
+        if not within(FreeText(chat), ceiling):
+            raise LobbyError(
+                ErrorCode.FORBIDDEN,
+                f"chat {chat!r} allows more than this server's private tables ({ceiling.value!r}); "
+                f"choose {' or '.join(m for m in TEXT_MODES if within(FreeText(m), ceiling))}",
+            )
+        return FreeText(chat)
 
     async def join_private(self, p: Participant, code: str, request_id: int | None) -> None:
         self._purge_private()
@@ -371,6 +398,7 @@ class Lobby:
             invite.timers,
             bot=invite.bot,
             spectate=invite.spectate,
+            tags={} if invite.chat is None else {"chat": invite.chat},
         )
         await self._start(reserved)
 
@@ -470,6 +498,7 @@ class Lobby:
         *,
         bot: str | None = None,
         spectate: SpectatePolicy | None = None,
+        tags: Mapping[str, str] | None = None,
     ) -> Reservation:
         """Seat ``humans`` in a random order (built-in bots in the empty seats) at a new table of
         the factory, registered with their seats; the caller starts it (:meth:`_start`) once
@@ -480,7 +509,9 @@ class Lobby:
             SeatRequest.built_in(bot) if e is None else SeatRequest.player(e.participant.account)
             for e in entries
         )
-        spec = TableSpec(seats=seats, ruleset=ruleset, source=source, timers=timers, spectate=spectate)
+        spec = TableSpec(
+            seats=seats, ruleset=ruleset, source=source, timers=timers, spectate=spectate, tags=tags or {}
+        )
         participants = {seat: e.participant for seat, e in enumerate(entries) if e is not None}
         return self.factory.reserve(spec, participants)
 

@@ -38,6 +38,8 @@ class PrivateTable:
     spectate: SpectatePolicy
     expires_at: float
     waiting: list[Waiting] = field(default_factory=list)
+    chat: str | None = None  # the creator's choice of seated players' free text (None: the server's rule)
+    chat_mode: str = "on"  # the free text the table has, as its creator was told (``chat`` or the rule)
 
     @property
     def humans(self) -> int:

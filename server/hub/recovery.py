@@ -52,6 +52,7 @@ from server.eventlog.codec import (
     kind_of,
 )
 from server.hub.settings import SettingsError, SpectatePolicy, TableTimers
+from server.social.chat import TEXT_MODES
 
 _SHOWN = 160  # characters of a differing event quoted in the reason
 
@@ -152,6 +153,7 @@ class RecoveredMatch:
     steps: tuple[StepRecord, ...]  # the stored log (may be empty)
     hold_reveals: bool = False  # stored with the table's settings (TableSpec.hold_reveals)
     start_scores: tuple[int, ...] | None = None  # likewise (TableSpec.start_scores)
+    chat: str | None = None  # likewise: the table's ``chat`` tag (a private table's or an event's)
 
 
 class UnrecoverableError(Exception):
@@ -203,7 +205,14 @@ def rebuild(
         steps=tuple(steps),
         hold_reveals=isinstance(recovery.table, dict) and recovery.table.get("hold_reveals") is True,
         start_scores=start_scores,
+        chat=stored_chat(recovery.table),
     )
+
+
+def stored_chat(data: JSON) -> str | None:
+    """The ``chat`` tag stored with a table's settings (None: none, or a mode this server lacks)."""
+    chat = data.get("chat") if isinstance(data, dict) else None
+    return chat if isinstance(chat, str) and chat in TEXT_MODES else None
 
 
 def stored_start_scores(data: JSON) -> tuple[int, ...] | None:

@@ -206,6 +206,8 @@ class Hub:
         self.chat.tags_of = lambda match_id: self._lobby.factory.tags.get(match_id, {})
         for kind, mode in settings.table_chat:  # jantaku serve --table-chat KIND=MODE
             self.chat.service.set_room_text(kind, mode)
+        # the most free text a private table's creator may choose: the server's rule for private tables
+        self._lobby.private_chat = lambda: self.chat.service.policy("private:").seated_text
         # lobby channels and reports, on the hub's bus
         self.lobby_chat = lobby_desk(self.chat, repo, settings.lobby, self._lobby, self.bus)
         # GET /tables/live: the tables a spectator may watch, rebuilt at most every 2 s.

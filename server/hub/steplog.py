@@ -86,9 +86,11 @@ def table_settings_json(
     *,
     hold: bool = False,
     start_scores: tuple[int, ...] | None = None,
+    chat: str | None = None,
 ) -> JSON:
     """A table's settings as its :class:`~server.domain.records.RecoveryRecord` keeps them
-    (``hold_reveals`` and ``start_scores`` only when set, so other tables' records are unchanged)."""
+    (``hold_reveals``, ``start_scores`` and ``chat``, the table's chat tag, only when set, so other
+    tables' records are unchanged)."""
     settings: dict[str, JSON] = {
         "timers": dataclasses.asdict(timers),
         "spectate": dataclasses.asdict(spectate),
@@ -97,4 +99,6 @@ def table_settings_json(
         settings["hold_reveals"] = True
     if start_scores is not None:
         settings["start_scores"] = list(start_scores)
+    if chat is not None:
+        settings["chat"] = chat
     return settings

@@ -46,6 +46,7 @@ from server.services.tables import (
     TableStatus,
     TableUnsupportedError,
 )
+from server.social.chat import TEXT_MODES
 
 log = logging.getLogger(__name__)
 
@@ -280,6 +281,7 @@ class LocalTables:
                 source=spec.source,
                 hold_reveals=spec.hold_reveals,
                 start_scores=spec.start_scores,
+                chat=spec.tags["chat"] if spec.tags.get("chat") in TEXT_MODES else None,
             )
         )
         self._register(table, spec.tags)
@@ -360,9 +362,10 @@ class LocalTables:
                 source=match.source,
                 hold_reveals=recovered.hold_reveals,
                 start_scores=recovered.start_scores,
+                chat=recovered.chat,
             )
         )
-        self._register(table, {})
+        self._register(table, {} if recovered.chat is None else {"chat": recovered.chat})
         try:
             await table.resume(recovered.transitions, recovered.steps)
         except Exception:

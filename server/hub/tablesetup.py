@@ -36,11 +36,12 @@ class TableSetup:
     source: str = ""  # how the table was made (stored with the match)
     hold_reveals: bool = False  # keep wall reveals and the seed from seats and spectators (TableSpec)
     start_scores: tuple[int, ...] | None = None  # per-seat start points (TableSpec.start_scores)
+    chat: str | None = None  # the table's ``chat`` tag (its seated players' free text), kept on restart
 
     def stored_settings(self) -> JSON:
         """The settings kept with the match's recovery record (:func:`table_settings_json`)."""
         return table_settings_json(
-            self.timers, self.spectate, hold=self.hold_reveals, start_scores=self.start_scores
+            self.timers, self.spectate, hold=self.hold_reveals, start_scores=self.start_scores, chat=self.chat
         )
 
     def hand_start(self) -> HandStart | None:

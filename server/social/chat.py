@@ -121,6 +121,19 @@ def with_text(policy: ChatPolicy, mode: object) -> ChatPolicy:
     return replace(policy, seated_text=FreeText(mode))
 
 
+_OPENNESS = {FreeText.OFF: 0, FreeText.BETWEEN_HANDS: 1, FreeText.ON: 2}
+
+
+def within(mode: FreeText, ceiling: FreeText) -> bool:
+    """Whether ``mode`` allows no more free text than ``ceiling`` (``off`` < ``between_hands`` <
+    ``on``): what a private table's creator may choose under the server's rule for private tables.
+
+    >>> within(FreeText.OFF, FreeText.BETWEEN_HANDS), within(FreeText.ON, FreeText.BETWEEN_HANDS)
+    (True, False)
+    """
+    return _OPENNESS[mode] <= _OPENNESS[ceiling]
+
+
 def _normalise(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
     kept = []

@@ -348,6 +348,28 @@ async def test_a_private_tables_settings_survive_the_restart(lobbies: Lobbies) -
     assert resumed.source == f"private:{invite.code}"
 
 
+@pytest.mark.asyncio
+async def test_a_private_tables_chat_choice_survives_the_restart(lobbies: Lobbies) -> None:
+    repo = InMemoryRepository()
+    lobby, _ = lobbies.make(repo)
+    alice = FakeParticipant(account("alice"))
+    invite = await lobby.create_private(alice.account, bots=3, chat="off")
+    await lobby.join_private(alice, invite.code, 1)
+    (table,) = lobby.tables.values()
+    assert lobby.factory.tags[table.match_id] == {"chat": "off"}
+    record = await repo.recovery_record(table.match_id)
+    assert isinstance(record.table, dict) and record.table["chat"] == "off"  # type: ignore[union-attr]
+    await lobby.shutdown()
+    lobby, _ = lobbies.make(repo)
+    await lobby.recover()
+    assert lobby.factory.tags[table.match_id] == {"chat": "off"}  # what the table's chat is checked against
+
+
+def test_a_stored_chat_setting_this_server_lacks_is_ignored() -> None:
+    assert recovery.stored_chat({"chat": "between_hands"}) == "between_hands"
+    assert [recovery.stored_chat(d) for d in (None, {}, {"chat": "loud"}, {"chat": 1})] == [None] * 4
+
+
 def test_doctests() -> None:
     result = doctest.testmod(recovery)
     assert result.failed == 0 and result.attempted > 0

@@ -14,7 +14,7 @@ to it (:func:`attach_hub`; ``request.app.state.hub``):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Security
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
@@ -59,6 +59,8 @@ class _Invite(Protocol):
     def humans(self) -> int: ...
     @property
     def expires_at(self) -> float: ...
+    @property
+    def chat_mode(self) -> str: ...
 
 
 class _PrivateTables(Protocol):
@@ -73,6 +75,7 @@ class _PrivateTables(Protocol):
         timers: Mapping[str, int] | None = ...,
         spectators: bool = ...,
         watch: Mapping[str, Any] | None = ...,
+        chat: str | None = ...,
     ) -> _Invite: ...
 
 
@@ -235,6 +238,10 @@ async def private_new(
     disconnect_grace_ms: Timer = None,
     bot_delay_ms: Timer = None,
     hand_pause_ms: Timer = None,
+    chat: Annotated[
+        Literal["on", "between_hands", "off"] | None,
+        Query(description="seated players' free text (docs/social.md): no more than the server allows"),
+    ] = None,
 ) -> JSONResponse:
     hub = _hub(request)
     options: Any = None
@@ -261,6 +268,7 @@ async def private_new(
             timers=timers,
             spectators=spectators,
             watch=watch,
+            chat=chat,
         )
     except LobbyError as exc:
         if exc.code is WireCode.NOT_FOUND:  # the only thing the lobby looks up by name: the preset
@@ -271,6 +279,7 @@ async def private_new(
         "preset": invite.preset,
         "bots": invite.bots,
         "players_needed": invite.humans,
+        "chat": invite.chat_mode,
         "expires_in_s": round(invite.expires_at - hub.clock.now()),
         "join": {"type": "join", "target": {"type": "private", "code": invite.code}},
     }

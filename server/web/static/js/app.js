@@ -124,7 +124,7 @@ export class App {
     $("btn-help").addEventListener("click", () => this.toggleHelp());
     $("btn-help-close").addEventListener("click", () => this.toggleHelp(false));
     this.doc.addEventListener("keydown", (e) => this.onKey(e));
-    for (const id of ["bots-preset", "bots-length", "queue-preset", "private-preset", "private-length", "private-bots"]) {
+    for (const id of ["bots-preset", "bots-length", "queue-preset", "private-preset", "private-length", "private-bots", "private-chat"]) {
       const select = $(id);
       const saved = this.storage.getItem(`jantaku.ui.${id}`);
       if (saved && [...select.options].some((o) => o.value === saved)) select.value = saved;
@@ -529,6 +529,8 @@ export class App {
     const preset = options?.preset ?? this.$("private-preset").value;
     const length = options?.length ?? this.$("private-length").value;
     const bots = options?.bots ?? Number(this.$("private-bots").value);
+    // The table's chat (docs/social.md): the form's choice; "" (and a game against bots): the server's.
+    const chat = options ? options.chat ?? "" : this.$("private-chat").value;
     const token = this.conn.sessionToken;
     if (!token || this.status !== "open") {
       this.toast("Not connected yet", "error");
@@ -536,6 +538,7 @@ export class App {
     }
     const params = new URLSearchParams({ preset, bots: String(bots) });
     if (length === "east") params.set("rules", JSON.stringify({ game_length: "east" }));
+    if (chat) params.set("chat", chat);
     let body;
     try {
       const response = await this.fetch(`${httpBase(this.conn.url)}/private/new?${params}`, {

@@ -4,6 +4,9 @@
 import { el } from "./render.js";
 import { roundLabel } from "./actions.js";
 
+/** What a private table's `chat` (GET /private/new's answer) lets its seated players write. */
+const CHAT_LABELS = { on: "on", between_hands: "between hands (stamps during a hand)", off: "stamps only" };
+
 /** The page's own URL with ?invite=CODE: opening it joins that private table. */
 export function inviteLink(location, code) {
   try {
@@ -63,6 +66,7 @@ export function renderPrivate(box, app, handlers) {
         el("code", {}, invite.code),
         missing > 0 ? ` — waiting for ${missing} more player${missing === 1 ? "" : "s"}` : " — starting…",
       ),
+      ...(Object.hasOwn(CHAT_LABELS, invite.chat ?? "") ? [el("p", { className: "invite-chat", "data-testid": "invite-chat" }, `Chat: ${CHAT_LABELS[invite.chat]}`)] : []),
       el(
         "div",
         { className: "invite-link" },
