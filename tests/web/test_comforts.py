@@ -152,6 +152,23 @@ def test_private_table_invite_counts_the_missing_players_and_leaves_with_its_mat
     assert page.locator("[data-testid=invite-code]").count() == 0, "a stale invite stays in the lobby"
 
 
+def test_the_private_form_sends_the_chosen_chat_and_shows_it_with_the_invite(harness: Harness) -> None:
+    page = harness.open("scenario=lobby")
+    page.select_option("[data-testid=private-bots]", "2")
+    assert page.input_value("[data-testid=private-chat]") == "", "the server's rule by default"
+    page.click("[data-testid=create-private]")
+    page.wait_for_selector("[data-testid=invite-code]")
+    assert "chat" not in page.evaluate("globalThis.created")[-1]
+    assert page.text_content("[data-testid=invite-chat]") == "Chat: on"  # as the server answered
+    page.select_option("[data-testid=private-chat]", "off")
+    page.click("[data-testid=create-private]")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=invite-chat]').textContent.includes('stamps')"
+    )
+    assert page.evaluate("globalThis.created")[-1]["chat"] == "off"
+    assert page.text_content("[data-testid=invite-chat]") == "Chat: stamps only"
+
+
 def test_an_invite_link_joins_its_table(harness: Harness) -> None:
     page = harness.open("scenario=lobby&invite=K7QF-M2XD")
     assert _sent(page, "join") == [{"type": "join", "target": {"type": "private", "code": "K7QF-M2XD"}}]

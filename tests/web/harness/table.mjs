@@ -5,7 +5,7 @@
 // Comforts: &prefs=autoWin,noCalls,tsumogiri (toggles switched on before the scenario plays; the
 // sound is off unless &prefs names it), &hints=1 (the last prompt carries canned waits and furiten),
 // &live=list|none (what GET /tables/live answers: two tables, or 404), &invite=CODE (the page's own
-// ?invite= link); GET /private/new answers code K7QF-M2XD. `globalThis.sent` lists what the page sent; `globalThis.harness.deliver(message)`
+// ?invite= link); GET /private/new answers code K7QF-M2XD (its queries in `globalThis.created`). `globalThis.sent` lists what the page sent; `globalThis.harness.deliver(message)`
 // hands it one more server message.
 import { App } from "/static/js/app.js";
 
@@ -37,8 +37,10 @@ const LIVE = {
 const live = params.get("live") ?? "none";
 const fetchStub = async (url) => {
   if (String(url).includes("/private/new?")) {
-    const bots = Number(new URL(url).searchParams.get("bots"));
-    const body = { code: "K7QF-M2XD", preset: "tenhou", bots, players_needed: 4 - bots, expires_in_s: 3600 };
+    const query = new URL(url).searchParams;
+    (globalThis.created ??= []).push(Object.fromEntries(query));
+    const bots = Number(query.get("bots"));
+    const body = { code: "K7QF-M2XD", preset: "tenhou", bots, players_needed: 4 - bots, expires_in_s: 3600, chat: query.get("chat") ?? "on" };
     return { ok: true, status: 200, json: async () => body };
   }
   if (String(url).endsWith("/tables/live") && live === "list") {
