@@ -509,8 +509,9 @@ class ChatRole(StrEnum):
 
 class ChatLine(_ServerMessage, frozen=True, tag="chat", omit_defaults=True):
     """A chat line or a stamp at ``match_id``. ``from`` is the seat of a seated sender or the name
-    of a watching one (``role``); ``name`` is the sender's name either way. Exactly one of ``text``
-    and ``stamp`` is set. The text is plain text: show it as text, never as markup."""
+    of a watching one (``role``); ``name`` is the sender's name either way, ``account_id`` its
+    account's id when it has one (a registered player or a bot; never a guest's: to mute it). Exactly
+    one of ``text`` and ``stamp`` is set. The text is plain text: show it as text, never as markup."""
 
     match_id: MatchId
     role: ChatRole
@@ -519,6 +520,7 @@ class ChatLine(_ServerMessage, frozen=True, tag="chat", omit_defaults=True):
     text: str | None = None
     stamp: str | None = None
     id: int | None = None  # the line's id on the server (to report it)
+    account_id: str | None = None  # the sender's account, unless a guest (to mute it)
 
 
 class LobbyLine(_ServerMessage, frozen=True, tag="lobby_line", omit_defaults=True):

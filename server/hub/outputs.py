@@ -182,6 +182,7 @@ class ChatOut:
     stamp: str | None
     frames: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
     line_id: int | None = None  # to report it (docs/social.md)
+    account_id: str | None = None  # the sender's account, None for a guest (public: to mute it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -483,4 +483,5 @@ def _chat_line(item: ChatOut) -> ChatLine:
         text=item.text,
         stamp=item.stamp,
         id=item.line_id,
+        account_id=item.account_id,
     )

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from client_protocol.errors import ErrorCode
+from server.domain.records import AccountKind
 from server.hub.adapter import TokenBucket
 from server.hub.admission import AddressLimiter
 from server.hub.chatroom import ChatRoom
@@ -99,11 +100,20 @@ class TableChat:
             self, address, TokenBucket(self._limits.chat_per_s, self._limits.chat_burst, self._clock.now)
         )
 
-    def deliver(self, room: ChatRoom, line: Line) -> int:
-        """``line`` to every connection at the table that it reaches; returns how many."""
+    def deliver(self, room: ChatRoom, line: Line, *, public_id: str | None = None) -> int:
+        """``line`` to every connection at the table that it reaches; returns how many.
+        ``public_id``: the sender's account id as listeners see it (None for a guest)."""
         reaches = self.service.reaches
         line_id = self._remember(room, line)
-        out = ChatOut(room.match_id, line.seat, line.sender_name, line.text, line.stamp, line_id=line_id)
+        out = ChatOut(
+            room.match_id,
+            line.seat,
+            line.sender_name,
+            line.text,
+            line.stamp,
+            line_id=line_id,
+            account_id=public_id,
+        )
         sent = 0
         for p in room.seats:
             if p is not None and reaches(line, p.account.id, Role.SEATED):
@@ -199,7 +209,10 @@ class ChatLink:
             return ErrorOut(ErrorCode(exc.code.value), str(exc), request_id)
         except ModerationError as exc:
             return ErrorOut(ErrorCode.CHAT_BANNED, str(exc), request_id)
-        self._desk.deliver(room, line)
+        # A registered player's or a bot's id is as public as its name and profile (listeners mute
+        # by it); a guest's is kept back: a guest has no profile, and its id is nobody else's business.
+        account = sender.account
+        self._desk.deliver(room, line, public_id=None if account.kind is AccountKind.GUEST else account.id)
         return None
 
 

@@ -106,5 +106,6 @@ async def test_presence_an_invitation_and_a_chat_line_cross_nodes(
         await alice.chat("hello from the table")
         line = await next_of(carol, ChatLine)
         assert (line.name, line.text, line.role.value) == ("alice", "hello from the table", "seated")
+        assert line.account_id == alice_id  # to mute her from the line, on any node
         for client in clients.values():
             await client.close()

@@ -14,6 +14,7 @@ import msgspec
 import pytest
 
 from client_protocol.messages import GuestAuth
+from server.domain.records import AccountKind
 from server.hub.adapter import Authenticate
 from server.hub.clock import ManualClock
 from server.hub.session import ProtocolSession
@@ -43,13 +44,18 @@ class Room:
         self.watchers = [self.connect(name, seat=None) for name in ("w1", "w2")]
 
     def connect(
-        self, name: str, *, seat: int | None, address: str | None = None
+        self,
+        name: str,
+        *,
+        seat: int | None,
+        address: str | None = None,
+        kind: AccountKind = AccountKind.GUEST,
     ) -> tuple[ProtocolSession, Sink]:
         sink = Sink()
         core = ProtocolSession(sink, self.directory, self.clock, self.limits)
         hello = {"type": "hello", "protocol": 1, "auth": {"type": "guest", "name": name}}
         assert core.receive_hello(json.dumps(hello)) == Authenticate(GuestAuth(name=name))
-        core.authenticated(account(name))
+        core.authenticated(account(name, kind))
         core.welcome("token")
         self._count += 1
         core.bind_chat(self.desk, address or f"10.0.0.{self._count}")
@@ -155,6 +161,29 @@ def test_a_block_or_a_mute_hides_the_sender_from_the_listener() -> None:
     assert [len(m) for m in got] == [1, 0, 1, 0, 1, 1]  # the sender still sees its own line
     say(p1, "and the blocker is hidden from the blocked one")
     assert [len(m) for m in room.received()] == [0, 1, 1, 1, 1, 1]
+
+
+def test_a_registered_senders_line_names_its_account_and_a_guests_does_not() -> None:
+    """The ``account_id`` (to mute the sender) is sent for a registered player, seated or
+    watching, and never for a guest: every listener gets the same line."""
+    room = Room()
+    seated, _ = room.connect("reg", seat=1, kind=AccountKind.PLAYER)  # takes the guest's seat 1
+    room.seats[1] = (seated, room.seats[1][1])  # (the guest's sink hears nothing more)
+    watcher, _ = room.connect("fan", seat=None, kind=AccountKind.PLAYER)
+
+    def heard() -> list[dict[str, Any]]:
+        return [m for got in room.received() for m in got]
+
+    stamp(seated, "gg")
+    lines = heard()
+    assert len(lines) == 5 and all(m["account_id"] == seated.account.id for m in lines)
+    say(watcher, "nice")
+    lines = heard()
+    assert len(lines) == 2 and all(m["account_id"] == watcher.account.id for m in lines)
+    say(room.seats[0][0], "a guest")
+    lines = heard()
+    assert len(lines) == 5 and all("account_id" not in m for m in lines)
+    assert not any(room.seats[0][0].account.id in json.dumps(m) for m in lines)  # nothing of its id
 
 
 def test_the_text_is_passed_on_as_text_never_interpreted() -> None:

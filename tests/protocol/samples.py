@@ -254,6 +254,7 @@ SERVER_MESSAGES: list[ServerMessage] = [
     Left(),
     ChatLine(match_id="m-1", role=ChatRole.SEATED, sender=2, name="alice", text="gg <b>wp</b>"),
     ChatLine(match_id="m-1", role=ChatRole.SPECTATOR, sender="bob", name="bob", stamp="nice", id=3),
+    ChatLine(match_id="m-1", role=ChatRole.SEATED, sender=1, name="carol", text="gg", id=4, account_id="p-3"),
     _LOBBY_LINE,
     LobbyLine(channel="general", id=13, account_id="p-2", name="al", at=1700000001.0, stamp="wow"),
     LobbyHistory(channel="general", lines=[_LOBBY_LINE], request_id=6),

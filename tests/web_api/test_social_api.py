@@ -130,6 +130,10 @@ async def test_mutes(env: Env) -> None:
     assert r.status_code == 204 and (await env.relations("alice"))["muted"] == []
     r = await c.put(f"/api/me/mutes/{env.ids['alice']}", headers=env.who("alice"))
     assert (r.status_code, code(r)) == (409, "conflict")
+    assert r.json()["error"]["message"] == "you cannot mute yourself"  # what the browser shows
+    r = await c.put("/api/me/mutes/p-nobody", headers=env.who("alice"))
+    assert (r.status_code, code(r)) == (404, "not_found")
+    assert (await env.relations("alice"))["muted"] == []  # neither refusal changed anything
 
 
 async def test_presence_setting_and_a_friends_table(env: Env) -> None:

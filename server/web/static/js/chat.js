@@ -1,7 +1,8 @@
 // Chat and stamps at the table (docs/social.md, docs/protocol.md "chat" and "stamp"): the panel
 // opened by the topbar's Chat button, its stamp buttons, the line box and the log. Every line a
 // player wrote is inserted as text (a text node), never as markup: the server passes text on as
-// it was typed (normalised, never interpreted), so showing it safely is this page's job.
+// it was typed (normalised, never interpreted), so showing it safely is this page's job. A line from
+// another registered player has a Mute button (mutes.js); a muted player's lines are hidden.
 
 /**
  * The stamps, in the server's order, each drawn as a short coloured badge (text and CSS only, so
@@ -49,6 +50,19 @@ function stampBadge(doc, stamp) {
   badge.style.setProperty("--hue", String(stamp.hue));
   badge.textContent = stamp.face;
   return badge;
+}
+
+/** A line's Mute button (shared with the lobby's chat): mutes its sender through `mutes`. */
+export function muteButton(doc, mutes, accountId, name) {
+  const button = doc.createElement("button");
+  button.type = "button";
+  button.className = "chat-mute";
+  button.dataset.testid = "chat-mute";
+  button.title = `Mute ${name}: hide their lines`;
+  button.setAttribute("aria-label", `Mute ${name}`);
+  button.textContent = "Mute";
+  button.addEventListener("click", () => mutes.set(accountId, name, true));
+  return button;
 }
 
 export class ChatPanel {
@@ -126,13 +140,23 @@ export class ChatPanel {
     this.conn.send({ type: "report", reason: String(reason).trim().slice(0, 1000), line: { place: "table", id: message.id }, request_id: this.conn.nextRequestId() });
   }
 
+  /** Follow `mutes` (mutes.js): a Mute button on other players' lines, their lines hidden once muted. */
+  useMutes(mutes) {
+    this.mutes = mutes;
+    mutes.listen(() => {
+      for (const item of this.$("chat-log").children) item.hidden = mutes.has(item.dataset.account);
+    });
+  }
+
   /** A `chat` message from the server (`me`: this player's name: no Report button on its own lines). */
   add(message, players, me) {
     if (message.match_id !== this.matchId) return;
+    if (this.mutes?.has(message.account_id)) return; // sent before the server heard of the mute
     const log = this.$("chat-log");
     const item = this.doc.createElement("li");
     item.className = `chat-line ${message.role === "spectator" ? "from-spectator" : "from-seat"}${message.stamp ? " stamp-line" : ""}`;
     item.dataset.testid = "chat-line";
+    if (typeof message.account_id === "string") item.dataset.account = message.account_id;
     const who = this.doc.createElement("span");
     who.className = "chat-who";
     who.textContent = speaker(message, players);
@@ -151,6 +175,7 @@ export class ChatPanel {
       flag.addEventListener("click", () => this.report(message));
       item.append(flag);
     }
+    if (this.mutes?.canMute(message.account_id)) item.append(muteButton(this.doc, this.mutes, message.account_id, message.name));
     log.append(item);
     while (log.childElementCount > KEEP) log.firstElementChild.remove();
     log.scrollTop = log.scrollHeight;

@@ -1,6 +1,7 @@
 // The lobby's Friends card (docs/social.md, "HTTP API", "Presence", "Invitations"): friends with
 // where they are (a dot, kept live by the hub's `presence` messages), requests both ways, the
-// players this account blocked; add a friend by name, accept, decline, remove, block, unblock;
+// players this account blocked or muted; add a friend by name, accept, decline, remove, block,
+// unblock, unmute (a mute is made from a chat line: mutes.js, which this card keeps up to date);
 // invite a friend to the private table this page waits at; watch a friend's table; hide one's own
 // presence. Invitations received show as cards with Join. It speaks to /api/me/friends... with the
 // session token the page plays with, and to the hub through the page's connection (`app`). Every
@@ -13,8 +14,9 @@ const PRESENCE = { lobby: "in the lobby", at_table: "at a table", online: "onlin
 const MAX_INVITES = 5; // invitation cards kept (the newest)
 
 export class Friends {
-  constructor({ doc, storage, location, fetch, app }) {
+  constructor({ doc, storage, location, fetch, app, mutes }) {
     this.app = app ?? null; // the page's App: its connection, its private table, joining and watching
+    this.mutes = mutes ?? null; // the page's mutes (mutes.js): told who is muted on every read
     this.invites = []; // invitations received: {account_id, name, code, preset}
     this.hidden = false; // this player's own setting: friends see them offline
     this.doc = doc;
@@ -50,11 +52,13 @@ export class Friends {
   async refresh() {
     if (!this.player || this.player.kind === "guest" || !this.token) {
       this.data = null;
+      this.mutes?.replace([]); // a guest mutes nobody
       this.render();
       return;
     }
     try {
       this.data = await this.call("GET", "/api/me/friends");
+      this.mutes?.replace((this.data?.muted ?? []).map((p) => p.account_id));
       this.hidden = Boolean((await this.call("GET", "/api/me/social/settings"))?.hide_presence);
       this.error = "";
     } catch (exc) {
@@ -146,6 +150,13 @@ export class Friends {
     if (cls) b.className = cls;
     b.addEventListener("click", onclick);
     return b;
+  }
+
+  _label(text) {
+    const label = this.doc.createElement("span");
+    label.className = "presence";
+    label.textContent = text;
+    return label;
   }
 
   _row(person, state, buttons) {
@@ -273,6 +284,12 @@ export class Friends {
     }
     for (const p of d.blocked) {
       list.append(this._row(p, "blocked", [this._button("Unblock", "friend-unblock", () => this.act("DELETE", `/api/me/blocks/${id(p)}`), "ghost")]));
+    }
+    for (const p of d.muted ?? []) {
+      list.append(this._row({ ...p, presence: null }, "muted", [
+        this._label("muted"),
+        this._button("Unmute", "friend-unmute", () => this.act("DELETE", `/api/me/mutes/${id(p)}`), "ghost"),
+      ]));
     }
     box.append(list);
     box.append(this._button("Refresh", "friends-refresh", () => this.refresh(), "ghost"));

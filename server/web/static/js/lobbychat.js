@@ -1,9 +1,9 @@
 // The lobby's chat card (docs/social.md, "Lobby chat"; docs/protocol.md "lobby_join", "lobby_say",
 // "report"): a channel (General, or a room's), its last lines on join, a line box, the stamps, and a
-// Report button on every other player's line. Every name and line is inserted as text (a text
-// node), never as markup.
+// Report button on every other player's line (and Mute on a registered one's: mutes.js). Every name
+// and line is inserted as text (a text node), never as markup.
 
-import { STAMPS, MAX_TEXT } from "./chat.js";
+import { STAMPS, MAX_TEXT, muteButton } from "./chat.js";
 
 const KEEP = 100; // lines kept in the log
 const CHANNELS = [
@@ -18,10 +18,17 @@ function timeOf(at) {
 }
 
 export class LobbyChat {
-  /** doc: the page; conn: the connection (send, nextRequestId); ask(question): the reason for a report. */
-  constructor({ doc, conn, ask, toast }) {
+  /**
+   * doc: the page; conn: the connection (send, nextRequestId); ask(question): the reason for a
+   * report; mutes: the page's mutes (mutes.js), if any.
+   */
+  constructor({ doc, conn, ask, toast, mutes }) {
     this.doc = doc;
     this.conn = conn;
+    this.mutes = mutes ?? null;
+    mutes?.listen(() => {
+      for (const item of this.$log?.children ?? []) item.hidden = mutes.has(item.dataset.account);
+    });
     this.ask = ask ?? ((question) => globalThis.prompt?.(question) ?? null);
     this.toast = toast ?? (() => {});
     this.box = doc.getElementById("lobby-chat");
@@ -133,9 +140,10 @@ export class LobbyChat {
   }
 
   add(line) {
-    if (!this.$log || this.seen.has(line.id)) return;
+    if (!this.$log || this.seen.has(line.id) || this.mutes?.has(line.account_id)) return;
     this.seen.add(line.id);
     const item = this._el("li", { class: `chat-line lobby-line${line.stamp ? " stamp-line" : ""}`, testid: "lobby-chat-line" });
+    item.dataset.account = line.account_id;
     const when = this._el("span", { class: "chat-when" }, timeOf(line.at));
     const who = this._el("span", { class: "chat-who" }, line.name);
     const stamp = STAMPS.find((s) => s.id === line.stamp);
@@ -152,6 +160,7 @@ export class LobbyChat {
       flag.addEventListener("click", () => this.report(line));
       item.append(flag);
     }
+    if (this.mutes?.canMute(line.account_id)) item.append(muteButton(this.doc, this.mutes, line.account_id, line.name));
     this.$log.append(item);
     while (this.$log.childElementCount > KEEP) this.$log.firstElementChild.remove();
     this.$log.scrollTop = this.$log.scrollHeight;

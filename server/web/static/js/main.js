@@ -4,6 +4,7 @@ import { Connection, websocketURL } from "./protocol.js";
 import { Ranked } from "./ranked.js";
 import { Friends } from "./friends.js";
 import { LobbyChat } from "./lobbychat.js";
+import { Mutes } from "./mutes.js";
 
 const storage = (() => {
   try {
@@ -26,13 +27,17 @@ const connection = new Connection({
   onStatus: (status, detail) => app.onStatus(status, detail),
 });
 app = new App({ doc: document, connection, storage });
-lobbyChat = new LobbyChat({ doc: document, conn: connection, toast: (text) => app.toast(text) });
+const mutes = new Mutes({ storage, location: globalThis.location, toast: (text) => app.toast(text) });
+app.chat.useMutes(mutes);
+lobbyChat = new LobbyChat({ doc: document, conn: connection, toast: (text) => app.toast(text), mutes });
 const ranked = new Ranked({ doc: document, app, storage, location: globalThis.location });
 app.afterSideInfo = (side, players, length) => ranked.decorateSeats(side, players, length, players?.length);
-const friends = new Friends({ doc: document, storage, location: globalThis.location, app });
+const friends = new Friends({ doc: document, storage, location: globalThis.location, app, mutes });
+mutes.afterChange = () => friends.refresh(); // a mute made from a chat line shows in the card
 app.afterSocial = (message) => friends.handle(message); // presence, invitations (docs/social.md)
 app.afterRender = () => friends.renderIfInviting();
 app.afterWelcome = (welcome) => {
+  mutes.onWelcome(welcome.player);
   ranked.onWelcome(welcome.player);
   friends.onWelcome(welcome.player);
   lobbyChat.onWelcome(welcome.player);
@@ -43,6 +48,7 @@ globalThis.jantaku = app; // for debugging and end-to-end tests
 globalThis.jantakuRanked = ranked;
 globalThis.jantakuFriends = friends;
 globalThis.jantakuLobbyChat = lobbyChat;
+globalThis.jantakuMutes = mutes;
 app.render();
 connection.start();
 ranked.render(); // signed out until the hub's welcome says who this page plays as
