@@ -352,7 +352,7 @@ class EventService(EventLive):
             parsed = parse_script(script, seats) if script is not None else None
             named = sorted({e for t in parsed.tables for e in t} & set(suspended)) if parsed else []
             if named:
-                raise EventError("suspended", f"suspended, not seated this round: {', '.join(named)}")
+                raise EventError("suspended", f"suspended: {', '.join(named)}; leave them out of the script")
             if method is SeatingMethod.SCRIPTED and parsed is None:
                 raise SeatingError("this event's seating is scripted: upload the round's tables")
             seating = rotated_seating(s, seats, number, rounds, parsed) or seat_round(
@@ -465,11 +465,13 @@ class EventService(EventLive):
             if t.match_id is None
             for i in range(len(t.entrants))
         }
-        for who, found in sorted((await self._suspended(waiting)).items()):
+        found = await self._suspended(waiting)
+        if found:
+            who = min(found)
             table, seat = waiting[who]
+            until = found[who].until
             raise EventError(
-                "suspended",
-                f"{who} (table {table}, seat {seat}) is suspended {found.until}: substitute them first",
+                "suspended", f"{who} (table {table}, seat {seat}) is suspended {until}: substitute them"
             )
 
     async def _start_scores(

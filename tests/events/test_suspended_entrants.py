@@ -172,10 +172,13 @@ async def test_suspended_after_the_seating_the_start_waits_for_a_substitute() ->
         await w.service.enter(p, event_id)
     rnd = await w.service.seat(ORG, event_id)
     await w.suspend(ANN.id)
-    assert await codes(w.service.start(ORG, event_id)) == "suspended"
+    seat = rnd.tables[0].entrants.index(ANN.id)
+    with pytest.raises(EventError) as err:
+        await w.service.start(ORG, event_id)
+    assert err.value.code == "suspended"
+    assert err.value.message == f"{ANN.id} (table 0, seat {seat}) is suspended until lifted: substitute them"
     assert w.tables.made == [] and (await w.store.rounds(event_id))[0].status is RoundStatus.SEATED
     await w.suspend("a-sub")
-    seat = rnd.tables[0].entrants.index(ANN.id)
     assert (
         await codes(w.service.substitute(ORG, event_id, table=0, seat=seat, substitute="a-sub", reason="x"))
         == "suspended"
