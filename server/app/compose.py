@@ -39,7 +39,7 @@ from server.hub import gcpolicy
 from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
-from server.services.eventports import StoreEventPorts
+from server.services.eventports import StoreEventPorts, StoreSuspensions
 from server.services.eventrules import sealed_games
 from server.services.social import social_service
 from server.services.tables import TableFactory
@@ -207,9 +207,11 @@ def event_service(
     """The event service (``docs/tournaments.md``) on ``repo``: events kept by :func:`event_store`,
     tables made by ``tables`` (the hub's factory), results read from the stored games, accounts
     from the store, ids ``ev-<12 hex>``, a 32-byte random secret per event; ranked standings, stored
-    moves and game exports read through :class:`StoreEventPorts`."""
+    moves and game exports read through :class:`StoreEventPorts`; the moderators' suspensions
+    through :class:`StoreSuspensions` (a suspended player is kept out of the event's tables)."""
     events = event_store(repo)
     ports = StoreEventPorts(repo, events)
+    social = repo if isinstance(repo, SqlRepository | InMemoryRepository) else None  # the sanctions
     return EventService(
         store=events,
         tables=tables,
@@ -222,6 +224,7 @@ def event_service(
         steps_of=ports.steps_of,
         export_of=ports.export_of,
         bot_names=frozenset(BOTS),
+        suspensions_of=None if social is None else StoreSuspensions(social, now),
     )
 
 

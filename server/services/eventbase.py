@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -43,6 +43,22 @@ StepsOf = Callable[[str], Awaitable[Sequence[tuple[int, int | None, str]]]]
 
 ExportOf = Callable[[str, str], Awaitable[str]]
 """A finished game written as ``tenhou6`` (tenhou.net/6 JSON) or ``mjai`` (JSON lines)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Suspension:
+    """A moderator's suspension running now (``docs/social.md``, "Moderation")."""
+
+    ends: float | None  # None: until lifted
+    message: str  # what the suspended player is told, as the hub tells it: until when, and why
+
+    @property
+    def until(self) -> str:
+        return "until lifted" if self.ends is None else f"until {self.ends:.0f}"
+
+
+SuspensionsOf = Callable[[Collection[str]], Awaitable[Mapping[str, Suspension]]]
+"""Which of these accounts a suspension keeps from a seat now (account id to its suspension)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +103,7 @@ class EventBase:
         steps_of: StepsOf | None = None,
         export_of: ExportOf | None = None,
         bot_names: Collection[str] | None = None,
+        suspensions_of: SuspensionsOf | None = None,
     ) -> None:
         self._store = store
         self._tables = tables
@@ -99,6 +116,21 @@ class EventBase:
         self._steps_of = steps_of
         self._export_of = export_of
         self._bot_names = bot_names  # the built-in bots (None: the table factory checks the names)
+        self._suspensions_of = suspensions_of  # None: the server keeps no sanctions
+
+    async def _suspended(self, ids: Collection[str]) -> Mapping[str, Suspension]:
+        """The accounts among ``ids`` that a suspension keeps from a seat now (bots never)."""
+        players = sorted({i for i in ids if not i.startswith(BOT_PREFIX)})
+        if self._suspensions_of is None or not players:
+            return {}
+        return await self._suspensions_of(players)
+
+    async def _check_not_suspended(self, account_id: str, *, who: str = "") -> None:
+        """EventError ``suspended`` (the hub's code) while a suspension runs: the player is told
+        the hub's words; an organizer naming ``who`` is told only that and until when."""
+        found = (await self._suspended([account_id])).get(account_id)
+        if found is not None:
+            raise EventError("suspended", f"{who} is suspended {found.until}" if who else found.message)
 
     async def _audit(
         self,

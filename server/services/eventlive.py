@@ -211,6 +211,7 @@ class EventLive(EventBase):
         account = await self._accounts(substitute)
         if account is None:
             raise EventError("not_found", f"no account {substitute!r}")
+        await self._check_not_suspended(account.id, who=substitute)
         return SeatRequest.player(account)
 
     async def set_start_points(

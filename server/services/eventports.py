@@ -1,18 +1,22 @@
 """The event service's reads of the rest of the store (``docs/tournaments.md``): an entrant's ranked
-standing (rank and R limits on sign-up), a game's stored moves (a substitute's moves marked) and a
-finished game's exports (the event's archive), each through the service that owns it."""
+standing (rank and R limits on sign-up), a game's stored moves (a substitute's moves marked), a
+finished game's exports (the event's archive), each through the service that owns it, and the
+moderators' suspensions (a suspended player is kept out of an event's tables)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from server.domain.ports import Store
 from server.domain.ranked import Board
+from server.domain.social import SocialStore
 from server.domain.tournaments import EventStore
 from server.ranking import Length
+from server.services.eventbase import Suspension
 from server.services.eventrules import EventError, sealed_games
 from server.services.review import Review, ReviewError
 from server.services.reviewtypes import ExportFormat
+from server.social.moderation import ModerationError, Sanction, SanctionKind, blocking, check_may_play
 
 
 class StoreEventPorts:
@@ -36,3 +40,35 @@ class StoreEventPorts:
             return await self._review.export(match_id, ExportFormat(fmt))
         except ReviewError as exc:
             raise EventError("conflict", f"game {match_id}: {exc}") from None
+
+
+class StoreSuspensions:
+    """``suspensions_of`` of :class:`~server.services.eventbase.EventBase` on a social store (the
+    memory or SQL store): the sanctions as stored, read on each ask, so a suspension given or lifted
+    by ``jantaku admin moderation`` in another process counts at once."""
+
+    def __init__(self, social: SocialStore, now: Callable[[], float]) -> None:
+        self._social = social
+        self._now = now
+
+    async def __call__(self, account_ids: Collection[str]) -> dict[str, Suspension]:
+        wanted = set(account_ids)
+        found: dict[str, list[Sanction]] = {}
+        for r in await self._social.sanctions():
+            if r.account_id in wanted:
+                kind = SanctionKind(r.kind)
+                sanction = Sanction(
+                    r.account_id, kind, r.reason, r.given_by, r.starts, r.ends, r.lifted_at is not None
+                )
+                found.setdefault(r.account_id, []).append(sanction)
+        now = self._now()
+        out: dict[str, Suspension] = {}
+        for account_id, sanctions in found.items():
+            running = blocking(sanctions, SanctionKind.SUSPENSION, now)
+            if running is None:
+                continue
+            try:
+                check_may_play(sanctions, now)  # the hub's words for the refusal
+            except ModerationError as exc:
+                out[account_id] = Suspension(running.ends, str(exc))
+        return out

@@ -12,8 +12,13 @@ the events, their entry and their rounds; the actions on a round's tables are
 Every organizer action is checked (the actor must be one of the event's organizers, or an
 administrator), audited (who, when, what, why) and idempotent: an action sent again with the same
 ``key`` changes nothing and answers as the first did. A refused action raises :class:`EventError`
-with a code (``not_found``, ``forbidden``, ``malformed``, ``conflict``, ``unsupported``) and changes
-nothing.
+with a code (``not_found``, ``forbidden``, ``malformed``, ``conflict``, ``unsupported``,
+``suspended``) and changes nothing.
+
+A moderator's suspension keeps a player out of an event's tables: no entry, no check-in, not seated
+in a round seated while it runs (audited ``not_seated``, reason ``suspended``), no seat at a table
+made while it runs (the start is refused until an organizer substitutes them) and no substitute's
+seat. A game already running when the suspension is given is played to its end.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from server.domain.tournaments import (
 )
 from server.engine.rules import Ruleset
 from server.services.botevents import BotEvents
-from server.services.eventbase import BOT_PREFIX, Actor, EventView, MatchResults
+from server.services.eventbase import BOT_PREFIX, Actor, EventView, MatchResults, Suspension
 from server.services.eventcycles import reveal_cycle, revealed, rotated_seating, seed_round, set_seed
 from server.services.eventlive import EventLive
 from server.services.eventrules import (
@@ -173,6 +178,11 @@ class EventService(EventLive):
         await self._organized(event_id, actor)
         return await self._store.audit(event_id)
 
+    async def suspended_entrants(self, actor: Actor, event_id: str) -> dict[str, Suspension]:
+        """The entrants a suspension keeps from a seat now (the organizers', never public)."""
+        await self._organized(event_id, actor)
+        return dict(await self._suspended([e.entrant_id for e in await self._store.entrants(event_id)]))
+
     # -- entry -----------------------------------------------------------------------------------------
 
     async def enter(self, actor: Actor, event_id: str) -> EntrantRecord:
@@ -194,6 +204,7 @@ class EventService(EventLive):
         mine = entrants.get(account.id)
         if mine is not None and mine.status in (EntrantStatus.ENTERED, EntrantStatus.WAITLISTED):
             return mine  # entering twice changes nothing
+        await self._check_not_suspended(account.id)
         await self._check_rank(s, account)
         if mine is not None and mine.status is EntrantStatus.DROPPED:
             raise EventError("forbidden", "an organizer took you out of this event")
@@ -291,6 +302,7 @@ class EventService(EventLive):
         mine = next((e for e in await self._store.entrants(event_id) if e.entrant_id == actor.id), None)
         if mine is None or mine.status is not EntrantStatus.ENTERED:
             raise EventError("not_found", "you are not entered in this event")
+        await self._check_not_suspended(actor.id)
         if upcoming in mine.checked_in:
             return mine
         record = dataclasses.replace(mine, checked_in=(*mine.checked_in, upcoming))
@@ -322,12 +334,14 @@ class EventService(EventLive):
         ruleset = Ruleset.from_json(s.ruleset_json)
         seats = seats_of(ruleset)
         rules = SeatingRules(seats=seats, max_meetings=s.max_meetings, max_wind_spread=s.max_wind_spread)
-        entrants = [
+        present = [
             e
             for e in await self._store.entrants(event_id)
             if e.status is EntrantStatus.ENTERED
             and (not s.checkin or e.kind == "bot" or number in e.checked_in)
         ]
+        suspended = await self._suspended([e.entrant_id for e in present])  # absent for this round
+        entrants = [e for e in present if e.entrant_id not in suspended]
         history = History.of((RoundSeating(tuple(t.entrants for t in r.tables)) for r in rounds), seats)
         method = SeatingMethod(s.seating)
         order = [e.entrant_id for e in entrants]
@@ -336,6 +350,9 @@ class EventService(EventLive):
             order = sorted(order, key=lambda e: ranked.index(e) if e in ranked else len(ranked))
         try:
             parsed = parse_script(script, seats) if script is not None else None
+            named = sorted({e for t in parsed.tables for e in t} & set(suspended)) if parsed else []
+            if named:
+                raise EventError("suspended", f"suspended: {', '.join(named)}; leave them out of the script")
             if method is SeatingMethod.SCRIPTED and parsed is None:
                 raise SeatingError("this event's seating is scripted: upload the round's tables")
             seating = rotated_seating(s, seats, number, rounds, parsed) or seat_round(
@@ -362,6 +379,10 @@ class EventService(EventLive):
         await self._audit(
             event, actor, "seat", {"round": number, "tables": seating.to_json()}, reason=reason, key=key
         )
+        seated = {e for t in seating.tables for e in t}
+        for entrant_id in sorted(set(suspended) - seated):  # a rotation's round keeps its line-ups
+            detail = {"round": number, "entrant": entrant_id, "until": suspended[entrant_id].ends}
+            await self._audit(event, actor, "not_seated", detail, reason="suspended")
         return record
 
     def _sets(
@@ -395,6 +416,7 @@ class EventService(EventLive):
         s = event.settings
         ruleset = Ruleset.from_json(s.ruleset_json)
         seeds = {p.set_id: set_seed(event, seats_of(ruleset), rnd.number, k) for k, p in enumerate(rnd.sets)}
+        await self._refuse_suspended(rnd)
         made = []
         for seated in rnd.tables:
             if seated.match_id is not None:
@@ -433,6 +455,24 @@ class EventService(EventLive):
             await self._store.put_event(dataclasses.replace(event, status=EventStatus.RUNNING))
         await self._audit(event, actor, "start", {"round": rnd.number}, reason=reason, key=key)
         return rnd
+
+    async def _refuse_suspended(self, rnd: RoundRecord) -> None:
+        """EventError ``suspended`` when a table still to be made would seat a suspended player
+        (suspended after the seating, or in a rotation's fixed line-ups): substitute them first."""
+        waiting = {
+            t.player_of(i): (t.index, i)
+            for t in rnd.tables
+            if t.match_id is None
+            for i in range(len(t.entrants))
+        }
+        found = await self._suspended(waiting)
+        if found:
+            who = min(found)
+            table, seat = waiting[who]
+            until = found[who].until
+            raise EventError(
+                "suspended", f"{who} (table {table}, seat {seat}) is suspended {until}: substitute them"
+            )
 
     async def _start_scores(
         self, event_id: str, table: RoundTableRecord, ruleset: Ruleset

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,8 @@ import pytest_asyncio
 from server.domain.records import Account, AccountKind, Scope
 from server.hub.tables import LocalTable
 from server.services.auth import hash_token, make_token
+from server.services.social import SocialService
+from server.social.moderation import SanctionKind
 from server.web.api import ApiSettings, create_app
 from server.web.static import static_response
 from tests.events.kit import World
@@ -268,3 +271,30 @@ async def test_the_organizer_role_is_listed_with_its_log(env: Env) -> None:
         ("ann", True, "helps", "a-root"),
         ("ann", False, "moved away", "a-root"),
     ]
+
+
+async def test_a_suspended_player_is_refused_with_a_typed_error_and_shown_to_organizers(env: Env) -> None:
+    """A moderator's suspension (given as ``jantaku admin moderation suspend`` does): entry and
+    check-in answer 403 ``suspended`` and change nothing; the organizers' view of the event marks
+    the entrant, the public view does not say."""
+    event_id = await organized(env)
+    base = f"/api/events/{event_id}"
+    assert (await env.post("bob", f"{base}/entry")).status_code == 200
+    social = SocialService(time.time, store=env.w.repo)
+    for who in ("a-ann", "a-bob"):
+        await social.sanction(who, SanctionKind.SUSPENSION, "abuse", given_by="a-root", minutes=None)
+    before = await env.state(event_id)
+    for who, path in (("ann", "entry"), ("bob", "checkin")):
+        r = await env.post(who, f"{base}/{path}")
+        assert r.status_code == 403 and code(r) == "suspended", r.text
+        assert "suspended until lifted" in r.json()["error"]["message"]
+    assert await env.state(event_id) == before
+    public = (await env.client.get(base)).json()["entrants"]
+    assert [e["id"] for e in public] == ["a-bob"] and "suspended" not in public[0]
+    assert "suspended" not in (await env.client.get(base, headers=env.as_("ann"))).json()["entrants"][0]
+    shown = (await env.client.get(base, headers=env.as_("org"))).json()["entrants"]
+    assert [(e["id"], e["suspended"]) for e in shown] == [("a-bob", True)]
+    await social.lift(social.sanctions("a-bob")[0].id, by="a-root")
+    shown = (await env.client.get(base, headers=env.as_("root"))).json()["entrants"]
+    assert [(e["id"], e["suspended"]) for e in shown] == [("a-bob", False)]
+    assert (await env.post("bob", f"{base}/checkin")).json()["checked_in"] == [1]

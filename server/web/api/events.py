@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
@@ -57,6 +57,7 @@ STATUS_OF_EVENT_ERROR: dict[str, tuple[m.ErrorCode, int]] = {
     "malformed": (m.ErrorCode.INVALID_REQUEST, 422),
     "conflict": (m.ErrorCode.CONFLICT, 409),
     "unsupported": (m.ErrorCode.UNSUPPORTED, 409),
+    "suspended": (m.ErrorCode.SUSPENDED, 403),
     "busy": (m.ErrorCode.BUSY, 503),
 }
 
@@ -85,7 +86,8 @@ class EventRoute(AdminRoute):
 
 _ERROR_TEXT = {
     401: "no token or session, or an unknown, expired or revoked one (code unauthenticated)",
-    403: "not an organizer of this event, not invited, not an administrator... (code forbidden)",
+    403: "not an organizer of this event, not invited, not an administrator... (code forbidden); a "
+    "moderator's suspension runs: no entry, check-in or seat (code suspended)",
     404: "no such event, entrant, table or account (code not_found)",
     409: "not now: the round is running, sign-up is closed, a seating constraint cannot be met... "
     "(code conflict); not possible yet, e.g. a substitute once the round runs (code unsupported)",
@@ -291,8 +293,11 @@ def settings_out(s: EventSettings) -> dict[str, Any]:
     return out
 
 
-async def event_out(service: EventService, event_id: str) -> dict[str, Any]:
-    """The public view of an event (never its secret)."""
+async def event_out(
+    service: EventService, event_id: str, suspended: Collection[str] | None = None
+) -> dict[str, Any]:
+    """The public view of an event (never its secret); with ``suspended`` (the organizers' view),
+    whether a suspension keeps each entrant from a seat now."""
     view = await service.view(event_id)
     e = view.event
     return event_summary(e) | {
@@ -308,6 +313,7 @@ async def event_out(service: EventService, event_id: str) -> dict[str, Any]:
                 "checked_in": list(x.checked_in),
                 "start_points": x.start_points,
             }
+            | ({} if suspended is None else {"suspended": x.entrant_id in suspended})
             for x in view.entrants
         ],
         "rounds": [
@@ -335,7 +341,24 @@ async def list_events(request: Request) -> list[dict[str, Any]]:
 
 @events_router.get("/events/{event_id}", summary="An event: settings, entrants, rounds, notices")
 async def show_event(request: Request, event_id: EventId) -> dict[str, Any]:
-    return await event_out(service_of(request), event_id)
+    """Signed in as one of its organizers (or an administrator), each entrant also says whether a
+    moderator's suspension keeps it from a seat now (``suspended``); never shown to others."""
+    service = service_of(request)
+    return await event_out(service, event_id, await organizers_view(request, service, event_id))
+
+
+async def organizers_view(request: Request, service: EventService, event_id: str) -> Collection[str] | None:
+    """The suspended entrants when the caller organizes the event, else None (the public view)."""
+    if "authorization" not in request.headers and COOKIE not in request.cookies:
+        return None
+    try:
+        return await service.suspended_entrants(await actor_of(request), event_id)
+    except ApiError:
+        return None  # not signed in: the public view
+    except EventError as exc:
+        if exc.code == "forbidden":
+            return None
+        raise
 
 
 @events_router.get("/events/{event_id}/standings", summary="The standings (JSON or CSV)", response_model=None)

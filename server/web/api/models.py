@@ -40,6 +40,7 @@ class ErrorCode(StrEnum):
     NAME_TAKEN = "name_taken"  # 409: register: a player or bot has that name
     CONFLICT = "conflict"  # 409: not now (events: a round is running...), or already so (friends)
     UNSUPPORTED = "unsupported"  # 409: events: not possible for this table (yet), e.g. on another node
+    SUSPENDED = "suspended"  # 403: events: a moderator's suspension runs (no entry, check-in or seat)
     BUSY = "busy"  # 503: events: a table could not be made now; nothing was made, retry
     RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins, or websocket connects, per address
     UNAVAILABLE = "unavailable"  # 503: the database cannot be reached, or the hub is draining; retry

@@ -30,7 +30,7 @@ test("standings rows show names and the formula's totals", () => {
 });
 
 import { currentRound, seatOf, tableLink } from "../../../server/web/static/js/eventkit.js";
-import { settingsFromForm } from "../../../server/web/static/js/eventorg.js";
+import { entrantStatus, settingsFromForm } from "../../../server/web/static/js/eventorg.js";
 import { adjustText, handText } from "../../../server/web/static/js/eventpublic.js";
 import { deepLinkFromLocation, isPauseNotice } from "../../../server/web/static/js/deeplink.js";
 
@@ -53,6 +53,12 @@ test("an entrant's seat and the links into the table view", () => {
   assert.equal(adjustText(15, "teams"), "+1.5");
   assert.equal(adjustText(-1, "placements"), "-1");
   assert.equal(adjustText(0, "points"), "0");
+});
+
+test("a suspended entrant is marked in the organizer's list", () => {
+  assert.equal(entrantStatus({ status: "entered", suspended: true }), "entered, suspended");
+  assert.equal(entrantStatus({ status: "entered", suspended: false }), "entered");
+  assert.equal(entrantStatus({ status: "withdrawn" }), "withdrawn"); // the public view does not say
 });
 
 test("the create form's settings", () => {

@@ -1,9 +1,9 @@
 // The organizer's pages (docs/tournaments.md, "The events pages"): the form that creates an event,
-// and on an event's page the organizer's panel: entrants (add bots, drop), check-in, seat the next
-// round (optionally from a script), start it, pause and resume a table or every table, end a table
-// early, adjust a score (a penalty, with a reason), send a notice, finish the round (the last one
-// closes the event), name a co-organizer, and the audit log. Every action goes through the events
-// HTTP API; the reason typed in the panel is kept in the event's log with it.
+// and on an event's page the organizer's panel: entrants (add bots, drop; suspended ones marked),
+// check-in, seat the next round (optionally from a script), start it, pause and resume a table or
+// every table, end a table early, adjust a score (a penalty, with a reason), send a notice, finish
+// the round (the last one closes the event), name a co-organizer, and the audit log. Every action
+// goes through the events HTTP API; the reason typed in the panel is kept in the event's log with it.
 
 import { currentRound, fill, grid, h, windName } from "./eventkit.js";
 
@@ -15,6 +15,12 @@ const SELECTS = {
   formula: ["points", "placements", "best_consecutive", "teams"],
   spectators: ["delayed", "off", "observers"],
 };
+
+/** An entrant's status in the organizer's list: a moderator's suspension is shown (the API says it to
+ * the event's organizers only; a suspended entrant is not seated in a round seated while it runs). */
+export function entrantStatus(e) {
+  return e.suspended ? `${e.status}, suspended` : e.status;
+}
 
 /** The settings the create form describes, or throws an Error naming what is wrong. */
 export function settingsFromForm(values) {
@@ -116,7 +122,7 @@ export function renderOrganizer(doc, box, { event, act, showLog }) {
     event.entrants.map((e) => [
       h(d, "span", {}, e.name, " ", h(d, "code", { class: "muted" }, e.id)),
       e.kind,
-      e.status,
+      e.suspended ? h(d, "strong", { "data-testid": `suspended-${e.id}` }, entrantStatus(e)) : entrantStatus(e),
       !s.checkin || e.kind === "bot" ? "—" : e.checked_in.includes(next) ? "yes" : "no",
       e.status === "entered" && !over
         ? button(`drop-${e.id}`, "Drop", () => act("drop", { entrant: e.id, reason: reason() }), "ghost small")
