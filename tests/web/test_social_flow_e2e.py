@@ -109,8 +109,12 @@ def _stall(seats: list[Page]) -> tuple[Page, int]:
     raise AssertionError("no seat is asked for a decision")
 
 
+PROMPTED = "[data-testid=action-pass], [data-testid=hand-tile][data-legal=true]"
+
+
 def _decide(page: Page) -> None:
     """The plainest answer: pass on a call or a win offered, else discard the last legal tile."""
+    page.wait_for_selector(PROMPTED)  # the prompt's controls, drawn just after the prompt arrives
     if page.is_visible("[data-testid=action-pass]"):
         page.click("[data-testid=action-pass]")
     else:
@@ -119,6 +123,7 @@ def _decide(page: Page) -> None:
 
 def _to_discard(page: Page) -> bool:
     """Whether the seat is asked for a discard (not a call or a pass)."""
+    page.wait_for_selector(PROMPTED)
     legal = page.locator("[data-testid=hand-tile][data-legal=true]").count() > 0
     return legal and not page.is_visible("[data-testid=action-pass]")
 
