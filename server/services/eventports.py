@@ -16,6 +16,7 @@ from server.services.eventbase import Suspension
 from server.services.eventrules import EventError, sealed_games
 from server.services.review import Review, ReviewError
 from server.services.reviewtypes import ExportFormat
+from server.services.social import sanction_of
 from server.social.moderation import ModerationError, Sanction, SanctionKind, blocking, check_may_play
 
 
@@ -56,11 +57,7 @@ class StoreSuspensions:
         found: dict[str, list[Sanction]] = {}
         for r in await self._social.sanctions():
             if r.account_id in wanted:
-                kind = SanctionKind(r.kind)
-                sanction = Sanction(
-                    r.account_id, kind, r.reason, r.given_by, r.starts, r.ends, r.lifted_at is not None
-                )
-                found.setdefault(r.account_id, []).append(sanction)
+                found.setdefault(r.account_id, []).append(sanction_of(r))
         now = self._now()
         out: dict[str, Suspension] = {}
         for account_id, sanctions in found.items():

@@ -416,19 +416,7 @@ class SocialService:
     # -- sanctions ------------------------------------------------------------------------------------
 
     def _remember_sanctions(self, account_id: str) -> None:
-        found = [
-            Sanction(
-                r.account_id,
-                SanctionKind(r.kind),
-                r.reason,
-                r.given_by,
-                r.starts,
-                r.ends,
-                r.lifted_at is not None,
-            )
-            for r in self._sanctions.values()
-            if r.account_id == account_id
-        ]
+        found = [sanction_of(r) for r in self._sanctions.values() if r.account_id == account_id]
         self.memory.replace_sanctions(account_id, found)
 
     async def sanction(
@@ -530,3 +518,16 @@ def social_service(store: SocialStore, now: Callable[[], float]) -> SocialServic
     if found is None:
         found = _SERVICES[store] = SocialService(now, store=store)
     return found
+
+
+def sanction_of(record: SanctionRecord) -> Sanction:
+    """A stored sanction as the moderation rules read it."""
+    return Sanction(
+        record.account_id,
+        SanctionKind(record.kind),
+        record.reason,
+        record.given_by,
+        record.starts,
+        record.ends,
+        record.lifted_at is not None,
+    )
