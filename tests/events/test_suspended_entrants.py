@@ -6,57 +6,34 @@ the same port ``jantaku serve`` uses (given and lifted by the social service, as
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import pytest
 
-from server.domain.records import Account
 from server.domain.tournaments import EntrantStatus, RoundRecord, RoundStatus
 from server.services.eventports import StoreSuspensions
 from server.services.social import SocialService
-from server.services.tournaments import EventError, EventService
+from server.services.tournaments import EventError
 from server.social.moderation import SanctionKind
 from server.store.memory import InMemoryRepository
-from server.store.memory_events import InMemoryEvents
 from tests.tournament.test_service import (
-    ACCOUNTS,
     ADMIN,
     ORG,
     PLAYERS,
-    FakeResults,
-    FakeTables,
     codes,
     settings,
 )
+from tests.tournament.test_service import World as ServiceWorld
 
 pytestmark = pytest.mark.asyncio
 ANN = PLAYERS[0]
 
 
-class World:
+class World(ServiceWorld):
     def __init__(self) -> None:
-        self.store = InMemoryEvents()
-        self.tables = FakeTables()
-        self.results = FakeResults()
-        self.clock = 1000.0
         self.repo = InMemoryRepository()  # the sanctions' store
+        super().__init__(suspensions_of=StoreSuspensions(self.repo, lambda: self.clock))
         self.social = SocialService(lambda: self.clock, store=self.repo)
-        ids = itertools.count(1)
-
-        async def accounts(account_id: str) -> Account | None:
-            return ACCOUNTS.get(account_id)
-
-        self.service = EventService(
-            store=self.store,
-            tables=self.tables,
-            results=self.results,
-            accounts=accounts,
-            now=lambda: self.clock,
-            new_id=lambda: f"ev-{next(ids)}",
-            new_secret=lambda: b"event secret",
-            suspensions_of=StoreSuspensions(self.repo, lambda: self.clock),
-        )
 
     async def suspend(self, account_id: str, minutes: float | None = None) -> int:
         given = await self.social.sanction(

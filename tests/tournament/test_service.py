@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -89,7 +90,8 @@ class FakeResults:
 
 
 class World:
-    def __init__(self) -> None:
+    def __init__(self, **collaborators: Any) -> None:
+        """``collaborators``: more of the event service's (e.g. ``suspensions_of``)."""
         self.store = InMemoryEvents()
         self.tables = FakeTables()
         self.results = FakeResults()
@@ -107,6 +109,7 @@ class World:
             now=lambda: self.clock,
             new_id=lambda: f"ev-{next(ids)}",
             new_secret=lambda: b"event secret",
+            **collaborators,
         )
 
 
