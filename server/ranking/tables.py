@@ -183,7 +183,8 @@ TENHOU_4P_1 = RankingTables(
 def _sanma_tables(version: str, first: tuple[tuple[int, int], ...]) -> RankingTables:
     """Three-player tables: the four-player ranks, a first place's award ``(east, east-south)`` in
     the open, upper, expert and phoenix rooms (the bot ladder's is the open room's), nothing for a
-    second place, the third place's loss a fourth place's of four, R over three seats."""
+    second place, the third place's loss a fourth place's of four, R over three seats with the
+    three-player placement base of Tenhou's manual (+30 / 0 / -30)."""
     (open_e, open_s), (upper_e, upper_s), (expert_e, expert_s), (phoenix_e, phoenix_s) = first
     return RankingTables(
         version=version,
