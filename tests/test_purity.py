@@ -120,8 +120,9 @@ LAYERS: dict[str, frozenset[str]] = {
             "server.tournament",  # pure: the events API shows standings in their formula's unit
         }
     ),
-    # cluster mode: registry, leases, takeover; the hub never imports it (docs/scaling.md)
-    "server.cluster": frozenset({"server.engine", "server.domain", "server.hub"}),
+    # cluster mode: registry, leases, takeover; the hub never imports it (docs/scaling.md); it
+    # carries the table factory's commands (server.services.tables) between nodes
+    "server.cluster": frozenset({"server.engine", "server.domain", "server.hub", "server.services"}),
     "server.app": frozenset(
         {
             "server.cluster",

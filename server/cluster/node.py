@@ -43,12 +43,13 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from server.cluster import relaylink
-from server.cluster.control import ControlDesk
+from server.cluster.control import ControlDesk, ControlHost
 from server.cluster.relay import Relays
 from server.cluster.settings import ClusterSettings
 from server.domain.ports import Repository
 from server.domain.records import MatchStatus
 from server.hub.placement import QUEUE_HEADER, RELAY_HEADER, HandOff, QueuedPlayer, RelayClient, Upstream
+from server.services.tables import TableAnswer, TableCommand
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -131,8 +132,9 @@ return ARGV[1]
 """
 
 
-class NodeHost(Protocol):
-    """What the node reads from the hub it runs beside (its load) and asks of it (recovery)."""
+class NodeHost(ControlHost, Protocol):
+    """What the node reads from the hub it runs beside (its load) and asks of it (recovery, and
+    what another node asks of one of its tables)."""
 
     @property
     def table_count(self) -> int: ...
@@ -152,10 +154,6 @@ class NodeHost(Protocol):
     async def recover_orphans(self, match_ids: Collection[str]) -> None:
         """Rebuild those of the running matches ``match_ids`` this node may claim
         (``Lobby.recover``)."""
-        ...
-
-    async def control_table(self, match_id: str, action: str, reason: str) -> bool:
-        """Pause, unpause or end the table of ``match_id`` if it runs here (server.cluster.control)."""
         ...
 
 
@@ -305,7 +303,7 @@ class ClusterNode:
             return None
         return str(url) if url else None
 
-    async def control(self, match_id: str, action: str, reason: str) -> bool:
+    async def control(self, match_id: str, command: TableCommand) -> TableAnswer | None:
         """Relayed to the node holding the match's lease (server.cluster.control)."""
 
         async def owner() -> str | None:
@@ -316,7 +314,7 @@ class ClusterNode:
             match = await self._repo.get_match(match_id)
             return match is not None and match.status is MatchStatus.RUNNING
 
-        return await self.control_desk.relay(match_id, action, reason, owner=owner, running=running)
+        return await self.control_desk.relay(match_id, command, owner=owner, running=running)
 
     def relay_headers(
         self, client_address: str | None, *, waited_s: float | None = None

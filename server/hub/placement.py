@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from server.services.tables import TableAnswer, TableCommand
+
 # The header a relaying node sends with the real address of the client it relays (cluster mode).
 RELAY_HEADER = "X-Jantaku-Relayed-For"
 # The header with which a node hands a queued player over to a queue's matcher: how long it waited.
@@ -147,12 +149,12 @@ class Placement(Protocol):
         one, or nowhere known): what the table factory says of a table it does not run."""
         ...
 
-    async def control(self, match_id: str, action: str, reason: str) -> bool:
-        """Pause (``action`` ``pause``), unpause (``unpause``) or end (``end``, aborted with
-        ``reason``) the table of ``match_id`` that another node runs (:meth:`locate` named it): the
-        request goes to that node, which does it as its table factory does for its own tables.
-        True once done there (or the match is over: nothing left to do); False when no node could
-        do it now (the match is between nodes, its node cannot be reached): nothing was done."""
+    async def control(self, match_id: str, command: TableCommand) -> TableAnswer | None:
+        """Have the node that runs the table of ``match_id`` (:meth:`locate` named another node) do
+        ``command`` (pause, unpause, end, lock or unlock a seat, seat a substitute) as its table
+        factory does for its own tables: its answer (done, refused there, or the match is over:
+        nothing left to do); None when no node could do it now (the match is between nodes, its
+        node cannot be reached): nothing was done."""
         ...
 
     def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
@@ -222,8 +224,8 @@ class LocalPlacement:
     async def locate(self, match_id: str) -> str | None:
         return None
 
-    async def control(self, match_id: str, action: str, reason: str) -> bool:
-        return False  # never asked: every table is here (locate names no other node)
+    async def control(self, match_id: str, command: TableCommand) -> TableAnswer | None:
+        return None  # never asked: every table is here (locate names no other node)
 
     def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
         return None

@@ -68,7 +68,7 @@ from server.hub.tablechat import TableChat
 from server.services.auth import Authenticator
 from server.services.ratings import RatingStore
 from server.services.social import SocialService
-from server.services.tables import TableFactory
+from server.services.tables import TableAnswer, TableCommand, TableFactory
 
 log = logging.getLogger(__name__)
 
@@ -269,10 +269,10 @@ class Hub:
         if found.resumed and self.on_takeover is not None:
             await self.on_takeover(found.resumed)  # e.g. the events' seat locks and substitutes
 
-    async def control_table(self, match_id: str, action: str, reason: str) -> bool:
-        """Pause, unpause or end the table of ``match_id`` if it runs here (another node's
-        request: its table factory found it on this node); False when it does not run here."""
-        return await self._lobby.factory.control_here(match_id, action, reason)
+    async def control_table(self, match_id: str, command: TableCommand) -> TableAnswer | None:
+        """Do ``command`` on the table of ``match_id`` if it runs here (another node's request:
+        its table factory found it on this node); None when it does not run here."""
+        return await self._lobby.factory.control_here(match_id, command)
 
     # -- SessionHost ---------------------------------------------------------------------------------
 

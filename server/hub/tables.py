@@ -40,11 +40,13 @@ from server.services.tables import (
     SeatKind,
     SeatRequest,
     SeatStatus,
+    TableAnswer,
     TableBusyError,
+    TableCommand,
+    TableError,
     TableSpec,
     TableSpecError,
     TableStatus,
-    TableUnsupportedError,
 )
 from server.social.chat import TEXT_MODES
 
@@ -127,9 +129,10 @@ class LocalTable:
 
 
 class RemoteTable:
-    """A live table another node of the cluster runs: pausing, unpausing and ending it go to that
-    node through the placement (:meth:`Placement.control`), which does them there as
-    :class:`LocalTable` does here."""
+    """A live table another node of the cluster runs: what is asked of it (pause, unpause, end,
+    lock a seat, seat a substitute) goes to that node through the placement
+    (:meth:`Placement.control`), which does it there as :class:`LocalTable` does here; what that
+    node refuses is raised here as the same :class:`TableError`."""
 
     __slots__ = ("_match_id", "_placement", "node")
 
@@ -145,33 +148,33 @@ class RemoteTable:
     def status(self) -> TableStatus:
         return TableStatus(match_id=self._match_id, node=self.node)
 
-    async def _control(self, action: str, reason: str) -> None:
-        if not await self._placement.control(self._match_id, action, reason):
+    async def _control(self, command: TableCommand) -> TableAnswer:
+        answer = await self._placement.control(self._match_id, command)
+        if answer is None:
             raise TableBusyError(
-                f"cannot {action} match {self._match_id} now: the node running it cannot be reached "
-                "or the match is moving to another node; try again in a moment"
+                f"cannot {command.action} match {self._match_id} now: the node running it cannot be "
+                "reached or the match is moving to another node; try again in a moment"
             )
+        answer.raise_refusal()
+        return answer
 
     async def pause(self, reason: str) -> None:
-        await self._control("pause", reason)
+        await self._control(TableCommand("pause", reason))
 
     async def unpause(self) -> None:
-        await self._control("unpause", "")
+        await self._control(TableCommand("unpause"))
 
     async def end(self, reason: str) -> None:
-        await self._control("end", reason)
-
-    def _unsupported(self, what: str) -> TableUnsupportedError:
-        return TableUnsupportedError(
-            f"cannot {what} match {self._match_id}: it runs on another node ({self.node}); "
-            "locking a seat or seating a substitute there is not supported yet in cluster mode"
-        )
+        await self._control(TableCommand("end", reason))
 
     async def lock_seat(self, seat: int, locked: bool) -> None:
-        raise self._unsupported("lock a seat of")
+        await self._control(TableCommand("lock" if locked else "unlock", seat=seat))
 
     async def substitute(self, seat: int, by: SeatRequest) -> int:
-        raise self._unsupported("seat a substitute at")
+        answer = await self._control(TableCommand.substitute(seat, by))
+        if answer.over or answer.step is None:
+            raise TableSpecError(f"match {self._match_id} is over")
+        return answer.step
 
 
 class LocalTables:
@@ -219,22 +222,36 @@ class LocalTables:
         node = await self._placement.locate(match_id)
         return None if node is None else RemoteTable(match_id, node, self._placement)
 
-    async def control_here(self, match_id: str, action: str, reason: str) -> bool:
-        """Pause, unpause or end (``action``) the table of ``match_id`` if it runs on this node (what
-        another node asks through the placement: :class:`RemoteTable`); False when it does not."""
+    async def control_here(self, match_id: str, command: TableCommand) -> TableAnswer | None:
+        """Do ``command`` on the table of ``match_id`` if it runs on this node (what another node
+        asks through the placement: :class:`RemoteTable`): the answer, a refusal included; None
+        when it does not run here."""
         table = self.tables.get(match_id)
         if table is None:
-            return False
-        here = LocalTable(table, self)
-        if action == "pause":
-            await here.pause(reason)
-        elif action == "unpause":
-            await here.unpause()
-        elif action == "end":
-            await here.end(reason)
-        else:
-            raise ValueError(f"no table action {action!r}")
-        return True
+            return None
+        here, seat, step = LocalTable(table, self), command.seat, None
+        try:
+            if command.action == "pause":
+                await here.pause(command.reason)
+            elif command.action == "unpause":
+                await here.unpause()
+            elif command.action == "end":
+                await here.end(command.reason)
+            elif command.action in ("lock", "unlock") and seat is not None:
+                await here.lock_seat(seat, command.action == "lock")
+            elif command.action == "substitute" and seat is not None:
+                step = await here.substitute(seat, await self._stand_in(command))
+        except TableError as exc:
+            return TableAnswer.refused(exc)
+        return TableAnswer(step=step)
+
+    async def _stand_in(self, command: TableCommand) -> SeatRequest:
+        if command.account_id is None:
+            return SeatRequest.built_in(command.bot)
+        account = await self._deps.repo.account_by_id(command.account_id)
+        if account is None:
+            raise TableSpecError(f"no account {command.account_id!r}")
+        return SeatRequest.player(account)
 
     # -- the registry --------------------------------------------------------------------------------
 

@@ -247,6 +247,94 @@ class TableStatus:
     locked: frozenset[int] = frozenset()  # seats no connection may take (:meth:`LiveTable.lock_seat`)
 
 
+TABLE_ACTIONS = ("pause", "unpause", "end", "lock", "unlock", "substitute")
+_SEAT_ACTIONS = ("lock", "unlock", "substitute")
+REASON_MAX = 500
+
+
+@dataclass(frozen=True, slots=True)
+class TableCommand:
+    """What is asked of a live table that another node runs, in the form in which it travels there
+    (``Placement.control``): ``pause``, ``unpause`` or ``end`` (with ``reason``); ``lock`` or
+    ``unlock`` a ``seat``; ``substitute`` at a ``seat`` a player's account (``account_id``: the
+    node running the table reads it from the store) or a built-in ``bot`` (None: the fill bot)."""
+
+    action: str
+    reason: str = ""
+    seat: int | None = None
+    account_id: str | None = None
+    bot: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.action not in TABLE_ACTIONS:
+            raise ValueError(f"no table action {self.action!r}")
+        if (self.action in _SEAT_ACTIONS) != (self.seat is not None):
+            raise ValueError(f"table action {self.action!r}: a seat is needed by (only) {_SEAT_ACTIONS}")
+        if self.action != "substitute" and (self.account_id is not None or self.bot is not None):
+            raise ValueError("only a substitute names an account or a bot")
+        object.__setattr__(self, "reason", self.reason[:REASON_MAX])
+
+    @classmethod
+    def substitute(cls, seat: int, by: SeatRequest) -> TableCommand:
+        if by.kind is SeatKind.EMPTY:
+            raise TableSpecError("a substitute is a player's account or a built-in bot")
+        account_id = by.account.id if by.account is not None else None
+        return cls("substitute", seat=seat, account_id=account_id, bot=by.bot)
+
+    def to_wire(self) -> dict[str, str | int | None]:
+        return {
+            "action": self.action,
+            "reason": self.reason,
+            "seat": self.seat,
+            "account": self.account_id,
+            "bot": self.bot,
+        }
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, object]) -> TableCommand:
+        """ValueError for anything but what :meth:`to_wire` writes."""
+        seat = data.get("seat")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            raise ValueError(f"seat: {seat!r}")
+        action, reason = data.get("action"), data.get("reason", "")
+        account, bot = data.get("account"), data.get("bot")
+        if not isinstance(action, str) or not isinstance(reason, str):
+            raise ValueError("action and reason are strings")
+        if account is not None and not isinstance(account, str):
+            raise ValueError(f"account: {account!r}")
+        if bot is not None and not isinstance(bot, str):
+            raise ValueError(f"bot: {bot!r}")
+        return cls(action, reason, seat, account, bot)
+
+
+@dataclass(frozen=True, slots=True)
+class TableAnswer:
+    """What the node running a table answered a :class:`TableCommand`: done (``step``: for a
+    substitute, the match's last step before it took over), refused there (``code`` and
+    ``message`` of the :class:`TableError` raised), or ``over``: the match had ended, nothing was
+    done."""
+
+    step: int | None = None
+    code: str | None = None
+    message: str = ""
+    over: bool = False
+
+    @classmethod
+    def refused(cls, error: TableError) -> TableAnswer:
+        return cls(code=error.code, message=error.message)
+
+    def raise_refusal(self) -> None:
+        """Raise here the error the other node raised (as :class:`TableError` of its code)."""
+        if self.code is not None:
+            kind = _ERRORS.get(self.code, TableSpecError)
+            raise kind(self.message)
+
+
+_ERRORS: dict[str, type[TableError]] = {
+    e.code: e for e in (TableNotFoundError, TableSpecError, TableBusyError, TableUnsupportedError)
+}
+
+
 class LiveTable(Protocol):
     """A live table, wherever it runs."""
 

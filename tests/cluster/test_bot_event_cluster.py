@@ -1,7 +1,9 @@
 """Events on a cluster of three real ``jantaku serve`` nodes behind one round-robin address:
 
 * an organizer pauses, resumes and ends a table from nodes that do not run it (the request goes
-  to the node that does, ``server.cluster.control``), exactly as on one node;
+  to the node that does, ``server.cluster.control``), exactly as on one node; and locks a seat
+  (its player's resume is refused on the node running it), unlocks it and seats a substitute
+  there, from other nodes, with a refusal of that node's table answered as on one node;
 * a bot event: four unmodified mjai bots (``jantaku bot connect --event ID`` around
   ``tests/bots/mjai_tsumogiri.py``) play one duplicate-rotation cycle (four rounds, one table each,
   the same walls with the seats rotated), each round started from another node; the node running
@@ -23,6 +25,9 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from client_protocol.client import Client
+from client_protocol.errors import ErrorCode
+from client_protocol.messages import ErrorMessage, EventMessage, Prompt, Snapshot, TokenAuth
 from server.app.compose import event_store
 from server.domain.records import AccountKind, MatchStatus
 from server.services.auth import Authenticator
@@ -40,6 +45,7 @@ from tests.cluster.procs import (
 )
 from tests.cluster.test_bots_cluster import PLAYED_FOR, TSUMOGIRI_BOT, _restart, _spawn, _steps
 from tests.hub.helpers import EAST
+from tests.hub.netkit import next_of
 
 OPTIONS: tuple[str, ...] = ()  # an East-only game of bots: some 300 steps, the kill comes at step 40
 
@@ -146,6 +152,71 @@ async def test_a_table_is_paused_resumed_and_ended_from_nodes_that_do_not_run_it
         "unpause",
         "end_table",
     ]
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(300)
+async def test_a_seat_is_locked_and_substituted_from_nodes_that_do_not_run_its_table(
+    cluster: Cluster,
+) -> None:
+    org = await _organizer(cluster)
+    ((pat_id, pat_token),) = await _accounts(cluster, AccountKind.PLAYER, "pat")
+    a, b, c = cluster.nodes
+    event = await _call(a, org, "POST", "/api/events", _event("Late arrivals", rounds=1, action_ms=5000))
+    path = f"/api/events/{event['id']}"
+    await _call(b, pat_token, "POST", f"{path}/entry", {})
+    await _call(b, org, "POST", f"{path}/bots", {"count": 3})
+    await _call(c, org, "POST", f"{path}/seat", {"key": "r1"})
+    rnd = await _call(a, org, "POST", f"{path}/start", {"key": "r1"})  # the table runs on node a
+    match_id = rnd["tables"][0]["match_id"]
+    seat = rnd["tables"][0]["entrants"].index(pat_id)
+    assert await lease_owner(cluster, match_id) == a.node_id
+
+    locked = await _call(b, org, "POST", f"{path}/lock", {"table": 0, "seat": seat, "reason": "id check"})
+    assert locked["tables"][0]["locked"] == [seat]
+    pat = await Client.connect(cluster.url, TokenAuth(token=pat_token), timeout=15.0)
+    try:
+        await pat.resume(match_id)
+        async with asyncio.timeout(30):
+            refused = await next_of(pat, ErrorMessage)  # node a's table keeps the seat locked
+        assert refused.code is ErrorCode.FORBIDDEN and "locked" in refused.message
+        await _call(c, org, "POST", f"{path}/unlock", {"table": 0, "seat": seat})
+        await pat.resume(match_id)  # unlocked there: she takes her seat
+        async with asyncio.timeout(30):
+            async for message in pat:  # her seat's view comes: a snapshot, or the events since
+                if isinstance(message, Snapshot | EventMessage | Prompt):
+                    break
+    finally:
+        await pat.close()
+
+    changed = await _call(
+        c,
+        org,
+        "POST",
+        f"{path}/substitute",
+        {"table": 0, "seat": seat, "substitute": "bot:tsumogiri", "reason": "left"},
+    )
+    from_step = changed["tables"][0]["stand_ins"][0]["from_step"]
+    assert isinstance(from_step, int) and from_step >= 0  # the step node a answered
+    await eventually(lambda: _steps_at_least(cluster, match_id, from_step + 8), 60, every=0.2)
+    bot_seat = (seat + 1) % 4  # a built-in bot's seat: node a's table refuses, as one node does
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{b.http_port}", timeout=30) as http:
+        answer = await http.post(
+            f"{path}/substitute",
+            headers={"Authorization": f"Bearer {org}"},
+            json={"table": 0, "seat": bot_seat, "substitute": "bot:tsumogiri", "reason": "x"},
+        )
+    assert answer.status_code == 422 and "needs no substitute" in answer.json()["error"]["message"], (
+        answer.text
+    )
+    log = await _call(a, org, "GET", f"{path}/log")
+    assert [e["action"] for e in log if e["action"] in ("lock_seat", "unlock_seat", "substitute")] == [
+        "lock_seat",
+        "unlock_seat",
+        "substitute",
+    ]
+    await _call(b, org, "POST", f"{path}/tables/0/end", {"reason": "done"})
+    await eventually(lambda: _ended(cluster, match_id), 30, every=0.2)
 
 
 async def _steps_at_least(cluster: Cluster, match_id: str, n: int) -> bool:

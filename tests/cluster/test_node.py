@@ -22,6 +22,7 @@ from server.hub.outputs import ErrorOut
 from server.hub.recovery import replay_log
 from server.hub.server import Hub
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
+from server.services.tables import TableAnswer, TableCommand
 from server.store.memory import InMemoryRepository
 from server.store.repository import SqlRepository
 from tests.cluster.conftest import eventually
@@ -241,8 +242,8 @@ class _Load:
     async def recover_orphans(self, match_ids: Collection[str]) -> None:
         return None
 
-    async def control_table(self, match_id: str, action: str, reason: str) -> bool:
-        return False  # runs no table
+    async def control_table(self, match_id: str, command: TableCommand) -> TableAnswer | None:
+        return None  # runs no table
 
 
 @pytest.mark.asyncio

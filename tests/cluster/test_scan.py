@@ -17,6 +17,7 @@ import pytest
 from server.cluster.node import ClusterNode
 from server.domain.ports import Repository
 from server.domain.records import MatchRecord, MatchStatus
+from server.services.tables import TableAnswer, TableCommand
 from tests.cluster.conftest import eventually
 from tests.cluster.test_node import cluster
 
@@ -59,8 +60,8 @@ class _Host:
     async def recover_orphans(self, match_ids: Collection[str]) -> None:
         self.recovered.append(set(match_ids))
 
-    async def control_table(self, match_id: str, action: str, reason: str) -> bool:
-        return False  # runs no table
+    async def control_table(self, match_id: str, command: TableCommand) -> TableAnswer | None:
+        return None  # runs no table
 
 
 class _Clock:

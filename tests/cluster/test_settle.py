@@ -19,6 +19,7 @@ from server.cluster.relay import Relays
 from server.hub.placement import HandOff, Placement, QueuedPlayer, RelayClient, Upstream
 from server.hub.server import Hub, running_hub
 from server.hub.settings import HubSettings, TableTimers
+from server.services.tables import TableAnswer, TableCommand
 from server.store.memory import InMemoryRepository
 from tests.hub.netkit import FAST_LIMITS, Raw
 
@@ -55,8 +56,8 @@ class Moving:
     def hand_off(self, client: RelayClient, base_url: str, queued: QueuedPlayer) -> HandOff | None:
         return self.relays.hand_off(client, base_url, queued)
 
-    async def control(self, match_id: str, action: str, reason: str) -> bool:
-        return False
+    async def control(self, match_id: str, command: TableCommand) -> TableAnswer | None:
+        return None
 
     def _placed(self) -> bool:
         self.looks += 1

@@ -21,7 +21,9 @@ from server.hub.tables import LocalTable, LocalTables
 from server.services.tables import (
     SeatKind,
     SeatRequest,
+    TableAnswer,
     TableBusyError,
+    TableCommand,
     TableSpec,
     TableSpecError,
 )
@@ -38,14 +40,14 @@ class Elsewhere(LocalPlacement):
     """A cluster where every match this node does not run runs on node B."""
 
     def __init__(self) -> None:
-        self.asked: list[tuple[str, str, str]] = []
-        self.answer = True
+        self.asked: list[tuple[str, TableCommand]] = []
+        self.answer: TableAnswer | None = TableAnswer()
 
     async def locate(self, match_id: str) -> str | None:
         return "ws://node-b:8765"
 
-    async def control(self, match_id: str, action: str, reason: str) -> bool:
-        self.asked.append((match_id, action, reason))
+    async def control(self, match_id: str, command: TableCommand) -> TableAnswer | None:
+        self.asked.append((match_id, command))
         return self.answer
 
 
@@ -183,8 +185,9 @@ async def test_the_clocks_stop_while_a_table_is_paused() -> None:
 
 @pytest.mark.asyncio
 async def test_a_table_on_another_node_is_controlled_through_the_placement() -> None:
-    """The factory finds a table another node runs; pausing, unpausing and ending it go to that
-    node through the placement (the hub never asks which placement it has); when no node can do
+    """The factory finds a table another node runs; pausing, unpausing, ending it, locking a seat
+    and seating a substitute go to that node through the placement (the hub never asks which
+    placement it has); what that node refuses is raised here with its code; when no node can do
     it now, ``busy`` and nothing done."""
     placement = Elsewhere()
     tables = factory(ManualClock(), InMemoryRepository(), placement)
@@ -193,16 +196,65 @@ async def test_a_table_on_another_node_is_controlled_through_the_placement() -> 
     await remote.pause("tea")
     await remote.unpause()
     await remote.end("a rule")
-    assert placement.asked == [
-        ("m-elsewhere", "pause", "tea"),
-        ("m-elsewhere", "unpause", ""),
-        ("m-elsewhere", "end", "a rule"),
+    await remote.lock_seat(2, True)
+    await remote.lock_seat(2, False)
+    placement.answer = TableAnswer(step=17)
+    sub = account("sub")
+    assert await remote.substitute(1, SeatRequest.player(sub)) == 17
+    assert await remote.substitute(3, SeatRequest.built_in("tsumogiri")) == 17
+    assert [(m, c.action, c.reason, c.seat) for m, c in placement.asked] == [
+        ("m-elsewhere", "pause", "tea", None),
+        ("m-elsewhere", "unpause", "", None),
+        ("m-elsewhere", "end", "a rule", None),
+        ("m-elsewhere", "lock", "", 2),
+        ("m-elsewhere", "unlock", "", 2),
+        ("m-elsewhere", "substitute", "", 1),
+        ("m-elsewhere", "substitute", "", 3),
     ]
-    placement.answer = False
+    assert (placement.asked[5][1].account_id, placement.asked[6][1].bot) == (sub.id, "tsumogiri")
+    with pytest.raises(TableSpecError):
+        await remote.substitute(0, SeatRequest.empty())  # nobody is no substitute: not even asked
+    assert len(placement.asked) == 7
+    placement.answer = TableAnswer(code="malformed", message="seat 1 of m-elsewhere is locked")
+    with pytest.raises(TableSpecError, match="is locked"):
+        await remote.substitute(1, SeatRequest.player(sub))
+    placement.answer = TableAnswer(over=True)
+    await remote.pause("late")  # over: nothing left to do
+    with pytest.raises(TableSpecError, match="is over"):
+        await remote.substitute(1, SeatRequest.player(sub))
+    placement.answer = None
     with pytest.raises(TableBusyError) as refused:
         await remote.pause("x")
     assert refused.value.code == "busy"
     assert await factory(ManualClock(), InMemoryRepository()).find("m-nowhere") is None
+
+
+@pytest.mark.asyncio
+async def test_what_another_node_asks_is_done_on_the_table_here_or_refused_with_its_code() -> None:
+    """The other side (``control_here``): a command for a table this node runs is done on it, as
+    the factory's own methods do; a refusal comes back as an answer with its code; a table that
+    does not run here answers None."""
+    clock, repo = ManualClock(), InMemoryRepository()
+    tables = factory(clock, repo)
+    p = FakeParticipant(account("p"))
+    live = await tables.create(spec(p))
+    sub = account("stand-in", AccountKind.PLAYER)
+    await repo.create_account(sub)
+    mid = live.match_id
+    assert await tables.control_here("m-other", TableCommand("pause")) is None
+    assert await tables.control_here(mid, TableCommand("lock", seat=0)) == TableAnswer()
+    assert live.status().locked == frozenset({0})
+    refused = await tables.control_here(mid, TableCommand("substitute", seat=0, account_id=sub.id))
+    assert refused is not None and refused.code == "malformed" and "locked" in refused.message
+    assert await tables.control_here(mid, TableCommand("unlock", seat=0)) == TableAnswer()
+    unknown = await tables.control_here(mid, TableCommand("substitute", seat=0, account_id="a-nobody"))
+    assert unknown is not None and unknown.code == "malformed" and "no account" in unknown.message
+    done = await tables.control_here(mid, TableCommand("substitute", seat=0, account_id=sub.id))
+    assert done is not None and done.code is None and done.step is not None
+    assert live.status().seats[0].account_id == sub.id
+    assert await tables.control_here(mid, TableCommand("pause", "tea")) == TableAnswer()
+    assert live.status().paused
+    assert await tables.control_here(mid, TableCommand("end", "done")) == TableAnswer()
 
 
 @pytest.mark.asyncio

@@ -37,7 +37,7 @@ class FakeLive:
     match_id: str
     paused: bool = False
     ended: str | None = None
-    remote: bool = False
+    refuses: bool = False  # what is asked of it raises unsupported (a table that cannot do it)
     locked: set[int] = field(default_factory=set)
     subs: list[tuple[int, SeatRequest]] = field(default_factory=list)
 
@@ -45,8 +45,8 @@ class FakeLive:
         return TableStatus(self.match_id, self.spec.source, self.spec.tags, paused=self.paused)
 
     async def pause(self, reason: str) -> None:
-        if self.remote:
-            raise TableUnsupportedError("the table runs on another node")
+        if self.refuses:
+            raise TableUnsupportedError("this table cannot do that")
         self.paused = True
 
     async def unpause(self) -> None:
@@ -56,13 +56,13 @@ class FakeLive:
         self.ended = reason
 
     async def lock_seat(self, seat: int, locked: bool) -> None:
-        if self.remote:
-            raise TableUnsupportedError("the table runs on another node")
+        if self.refuses:
+            raise TableUnsupportedError("this table cannot do that")
         (self.locked.add if locked else self.locked.discard)(seat)
 
     async def substitute(self, seat: int, by: SeatRequest) -> int:
-        if self.remote:
-            raise TableUnsupportedError("the table runs on another node")
+        if self.refuses:
+            raise TableUnsupportedError("this table cannot do that")
         self.subs.append((seat, by))
         return 40 + len(self.subs)
 
@@ -225,7 +225,7 @@ async def test_pause_end_and_finish_with_reveal_and_standings() -> None:
     assert all(t.paused for t in w.tables.made)
     await w.service.pause(ORG, event_id, 1, False)
     assert [t.paused for t in w.tables.made] == [True, False]
-    w.tables.made[0].remote = True
+    w.tables.made[0].refuses = True
     assert await codes(w.service.pause(ORG, event_id, 0, True)) == "unsupported"
     assert await codes(w.service.finish_round(ORG, event_id)) == "conflict"  # tables still playing
     await w.service.end_table(ORG, event_id, 1, "time limit")
@@ -305,13 +305,13 @@ async def test_scripted_seating_and_check_in() -> None:
     assert rnd.tables[0].entrants == tuple(p.id for p in PLAYERS[:4])
 
 
-async def test_seat_actions_at_a_table_on_another_node_are_unsupported_and_change_nothing() -> None:
+async def test_seat_actions_a_table_refuses_as_unsupported_change_nothing() -> None:
     w = World()
     event_id = await full_event(w)
     await w.service.seat(ORG, event_id)
     rnd = await w.service.start(ORG, event_id)
     for live in w.tables.made:
-        live.remote = True
+        live.refuses = True
     before = (await w.store.rounds(event_id), len(await w.store.audit(event_id)))
     lock = w.service.lock_seat(ORG, event_id, table=0, seat=0, locked=True, reason="r")
     assert await codes(lock) == "unsupported"
@@ -319,7 +319,7 @@ async def test_seat_actions_at_a_table_on_another_node_are_unsupported_and_chang
     assert await codes(sub) == "unsupported"
     assert (await w.store.rounds(event_id), len(await w.store.audit(event_id))) == before
     for live in w.tables.made:
-        live.remote = False
+        live.refuses = False
     changed = await w.service.substitute(ORG, event_id, table=0, seat=0, substitute="a-sub", reason="late")
     assert changed.tables[0].stand_ins[0].from_step == 41  # the step the factory answered
     assert w.tables.made[0].subs[0][1].account == ACCOUNTS["a-sub"]

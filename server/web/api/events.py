@@ -13,8 +13,8 @@ grants or revokes the organizer role, and ``GET /api/admin/organizers`` lists it
 A refused action answers the typed error of the other routes, ``{"error": {"code", "message"}}``,
 and changes nothing: ``unauthenticated`` 401, ``forbidden`` 403, ``not_found`` 404,
 ``invalid_request`` 422 (a malformed body or setting), ``conflict`` 409 (not now: e.g. the round is
-running), ``unsupported`` 409 (not possible yet, e.g. a substitute once the round runs), ``busy``
-503 (a table could not be made now, or the node running it could not be reached: try again).
+running), ``unsupported`` 409 (not possible where it was asked), ``busy`` 503 (a table could not be
+made now, or the node running it could not be reached: try again).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ _ERROR_TEXT = {
     "moderator's suspension runs: no entry, check-in or seat (code suspended)",
     404: "no such event, entrant, table or account (code not_found)",
     409: "not now: the round is running, sign-up is closed, a seating constraint cannot be met... "
-    "(code conflict); not possible yet, e.g. a substitute once the round runs (code unsupported)",
+    "(code conflict); not possible where it was asked (code unsupported)",
     422: "a malformed body, parameter or setting, or a missing reason (code invalid_request)",
     503: "a table could not be made, or reached on its node, now: try again (code busy); events not "
     "served here, or the database is unavailable (code unavailable)",

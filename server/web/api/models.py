@@ -39,7 +39,7 @@ class ErrorCode(StrEnum):
     UPGRADE_REQUIRED = "upgrade_required"  # 426: a plain GET of a websocket path (/ws, /mjai)
     NAME_TAKEN = "name_taken"  # 409: register: a player or bot has that name
     CONFLICT = "conflict"  # 409: not now (events: a round is running...), or already so (friends)
-    UNSUPPORTED = "unsupported"  # 409: events: not possible for this table (yet), e.g. on another node
+    UNSUPPORTED = "unsupported"  # 409: events: not possible where asked (a live table from the CLI)
     SUSPENDED = "suspended"  # 403: events: a moderator's suspension runs (no entry, check-in or seat)
     BUSY = "busy"  # 503: events: a table could not be made now; nothing was made, retry
     RATE_LIMITED = "rate_limited"  # 429: too many failed sign-ins, or websocket connects, per address
