@@ -599,6 +599,17 @@ class FriendsChanged(_ServerMessage, frozen=True, tag="friends_changed"):
     """This player's friends, requests or blocks changed (read them again: ``GET /api/me/friends``)."""
 
 
+class EventNotice(_ServerMessage, frozen=True, tag="event_notice"):
+    """An organizer's notice to every entrant of the event ``event_id`` (``name``), pushed to each
+    entrant's connection as it is posted (docs/tournaments.md); the event's page lists them all.
+    ``at``: when it was posted, seconds since the epoch."""
+
+    event_id: str
+    name: str
+    text: str
+    at: float
+
+
 ServerMessage = (
     Welcome
     | ErrorMessage
@@ -621,6 +632,7 @@ ServerMessage = (
     | Invited
     | InviteSent
     | FriendsChanged
+    | EventNotice
 )
 """Any server-to-client message."""
 

@@ -39,6 +39,7 @@ from server.hub import gcpolicy
 from server.hub.placement import Placement
 from server.hub.server import Hub
 from server.hub.settings import HubSettings
+from server.services.eventbase import NoticeTo
 from server.services.eventports import StoreEventPorts, StoreSuspensions
 from server.services.eventrules import sealed_games
 from server.services.social import social_service
@@ -203,6 +204,7 @@ def event_service(
     *,
     now: Callable[[], float] = time.time,
     running_here: Callable[[str], bool] | None = None,
+    notice_to: NoticeTo | None = None,
 ) -> EventService:
     """The event service (``docs/tournaments.md``) on ``repo``: events kept by :func:`event_store`,
     tables made by ``tables`` (the hub's factory), results read from the stored games, accounts
@@ -225,6 +227,7 @@ def event_service(
         export_of=ports.export_of,
         bot_names=frozenset(BOTS),
         suspensions_of=None if social is None else StoreSuspensions(social, now),
+        notice_to=notice_to,
     )
 
 
@@ -246,10 +249,12 @@ def build_hub(
     app = create_app(repo, api)
     hub = Hub(settings, repo, http_app=app, ratings=repo, placement=placement, social=social)
     attach_hub(app, hub)
-    # The events API (admin port) runs events on this hub's table factory.
-    app.state.settings = dataclasses.replace(
-        app.state.settings, events=event_service(repo, hub.tables, running_here=_running_on(hub))
+    # The events API (admin port) runs events on this hub's table factory; notices reach the
+    # entrants' connections through the hub (on every node, in a cluster).
+    events = event_service(
+        repo, hub.tables, running_here=_running_on(hub), notice_to=hub.friends.event_notice
     )
+    app.state.settings = dataclasses.replace(app.state.settings, events=events)
     hub.on_takeover = functools.partial(restore_event_tables, app)  # cluster mode: another node's tables
     return hub
 

@@ -15,11 +15,15 @@ a relay) is not counted and receives nothing here: the node it is relayed to ser
 a private table the sender opened or waits at, rate-limited per account; the invitee's
 connections, on any node, get ``invited``; the sender gets ``invite_sent``.
 
+**Event notices.** :meth:`FriendsDesk.event_notice`: an organizer's notice (the event service's
+``notice_to``) goes to the connections of the event's entrants, on any node, as ``event_notice``.
+
 **Across nodes** (the hub's :class:`~server.domain.socialbus.SocialBus`, the one lobby chat uses
 too): topic ``social.presence`` carries a node's changes, and every :data:`SNAPSHOT_S` (and when a
 node asks, at its start) its whole list, in parts of at most :data:`SNAPSHOT_PART` players (a bus
 payload is small), so a node that died is forgotten after :data:`FORGET_AFTER_S`;
-``social.invite`` an invitation; ``social.change`` a change of links, mutes or the presence setting
+``social.invite`` an invitation; ``social.notice`` an event's notice and its recipients (in parts
+of at most :data:`NOTICE_PART` accounts); ``social.change`` a change of links, mutes or the presence setting
 made through this node's HTTP API, applied to every node's social memory. Each message names its
 node (the bus's ``node_id``); a node skips its own.
 """
@@ -29,17 +33,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from typing import Any, Protocol
 
 from client_protocol.errors import ErrorCode
-from client_protocol.messages import FriendPresence, FriendsChanged, Invited, InviteSent, PresenceState
+from client_protocol.messages import (
+    EventNotice,
+    FriendPresence,
+    FriendsChanged,
+    Invited,
+    InviteSent,
+    PresenceState,
+)
 from server.domain.records import Account
 from server.domain.socialbus import Payload, SocialBus
 from server.hub.adapter import SeatConnection, TokenBucket
 from server.hub.clock import Clock
 from server.hub.lobby import Lobby
 from server.hub.outputs import ErrorOut, Participant, SocialOut
+from server.services.eventbase import PostedNotice
 from server.services.social import Change, SocialError, SocialService
 from server.social.presence import OFFLINE, Whereabouts, at_table, merged, published
 from server.social.relations import Presence
@@ -50,7 +62,8 @@ SNAPSHOT_S = 15.0  # each node tells its whole presence list this often
 FORGET_AFTER_S = 3 * SNAPSHOT_S  # a node not heard of for this long is gone: its players offline
 INVITE_BURST, INVITE_PER_S = 5, 0.2  # invitations per account: 5 at once, then one every 5 s
 SNAPSHOT_PART = 40  # players per part of a whole list (well under the bus's payload limit)
-TOPICS = ("social.presence", "social.invite", "social.change")
+NOTICE_PART = 200  # recipients per bus message of an event's notice (a bus payload is small)
+TOPICS = ("social.presence", "social.invite", "social.change", "social.notice")
 
 
 class Connected(Protocol):
@@ -213,6 +226,31 @@ class FriendsDesk:
         self._publish("social.invite", {**invitation, "code": table.code, "preset": table.preset})
         return table.code
 
+    def event_notice(self, account_ids: Collection[str], notice: PostedNotice) -> None:
+        """An organizer's notice for the connections of ``account_ids`` here and on every node."""
+        message = EventNotice(
+            event_id=notice.event_id, name=notice.event_name, text=notice.text, at=notice.at
+        )
+        to = sorted(set(account_ids))
+        for account_id in to:
+            self._deliver(account_id, SocialOut(message))
+        body = {"event_id": message.event_id, "name": message.name, "text": message.text, "at": message.at}
+        for i in range(0, len(to), NOTICE_PART):
+            self._publish("social.notice", {"to": to[i : i + NOTICE_PART], **body})
+
+    def _on_notice(self, body: Payload) -> None:
+        to = body["to"]
+        if not isinstance(to, list):
+            raise TypeError("to: a list of account ids")
+        message = EventNotice(
+            event_id=str(body["event_id"]),
+            name=str(body["name"]),
+            text=str(body["text"]),
+            at=float(body["at"]),
+        )
+        for account_id in to:
+            self._deliver(str(account_id), SocialOut(message))
+
     # -- changes of links and settings ------------------------------------------------------------------
 
     def _changed(self, change: Change) -> None:
@@ -308,9 +346,12 @@ class FriendsDesk:
             try:
                 if body.get("node") in (None, self._node):
                     return
-                {"social.presence": self._on_presence, "social.invite": self._on_invite}.get(
-                    topic, self._on_change
-                )(body)
+                handlers = {
+                    "social.presence": self._on_presence,
+                    "social.invite": self._on_invite,
+                    "social.notice": self._on_notice,
+                }
+                handlers.get(topic, self._on_change)(body)
             except (ValueError, TypeError, KeyError, IndexError):
                 log.warning("ignored a bad %s message from the bus", topic)
 

@@ -22,7 +22,14 @@ from typing import Protocol
 
 from client_protocol.errors import ErrorCode
 from client_protocol.events import Event as WireEvent
-from client_protocol.messages import FriendPresence, FriendsChanged, Invited, InviteSent, MatchEndReason
+from client_protocol.messages import (
+    EventNotice,
+    FriendPresence,
+    FriendsChanged,
+    Invited,
+    InviteSent,
+    MatchEndReason,
+)
 from server.domain.records import Account, AccountKind
 from server.engine.actions import Action
 from server.engine.events import Event
@@ -187,10 +194,11 @@ class ChatOut:
 
 @dataclass(frozen=True, slots=True)
 class SocialOut:
-    """Friends' news for a player (server.hub.friends): a presence, an invitation, a change of its
-    friends; ``message`` is the protocol's own message (other protocols ignore it)."""
+    """News for a player (server.hub.friends): a friend's presence, an invitation, a change of its
+    friends, an event's notice; ``message`` is the protocol's own message (other protocols ignore
+    it)."""
 
-    message: FriendPresence | Invited | InviteSent | FriendsChanged
+    message: FriendPresence | Invited | InviteSent | FriendsChanged | EventNotice
 
 
 Outbound = (

@@ -62,6 +62,20 @@ SuspensionsOf = Callable[[Collection[str]], Awaitable[Mapping[str, Suspension]]]
 
 
 @dataclass(frozen=True, slots=True)
+class PostedNotice:
+    """An organizer's notice as it was posted: its event, the event's name, the text, when."""
+
+    event_id: str
+    event_name: str
+    text: str
+    at: float
+
+
+NoticeTo = Callable[[Collection[str], PostedNotice], None]
+"""Push a notice to these accounts' live connections, wherever they are connected (the hub)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Actor:
     """Who asks: an account, and whether it is an administrator."""
 
@@ -104,6 +118,7 @@ class EventBase:
         export_of: ExportOf | None = None,
         bot_names: Collection[str] | None = None,
         suspensions_of: SuspensionsOf | None = None,
+        notice_to: NoticeTo | None = None,
     ) -> None:
         self._store = store
         self._tables = tables
@@ -117,6 +132,7 @@ class EventBase:
         self._export_of = export_of
         self._bot_names = bot_names  # the built-in bots (None: the table factory checks the names)
         self._suspensions_of = suspensions_of  # None: the server keeps no sanctions
+        self._notice_to = notice_to  # None: notices are only shown with the event
 
     async def _suspended(self, ids: Collection[str]) -> Mapping[str, Suspension]:
         """The accounts among ``ids`` that a suspension keeps from a seat now (bots never)."""

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 
 from server.domain.tournaments import (
     AdjustmentRecord,
+    EntrantStatus,
     EventRecord,
     RoundRecord,
     RoundStatus,
     RoundTableRecord,
     StandInRecord,
 )
-from server.services.eventbase import BOT_PREFIX, Actor, EventBase
+from server.services.eventbase import BOT_PREFIX, Actor, EventBase, PostedNotice
 from server.services.eventrules import EventError
 from server.services.tables import SeatRequest, TableError
 
@@ -294,13 +295,18 @@ class EventLive(EventBase):
         await self._audit(event, actor, "adjust", detail, reason=why, key=key)
 
     async def notice(self, actor: Actor, event_id: str, text: str, *, key: str | None = None) -> None:
-        """A notice to every entrant: shown in the event's view (public), oldest first."""
+        """A notice to every entrant: shown in the event's view (public), oldest first, and pushed
+        at once to the live connections of the entrants still in the event (``notice_to``)."""
         event = await self._organized(event_id, actor)
         if not text.strip() or len(text) > 500:
             raise EventError("malformed", "a notice has 1 to 500 characters")
         if await self._done(event_id, "notice", key):
             return
         await self._audit(event, actor, "notice", {"text": text.strip()}, key=key)
+        if self._notice_to is not None:
+            entrants = await self._store.entrants(event_id)
+            to = [e.entrant_id for e in entrants if e.status is EntrantStatus.ENTERED and e.kind != "bot"]
+            self._notice_to(to, PostedNotice(event.id, event.settings.name, text.strip(), self._now()))
 
     # -- the moves of a game ---------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 * an organizer pauses, resumes and ends a table from nodes that do not run it (the request goes
   to the node that does, ``server.cluster.control``), exactly as on one node; and locks a seat
   (its player's resume is refused on the node running it), unlocks it and seats a substitute
-  there, from other nodes, with a refusal of that node's table answered as on one node;
+  there, from other nodes, with a refusal of that node's table answered as on one node; a notice
+  posted on one node reaches the entrant's connection;
 * a bot event: four unmodified mjai bots (``jantaku bot connect --event ID`` around
   ``tests/bots/mjai_tsumogiri.py``) play one duplicate-rotation cycle (four rounds, one table each,
   the same walls with the seats rotated), each round started from another node; the node running
@@ -27,7 +28,7 @@ import pytest_asyncio
 
 from client_protocol.client import Client
 from client_protocol.errors import ErrorCode
-from client_protocol.messages import ErrorMessage, EventMessage, Prompt, Snapshot, TokenAuth
+from client_protocol.messages import ErrorMessage, EventMessage, EventNotice, Prompt, Snapshot, TokenAuth
 from server.app.compose import event_store
 from server.domain.records import AccountKind, MatchStatus
 from server.services.auth import Authenticator
@@ -186,6 +187,15 @@ async def test_a_seat_is_locked_and_substituted_from_nodes_that_do_not_run_its_t
             async for message in pat:  # her seat's view comes: a snapshot, or the events since
                 if isinstance(message, Snapshot | EventMessage | Prompt):
                     break
+        # a notice posted through node c reaches her connection (on whichever node serves it)
+        await _call(c, org, "POST", f"{path}/notice", {"text": "the final starts at 21:00"})
+        async with asyncio.timeout(30):
+            notice = await next_of(pat, EventNotice)
+        assert (notice.event_id, notice.name, notice.text) == (
+            event["id"],
+            "Late arrivals",
+            "the final starts at 21:00",
+        )
     finally:
         await pat.close()
 

@@ -15,11 +15,20 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from client_protocol.messages import ErrorMessage, FriendPresence, FriendsChanged, Invited, InviteSent, Seated
+from client_protocol.messages import (
+    ErrorMessage,
+    EventNotice,
+    FriendPresence,
+    FriendsChanged,
+    Invited,
+    InviteSent,
+    Seated,
+)
 from server.hub import friends
 from server.hub.server import Hub, running_hub
 from server.hub.settings import PACED_TIMERS, HubSettings, SpectatePolicy
 from server.hub.socialbus import LocalBus, local_nodes
+from server.services.eventbase import PostedNotice
 from server.services.social import SocialService
 from server.store.memory import InMemoryRepository
 from server.web.api import create_app
@@ -152,3 +161,33 @@ async def test_a_whole_list_in_parts_replaces_what_was_held_once_its_last_part_i
         await tell(entries=[entry("z")])  # a change told between two parts holds
         await tell(full=True, entries=[])
         assert (where("x"), where("y"), where("z")) == ("offline", "lobby", "lobby")
+
+
+async def test_an_event_notice_reaches_its_entrants_on_every_node_and_nobody_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The event service's ``notice_to`` on node 1: the entrants connected to node 1 and to node 2
+    get ``event_notice`` once (the recipients cross in parts), a player not named gets nothing."""
+    monkeypatch.setattr(friends, "NOTICE_PART", 2)
+    repo, (bus_one, bus_two) = InMemoryRepository(), local_nodes("n1", "n2")
+    async with asyncio.timeout(60), node(repo, bus_one) as one, node(repo, bus_two) as two:
+        here = await connect_client(one, "alice")
+        there = [await connect_client(two, name) for name in ("bob", "carol", "dave")]
+        outsider = await connect_client(two, "erin")
+        entrants = [me(here), *(me(c) for c in there), "a-not-connected"]
+        notice = PostedNotice("ev-0123456789ab", "Club night", "round 2 at 20:00 <b>", 1764950400.5)
+        one.friends.event_notice(entrants, notice)
+        for client in (here, *there):
+            got = await next_of(client, EventNotice)
+            assert (got.event_id, got.name, got.text, got.at) == (
+                "ev-0123456789ab",
+                "Club night",
+                "round 2 at 20:00 <b>",
+                1764950400.5,
+            )
+        await outsider.ping()  # a round trip: anything sent to erin before it has arrived
+        assert not [m for m in outsider.received if isinstance(m, EventNotice)]
+        for client in (here, *there):
+            assert sum(isinstance(m, EventNotice) for m in client.received) == 1
+        for client in (here, *there, outsider):
+            await client.close()

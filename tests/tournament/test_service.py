@@ -13,6 +13,7 @@ import pytest
 from server.domain.records import Account, AccountKind
 from server.domain.tournaments import DuplicateMode, EntryMode, EventSettings, EventStatus, RoundStatus
 from server.engine.rules import PRESETS
+from server.services.eventbase import PostedNotice
 from server.services.tables import SeatRequest, TableSpec, TableStatus, TableUnsupportedError
 from server.services.tournaments import Actor, EventError, EventService
 from server.store.memory_events import InMemoryEvents
@@ -346,3 +347,19 @@ async def test_an_events_chat_setting_goes_to_its_tables() -> None:
     await w.service.seat(ORG, event_id, key="seat-1")
     await w.service.start(ORG, event_id, key="start-1")
     assert {t.spec.tags.get("chat") for t in w.tables.made} == {"on"}
+
+
+async def test_a_notice_is_pushed_to_the_entrants_still_in_the_event_and_once_per_key() -> None:
+    pushed: list[tuple[list[str], PostedNotice]] = []
+    w = World(notice_to=lambda to, notice: pushed.append((sorted(to), notice)))
+    event_id = await full_event(w)
+    await w.service.drop(ORG, event_id, PLAYERS[5].id, "left early")
+    for _ in range(2):
+        await w.service.notice(ORG, event_id, "  round 1 ends at 21:00 ", key="n-1")
+    assert len(pushed) == 1  # the same key: posted, and pushed, once
+    to, notice = pushed[0]
+    assert to == sorted(p.id for p in PLAYERS[:5])  # neither the dropped player nor the bots
+    assert notice == PostedNotice(event_id, "Club night", "round 1 ends at 21:00", w.clock)
+    assert await codes(w.service.notice(PLAYERS[0], event_id, "hi")) == "forbidden"
+    assert await codes(w.service.notice(ORG, event_id, " ")) == "malformed"
+    assert len(pushed) == 1  # refused: nothing pushed

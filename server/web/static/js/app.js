@@ -31,6 +31,7 @@ import {
 const MATCH_KEY = "jantaku.match";
 const LEFT_KEY = "jantaku.left_match";
 const TOAST_MS = 6000;
+const NOTICE_MS = 20000; // an organizer's notice stays longer: it may say when the next round starts
 const LIVE_TABLES_PATH = "/tables/live";
 const LIVE_TABLES_EVERY_MS = 15000;
 const FRESH_MS = 1400; // how long a discard, a call or a callout counts as new (its animation)
@@ -285,6 +286,9 @@ export class App {
       case "invite_sent":
       case "friends_changed":
         this.afterSocial?.(message); // friends.js: the Friends card
+        return;
+      case "event_notice": // an organizer's notice to the entrants of an event this player entered
+        this.toast(`${message.name}: ${message.text}`, "notice", NOTICE_MS);
         return;
       case "played_for":
         if (this.match && message.match_id === this.match.id) this.toast(playedForText(message.moves));
@@ -802,12 +806,12 @@ export class App {
 
   // ---- toasts ---------------------------------------------------------------------------------
 
-  toast(text, kind = "info") {
+  toast(text, kind = "info", ms = TOAST_MS) {
     const box = this.$("toasts");
     const node = el("div", { className: `toast ${kind}`, "data-testid": "toast", role: kind === "error" ? "alert" : "status" }, text);
     box.append(node);
     while (box.childElementCount > 4) box.firstElementChild.remove();
-    setTimeout(() => node.remove(), TOAST_MS);
+    setTimeout(() => node.remove(), ms);
   }
 
   // ---- drawing --------------------------------------------------------------------------------
