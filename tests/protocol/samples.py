@@ -16,8 +16,8 @@ from client_protocol.messages import (
     ClientMessage,
     ErrorMessage,
     EventMessage,
-    FriendPresence,
     EventNotice,
+    FriendPresence,
     FriendsChanged,
     GuestAuth,
     Hello,
@@ -266,7 +266,9 @@ SERVER_MESSAGES: list[ServerMessage] = [
     Invited(account_id="acc-1", name="alice", code="K7QP2M", preset="tenhou"),
     InviteSent(to="acc-2", code="K7QP2M", request_id=6),
     FriendsChanged(),
-    EventNotice(event_id="ev-0123456789ab", name="Club night", text="round 2 starts at 20:00", at=1764950400.5),
+    EventNotice(
+        event_id="ev-0123456789ab", name="Club night", text="round 2 starts at 20:00", at=1764950400.5
+    ),
     PlayedFor(
         match_id="m-1",
         moves=(
