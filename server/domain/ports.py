@@ -97,6 +97,12 @@ class Repository(Protocol):
         """The secret seed and table settings of a match (crash recovery only)."""
         ...
 
+    async def set_paused(self, match_id: str, reason: str | None) -> None:
+        """Keep with the match's recovery record that its table is paused (``reason``) or goes on
+        (None), so that a table recovered after a restart or taken over by another node is paused
+        as it was. A match without a recovery record: nothing to keep."""
+        ...
+
     async def append_step(self, step: StepRecord) -> None:
         """Append step ``step.step``; it must be the next one (ConflictError otherwise, unless the
         very same record is already stored: appending is idempotent)."""

@@ -144,6 +144,17 @@ class RecoveryRecord:
     table: JSON = None  # the table's settings: {"timers": {...}, "spectate": {...}}
 
 
+def paused_settings(table: JSON, reason: str | None) -> JSON:
+    """A recovery record's table settings with the table paused (``"paused"``: the reason) or
+    going on (no ``"paused"``); the other settings as they were."""
+    settings = dict(table) if isinstance(table, dict) else {}
+    if reason is None:
+        settings.pop("paused", None)
+    else:
+        settings["paused"] = reason
+    return settings
+
+
 STEP_SOURCES = ("player", "bot", "timeout", "disconnected", "left")
 """Who decided a stored step's action (``StepRecord.source``; see the module docstring)."""
 

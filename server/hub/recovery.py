@@ -154,6 +154,7 @@ class RecoveredMatch:
     hold_reveals: bool = False  # stored with the table's settings (TableSpec.hold_reveals)
     start_scores: tuple[int, ...] | None = None  # likewise (TableSpec.start_scores)
     chat: str | None = None  # likewise: the table's ``chat`` tag (a private table's or an event's)
+    paused: str | None = None  # likewise: paused, and why (``Store.set_paused``); None: it goes on
 
 
 class UnrecoverableError(Exception):
@@ -206,7 +207,14 @@ def rebuild(
         hold_reveals=isinstance(recovery.table, dict) and recovery.table.get("hold_reveals") is True,
         start_scores=start_scores,
         chat=stored_chat(recovery.table),
+        paused=stored_pause(recovery.table),
     )
+
+
+def stored_pause(data: JSON) -> str | None:
+    """Why the table was paused, as stored with its settings (None: it was not)."""
+    paused = data.get("paused") if isinstance(data, dict) else None
+    return paused if isinstance(paused, str) else None
 
 
 def stored_chat(data: JSON) -> str | None:

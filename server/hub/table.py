@@ -253,7 +253,9 @@ class TableActor:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
         self.submit(Tick())  # the first decision may be a bot's, due at once
 
-    async def resume(self, transitions: Sequence[Transition], steps: Sequence[StepRecord]) -> None:
+    async def resume(
+        self, transitions: Sequence[Transition], steps: Sequence[StepRecord], *, paused: str | None = None
+    ) -> None:
         """Adopt a match rebuilt from its stored log after a restart (crash recovery) and start the
         actor; nobody is attached (players come back with ``resume``).
 
@@ -264,7 +266,8 @@ class TableActor:
         last step (the down time is charged to nobody); a seat whose last stored step was played as
         ``left`` is left again (played at once). A request id stored with a step is
         remembered: a client re-sending it after reconnecting gets its ``ack`` (``duplicate``).
-        Raises when the store refuses the deal.
+        ``paused``: the table was paused (its stored reason): it starts paused, before anything is
+        due. Raises when the store refuses the deal.
         """
         if not transitions:
             raise ValueError("nothing to resume")
@@ -280,6 +283,8 @@ class TableActor:
             else:
                 await self._adopt(t, actor=record.seat, request_id=record.request_id, replaying=True)
         self._task = asyncio.create_task(self._run(), name=f"table-{self.match_id}")
+        if paused is not None:  # handled before anything falls due: nobody moves meanwhile
+            self.submit(Pause(True, paused, asyncio.get_running_loop().create_future()))
         self.submit(Tick())  # the first decision may be a bot's, due at once
 
     # -- the actor loop ------------------------------------------------------------------------------

@@ -95,6 +95,12 @@ class LocalTable:
     async def _set_paused(self, paused: bool, reason: str) -> None:
         if not self.actor.running:
             return  # over: nothing to pause
+        try:  # kept first: a table recovered after a restart or taken over is paused as it was
+            await self._tables.repo.set_paused(self.actor.match_id, reason if paused else None)
+        except Exception as exc:
+            raise TableBusyError(
+                f"cannot {'pause' if paused else 'unpause'} now: the store refused ({exc})"
+            ) from None
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.actor.submit(Pause(paused, reason, done))
         await done
@@ -210,6 +216,11 @@ class LocalTables:
         self.locked: dict[str, set[int]] = {}  # match id -> seats no connection may take
         self._seats: dict[str, dict[str, int]] = {}  # account id -> {match id: seat} (live matches)
 
+    @property
+    def repo(self) -> Repository:
+        """The store the tables write to."""
+        return self._deps.repo
+
     # -- the factory (server.services.tables.TableFactory) ------------------------------------------
 
     async def create(self, spec: TableSpec) -> LocalTable:
@@ -248,7 +259,7 @@ class LocalTables:
     async def _stand_in(self, command: TableCommand) -> SeatRequest:
         if command.account_id is None:
             return SeatRequest.built_in(command.bot)
-        account = await self._deps.repo.account_by_id(command.account_id)
+        account = await self.repo.account_by_id(command.account_id)
         if account is None:
             raise TableSpecError(f"no account {command.account_id!r}")
         return SeatRequest.player(account)
@@ -384,7 +395,7 @@ class LocalTables:
         )
         self._register(table, {} if recovered.chat is None else {"chat": recovered.chat})
         try:
-            await table.resume(recovered.transitions, recovered.steps)
+            await table.resume(recovered.transitions, recovered.steps, paused=recovered.paused)
         except Exception:
             # The store refused the deal of an empty log: leave the match running for the next start.
             log.exception("could not resume table %s", match.id, extra={"match_id": match.id})

@@ -233,6 +233,7 @@ class RatedRepository:
         self.unfinished_match_ids = store.unfinished_match_ids
         self.unfinished_matches_of = store.unfinished_matches_of
         self.recovery_record = store.recovery_record
+        self.set_paused = store.set_paused
         self.append_step = store.append_step
         self.steps = store.steps
         self.step_count = store.step_count

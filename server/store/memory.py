@@ -14,6 +14,7 @@ repository's players and bots in one (shared by processes, re-read when it chang
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -46,6 +47,7 @@ from server.domain.records import (
     Scope,
     SessionRecord,
     StepRecord,
+    paused_settings,
 )
 from server.store.memory_moderation import MemoryModeration
 from server.store.memory_ratings import MemoryRatings
@@ -321,6 +323,12 @@ class InMemoryRepository(MemoryRatings, MemorySocial, MemoryModeration):
 
     async def recovery_record(self, match_id: str) -> RecoveryRecord | None:
         return self._recovery.get(match_id)
+
+    async def set_paused(self, match_id: str, reason: str | None) -> None:
+        record = self._recovery.get(match_id)
+        if record is not None:
+            table = paused_settings(record.table, reason)
+            self._recovery[match_id] = dataclasses.replace(record, table=table)
 
     async def append_step(self, step: StepRecord) -> None:
         log = self._steps.get(step.match_id)

@@ -44,6 +44,7 @@ from server.domain.records import (
     Scope,
     SessionRecord,
     StepRecord,
+    paused_settings,
 )
 from server.store.db import create_engine, sqlite_url, verify_engine, write_connection, write_gate
 from server.store.events import SqlEvents
@@ -522,6 +523,14 @@ class SqlRepository(SqlReads, SqlRatings, SqlEvents, SqlSocial, SqlModeration):
         if row is None:
             return None
         return RecoveryRecord(match_id=row.match_id, seed_hex=row.seed_hex, table=row.table_settings)
+
+    async def set_paused(self, match_id: str, reason: str | None) -> None:
+        where = MatchRecoveryRow.match_id == match_id
+        async with write_connection(self.engine, self._gate) as conn:
+            settings = await conn.scalar(select(MatchRecoveryRow.table_settings).where(where))
+            if settings is not None:
+                table = paused_settings(settings, reason)
+                await conn.execute(update(MatchRecoveryRow).where(where).values(table_settings=table))
 
     async def rebuild_hand_results(self, match_id: str) -> int:
         """Recompute the match's hand results from its stored steps; returns the number of hands."""

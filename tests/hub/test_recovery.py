@@ -36,6 +36,7 @@ from server.hub.recovery import ReplayDivergedError, replay_log, table_settings_
 from server.hub.settings import HubSettings, SpectatePolicy, TableTimers
 from server.hub.steplog import step_record
 from server.hub.table import TableActor
+from server.hub.tables import LocalTable
 from server.store.memory import InMemoryRepository
 from tests.hub.helpers import EAST, FakeParticipant, account
 
@@ -363,6 +364,44 @@ async def test_a_private_tables_chat_choice_survives_the_restart(lobbies: Lobbie
     lobby, _ = lobbies.make(repo)
     await lobby.recover()
     assert lobby.factory.tags[table.match_id] == {"chat": "off"}  # what the table's chat is checked against
+
+
+@pytest.mark.asyncio
+async def test_a_paused_table_is_paused_after_the_restart_until_unpaused(lobbies: Lobbies) -> None:
+    """A pause is kept with the recovery record: the table recovered after a restart starts paused,
+    before any bot moves, with the prompt's clock standing; unpausing goes on and forgets it."""
+    repo = InMemoryRepository()
+    lobby, clock, alice, table = await lobbies.start(repo)
+    await play(table, clock, alice, answers=3)
+    live = LocalTable(table, lobby.factory)
+    await live.pause("a dispute at table 1")
+    record = await repo.recovery_record(table.match_id)
+    assert isinstance(record.table, dict) and record.table["paused"] == "a dispute at table 1"  # type: ignore[union-attr]
+    steps = len(await repo.steps(table.match_id))
+    await lobby.shutdown()
+
+    lobby, clock = lobbies.make(repo)
+    await lobby.recover()
+    resumed = lobby.tables[table.match_id]
+    await resumed.settle()
+    assert resumed.paused and len(await repo.steps(table.match_id)) == steps
+    for _ in range(20):  # bots would move every second; the clocks stand still while paused
+        clock.advance(BOT_DELAY_MS / 1000 * 30)
+        await resumed.settle()
+    assert len(await repo.steps(table.match_id)) == steps and not resumed.finished
+    await LocalTable(resumed, lobby.factory).unpause()
+    record = await repo.recovery_record(table.match_id)
+    assert isinstance(record.table, dict) and "paused" not in record.table  # type: ignore[union-attr]
+    assert not resumed.paused
+    for _ in range(120):  # the clocks run again: alice (not back) is played for once her time is up
+        clock.advance(1.0)
+        await resumed.settle()
+    assert len(await repo.steps(table.match_id)) > steps
+
+
+def test_a_stored_pause_is_read_only_as_a_reason() -> None:
+    assert recovery.stored_pause({"paused": "tea", "chat": "off"}) == "tea"
+    assert [recovery.stored_pause(d) for d in (None, {}, {"paused": True}, {"paused": None})] == [None] * 4
 
 
 def test_a_stored_chat_setting_this_server_lacks_is_ignored() -> None:

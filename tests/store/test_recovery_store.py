@@ -34,6 +34,28 @@ async def test_the_recovery_record_is_stored_with_the_match(any_repo: Repository
 
 
 @pytest.mark.asyncio
+async def test_a_pause_is_kept_with_the_recovery_record_and_forgotten_when_it_ends(
+    any_repo: Repository,
+) -> None:
+    await any_repo.create_match(match("m-1"), RecoveryRecord("m-1", "ab" * 32, TABLE))
+    await any_repo.create_match(match("m-2"))  # no recovery record: nothing to keep
+    await any_repo.set_paused("m-1", "a dispute")
+    await any_repo.set_paused("m-2", "a dispute")
+    await any_repo.set_paused("m-404", "a dispute")
+    assert await any_repo.recovery_record("m-1") == RecoveryRecord(
+        "m-1", "ab" * 32, TABLE | {"paused": "a dispute"}
+    )
+    assert await any_repo.recovery_record("m-2") is None
+    await any_repo.set_paused("m-1", "still")  # a second pause keeps its reason
+    assert await any_repo.recovery_record("m-1") == RecoveryRecord(
+        "m-1", "ab" * 32, TABLE | {"paused": "still"}
+    )
+    await any_repo.set_paused("m-1", None)
+    await any_repo.set_paused("m-1", None)  # going on twice changes nothing
+    assert await any_repo.recovery_record("m-1") == RecoveryRecord("m-1", "ab" * 32, TABLE)
+
+
+@pytest.mark.asyncio
 async def test_unfinished_matches_oldest_first(any_repo: Repository) -> None:
     for i, id_ in enumerate(("m-b", "m-a", "m-c")):
         await any_repo.create_match(dataclasses.replace(match(id_), created_at=T0 + (i if i < 2 else 0)))
