@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from server.bots import BOTS
 from server.web.api.pages import games_page_response
 from server.web.static import CONTENT_SECURITY_POLICY, STATIC_DIR, static_response
 
@@ -173,3 +174,11 @@ def test_the_readme_names_the_pages_real_buttons() -> None:
     assert pressed, "the README's Quick start names the button to press"
     for name in pressed:
         assert re.sub(r"\s+", " ", name) in buttons, (name, buttons)
+
+
+def test_the_organizer_page_offers_the_servers_built_in_bots() -> None:
+    """The substitutes the organizer's page suggests (``bot:NAME``) are the server's built-in bots."""
+    text = (STATIC_DIR / "js" / "eventorg.js").read_text()
+    found = re.search(r"export const BUILT_IN_BOTS = \[([^\]]*)\];", text)
+    assert found is not None
+    assert sorted(re.findall(r'"([^"]+)"', found.group(1))) == sorted(BOTS)

@@ -67,3 +67,21 @@ test("the create form's settings", () => {
   assert.throws(() => settingsFromForm({ ...values, extra: "{nope" }), /not JSON/);
   assert.throws(() => settingsFromForm({ ...values, extra: "[1]" }), /JSON object/);
 });
+
+import { standInText, startPointsValue } from "../../../server/web/static/js/eventorg.js";
+
+test("a table's stand-ins in words", () => {
+  const names = new Map([["a-sam", "sam"]]);
+  assert.equal(standInText({ seat: 1, by: "bot:greedy:sub1.0.1.1", from_step: 12 }, names), "bot greedy, after step 12");
+  assert.equal(standInText({ seat: 1, by: "a-sam", from_step: null }, names), "sam, from the first move");
+  assert.equal(standInText({ seat: 2, by: "a-kim", from_step: 0 }, names), "a-kim, after step 0"); // not an entrant: the id
+});
+
+test("start points as typed become the API's points", () => {
+  assert.equal(startPointsValue(""), null); // the ruleset's
+  assert.equal(startPointsValue("  "), null);
+  assert.equal(startPointsValue(" 30000 "), 30000);
+  assert.equal(startPointsValue("25050"), 25050); // a number still: the API says it is no multiple of 100
+  assert.equal(startPointsValue("lots"), "lots"); // sent as typed: the API refuses it (never the ruleset's by mistake)
+  assert.equal(startPointsValue("1.5"), "1.5");
+});

@@ -1,9 +1,11 @@
 // The organizer's pages (docs/tournaments.md, "The events pages"): the form that creates an event,
 // and on an event's page the organizer's panel: entrants (add bots, drop; suspended ones marked),
 // check-in, seat the next round (optionally from a script), start it, pause and resume a table or
-// every table, end a table early, adjust a score (a penalty, with a reason), send a notice, finish
-// the round (the last one closes the event), name a co-organizer, and the audit log. Every action
-// goes through the events HTTP API; the reason typed in the panel is kept in the event's log with it.
+// every table, end a table early, lock and unlock a seat and seat a substitute (a named account or a
+// built-in bot; each table's stand-ins shown), an entrant's start points, adjust a score (a penalty,
+// with a reason), send a notice, finish the round (the last one closes the event), download the
+// archive of the games, name a co-organizer, and the audit log. Every action goes through the events
+// HTTP API; the reason typed in the panel is kept in the event's log with it.
 
 import { currentRound, fill, grid, h, windName } from "./eventkit.js";
 
@@ -15,6 +17,28 @@ const SELECTS = {
   formula: ["points", "placements", "best_consecutive", "teams"],
   spectators: ["delayed", "off", "observers"],
 };
+
+/** The server's built-in bots (server/bots/builtin.py; a test keeps the two lists equal), offered as
+ * substitutes (`bot:NAME`); the API refuses a name it does not know, naming its bots. */
+export const BUILT_IN_BOTS = ["greedy", "random", "tsumogiri"];
+
+/** A stand-in in words: who (an account's name if it is an entrant, its id otherwise; a built-in
+ * bot by its name) and from when (`from_step`: the last step before it took over; none: it played
+ * the seat from the first move). */
+export function standInText(s, names = new Map()) {
+  const bot = /^bot:([^:]+)/.exec(s.by);
+  const who = bot ? `bot ${bot[1]}` : names.get(s.by) ?? s.by;
+  return `${who}, ${s.from_step === null || s.from_step === undefined ? "from the first move" : `after step ${s.from_step}`}`;
+}
+
+/** The start points typed for an entrant as the API's `points`: empty is null (the ruleset's); a
+ * whole number is sent as a number, anything else as typed (the API refuses it, saying why). */
+export function startPointsValue(text) {
+  const t = String(text ?? "").trim();
+  if (t === "") return null;
+  const n = Number(t);
+  return Number.isInteger(n) ? n : t;
+}
 
 /** An entrant's status in the organizer's list: a moderator's suspension is shown (the API says it to
  * the event's organizers only; a suspended entrant is not seated in a round seated while it runs). */
@@ -93,11 +117,61 @@ function typed(box) {
   return new Map([...box.querySelectorAll("input[name], textarea[name], select[name]")].map((x) => [x.name, x.value]));
 }
 
+/** The seats of the seated or running `round`, one row per seat: the entrant of record, who stood
+ * in for them (and from when), the lock (a toggle) and a substitute's box (an account id or
+ * `bot:NAME`; not for a built-in bot entrant's seat, which needs none). */
+function seatsPart(d, round, { names, kinds, input, button, act, reason, value, clear, open }) {
+  const rows = [];
+  const locked = [];
+  for (const t of round.tables) {
+    t.entrants.forEach((entrant, seat) => {
+      const isLocked = (t.locked ?? []).includes(seat);
+      const stood = (t.stand_ins ?? []).filter((x) => x.seat === seat);
+      const sub = `sub-${t.index}-${seat}`;
+      locked.push(isLocked);
+      rows.push([
+        String(t.index),
+        windName(seat),
+        names.get(entrant) ?? entrant,
+        stood.length ? h(d, "span", { "data-testid": `stand-ins-${t.index}-${seat}` }, stood.map((x) => standInText(x, names)).join("; ")) : "—",
+        h(d, "span", { class: "row" },
+          isLocked ? h(d, "strong", { "data-testid": `locked-${t.index}-${seat}` }, "locked") : null,
+          button(`lock-${t.index}-${seat}`, isLocked ? "Unlock" : "Lock",
+            () => act(isLocked ? "unlock" : "lock", { table: t.index, seat, reason: reason() }), "small")),
+        kinds.get(entrant) === "bot"
+          ? h(d, "span", { class: "muted" }, "a built-in bot")
+          : h(d, "span", { class: "row" },
+              input(sub, { list: "org-bot-names", placeholder: "account id or bot:NAME", maxlength: 80, class: "wide" }),
+              button(`substitute-${t.index}-${seat}`, "Substitute", () => act("substitute", {
+                table: t.index,
+                seat,
+                substitute: value(sub).trim(),
+                reason: reason(),
+                // one substitution per click: a second click on the same stand-in changes nothing
+                key: `sub-r${round.number}-t${t.index}-s${seat}-${stood.length + 1}`,
+              }).then(clear(sub)), "small")),
+      ]);
+    });
+  }
+  return h(d, "details", { "data-testid": "org-seats-box", open: open ?? round.tables.length <= 16 },
+    h(d, "summary", {}, `Seats: locks and substitutes (${round.tables.length} ${round.tables.length === 1 ? "table" : "tables"})`),
+    h(d, "p", { class: "muted" },
+      "A locked seat is not given to a substitute, and at a running table no connection may take it. ",
+      "A substitute plays the seat for its entrant (the entrant keeps the seat's score): an account id, or a built-in bot as bot:NAME",
+      round.status === "running" ? "; at a running table from the next move." : ", from the first move."),
+    h(d, "datalist", { id: "org-bot-names" }, BUILT_IN_BOTS.map((b) => h(d, "option", { value: `bot:${b}` }))),
+    h(d, "div", { class: "scroll" },
+      grid(d, ["table", "seat", "entrant", "stand-ins", "lock", "substitute"], rows, { class: "grid seats", "data-testid": "org-seats" },
+        (i) => ({ "data-locked": locked[i] ? "true" : "false" }))));
+}
+
 /** Fill the organizer's panel of `event` (`act(path, body)` posts an action, redraws and
- * resolves to whether it was done). */
-export function renderOrganizer(doc, box, { event, act, showLog }) {
+ * resolves to whether it was done; `download()` fetches the event's archive; `rows` the
+ * standings, to know whether any game was played). */
+export function renderOrganizer(doc, box, { event, rows = [], act, showLog, download = () => {} }) {
   const d = doc;
   const kept = typed(box);
+  const seatsOpen = box.querySelector("[data-testid=org-seats-box]")?.open;
   const value = (name) => box.querySelector(`[name="${name}"]`)?.value ?? "";
   const reason = () => value("reason").trim();
   // after an action was done, empty the fields it used (a notice is not sent twice by mistake)
@@ -115,15 +189,20 @@ export function renderOrganizer(doc, box, { event, act, showLog }) {
   const finished = event.rounds.filter((r) => r.status === "finished").length;
   const next = finished + 1;
   const names = new Map(event.entrants.map((e) => [e.id, e.name]));
+  const kinds = new Map(event.entrants.map((e) => [e.id, e.kind]));
+  const played = rows.reduce((n, r) => n + (r.games ?? 0), 0);
   const active = event.entrants.filter((e) => e.status === "entered");
   const over = event.status === "finished" || event.status === "cancelled";
 
-  const entrants = grid(d, ["entrant", "kind", "status", `checked in (round ${Math.min(next, s.rounds)})`, ""],
+  const entrants = grid(d, ["entrant", "kind", "status", `checked in (round ${Math.min(next, s.rounds)})`, "start points", ""],
     event.entrants.map((e) => [
       h(d, "span", {}, e.name, " ", h(d, "code", { class: "muted" }, e.id)),
       e.kind,
       e.suspended ? h(d, "strong", { "data-testid": `suspended-${e.id}` }, entrantStatus(e)) : entrantStatus(e),
       !s.checkin || e.kind === "bot" ? "—" : e.checked_in.includes(next) ? "yes" : "no",
+      e.start_points === null || e.start_points === undefined
+        ? h(d, "span", { class: "muted" }, "the ruleset's")
+        : h(d, "span", { "data-testid": `start-points-${e.id}` }, String(e.start_points)),
       e.status === "entered" && !over
         ? button(`drop-${e.id}`, "Drop", () => act("drop", { entrant: e.id, reason: reason() }), "ghost small")
         : "",
@@ -141,7 +220,7 @@ export function renderOrganizer(doc, box, { event, act, showLog }) {
   } else if (round.status === "seated") {
     roundPart = h(d, "div", { class: "row" },
       button("org-start", `Start round ${round.number}`, () => act("start", { reason: reason(), key: `start-${round.number}` }), "primary"),
-      h(d, "span", { class: "muted" }, `Seated: ${round.tables.length} tables. A no-show may be replaced by a substitute before the start (API or command line).`));
+      h(d, "span", { class: "muted" }, `Seated: ${round.tables.length} ${round.tables.length === 1 ? "table" : "tables"}. Before the start, lock a seat or seat a substitute for a no-show (Seats, below).`));
   } else {
     const last = round.number === s.rounds;
     roundPart = h(d, "div", {},
@@ -172,7 +251,22 @@ export function renderOrganizer(doc, box, { event, act, showLog }) {
             input("bots", { type: "number", min: 1, max: 64, placeholder: "how many", class: "narrow" }),
             button("org-add-bots", "Add built-in bots", () => act("bots", { count: Number(value("bots") || 1), reason: reason() })))
         : null),
-    h(d, "section", {}, h(d, "h4", {}, round ? `Round ${round.number} (${round.status})` : `Round ${Math.min(next, s.rounds)}`), roundPart),
+    h(d, "section", {}, h(d, "h4", {}, round ? `Round ${round.number} (${round.status})` : `Round ${Math.min(next, s.rounds)}`), roundPart,
+      round && !over ? seatsPart(d, round, { names, kinds, input, button, act, reason, value, clear, open: seatsOpen }) : null),
+    over
+      ? null
+      : h(d, "section", {},
+          h(d, "h4", {}, "Start points (at the tables made from the next start)"),
+          h(d, "div", { class: "row" },
+            h(d, "select", { name: "sp-entrant", "data-testid": "org-sp-entrant" },
+              event.entrants.filter((e) => e.status === "entered").map((e) => h(d, "option", { value: e.id }, e.name))),
+            input("start-points", { inputmode: "numeric", maxlength: 8, class: "narrow", placeholder: "points" }),
+            button("org-set-start-points", "Set start points", () => act("start-points", {
+              entrant: value("sp-entrant"),
+              points: startPointsValue(value("start-points")),
+              reason: reason(),
+            }).then(clear("start-points"))),
+            h(d, "span", { class: "muted" }, `a multiple of 100; empty: the ruleset's (${s.ruleset?.start_points ?? "?"})`))),
     h(d, "section", {},
       h(d, "h4", {}, "Adjust a score (a penalty is negative)"),
       h(d, "div", { class: "row" },
@@ -190,6 +284,13 @@ export function renderOrganizer(doc, box, { event, act, showLog }) {
       h(d, "div", { class: "row" },
         input("account", { placeholder: "account id", maxlength: 80 }),
         button("org-add-organizer", "Name co-organizer", () => act("organizers", { account: value("account").trim(), reason: reason() })))),
+    played > 0
+      ? h(d, "section", {},
+          h(d, "h4", {}, "Archive"),
+          h(d, "div", { class: "row" },
+            button("org-archive", "Download the archive (zip)", () => download()),
+            h(d, "span", { class: "muted" }, "Every finished game in tenhou.net/6 and mjai (a duplicate round's once its seeds are revealed), a substitute's moves marked, the standings and event.json.")))
+      : null,
     h(d, "section", {},
       button("org-show-log", "Show the audit log", () => showLog(), "ghost"),
       h(d, "div", { id: "org-log", "data-testid": "org-log" })),

@@ -113,9 +113,16 @@ export class EventsPage {
     const organizer = Boolean(this.me) && (event.organizers.includes(this.me.id) || this.me.admin === true);
     org.hidden = !organizer;
     // The panel is redrawn when the event changed (not on every refresh: the organizer may be typing).
-    const shape = JSON.stringify([event.status, event.rounds, event.entrants, event.organizers, event.settings]);
+    const played = rows.reduce((n, r) => n + (r.games ?? 0), 0); // (the archive is offered once a game ended)
+    const shape = JSON.stringify([event.status, event.rounds, event.entrants, event.organizers, event.settings, played > 0]);
     if (organizer && (shape !== this.shape || org.childElementCount === 0)) {
-      renderOrganizer(this.doc, org, { event, act: (p, b) => this.act(p, b), showLog: () => this.showLog() });
+      renderOrganizer(this.doc, org, {
+        event,
+        rows,
+        act: (p, b) => this.act(p, b),
+        showLog: () => this.showLog(),
+        download: () => this.downloadArchive(),
+      });
     }
     this.shape = organizer ? shape : null;
     this.el("events").dataset.round = String(runningRound(event)?.number ?? "");
@@ -150,6 +157,28 @@ export class EventsPage {
       this.shape = null; // redraw the panel: the action may not change the event (a pause, a notice)
       this.status(`done: ${path.replace(/^tables\/(\d+)\/end$/, "end table $1")}`, "ok");
       await this.showEvent(this.event.id);
+      return true;
+    } catch (err) {
+      this.status(String(err.message ?? err), "error");
+      return false;
+    }
+  }
+
+  /** The event's archive (organizers: the request carries the session token, so it is fetched
+   * here and saved from a blob rather than followed as a link). */
+  async downloadArchive() {
+    const id = this.event.id;
+    try {
+      const headers = this.token ? { Authorization: `Bearer ${this.token}` } : {};
+      const response = await this.fetch(`${this.base}/api/events/${encodeURIComponent(id)}/export`, { headers, cache: "no-store" });
+      if (!response.ok) throw new Error(errorText(await response.json().catch(() => null), response.status));
+      const href = URL.createObjectURL(await response.blob());
+      const link = h(this.doc, "a", { href, download: `${id}.zip`, hidden: true });
+      this.doc.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(href), 60000); // (not at once: the download reads it)
+      this.status(`done: the archive ${id}.zip`, "ok");
       return true;
     } catch (err) {
       this.status(String(err.message ?? err), "error");
