@@ -1,7 +1,8 @@
 """An event end to end in Debian's Chromium (docs/tournaments.md): an administrator grants the
 organizer role on the admin page; the organizer creates an event for 8 entrants on the events page
 (a browser player, a protocol client and six built-in bots), runs two rounds with duplicate walls,
-pauses and resumes the browser player's table (its clock stands still, the player sees it), applies
+pauses and resumes the browser player's table (its clock stands still, the player sees it), sends
+notices (the browser player, on the game page, is shown the second at once), applies
 a penalty and closes the event; the final standings page agrees with the stored games
 (``jantaku admin events rebuild --check``) and the revealed seeds verify against the commitments.
 
@@ -222,6 +223,11 @@ def test_an_organizer_runs_an_event_from_the_pages(server: tuple[str, str, str, 
             org.fill("[data-testid=org-notice]", f"Round {number} starts now <script>")
             org.click("[data-testid=org-send-notice]")
             org.wait_for_selector(f"[data-testid=event-notices] >> text=Round {number} starts now <script>")
+            if number == 2:  # the browser player, on the game page since round 1, is told at once
+                pat.wait_for_selector(
+                    "[data-testid=toast] >> text=Round 2 starts now <script>", timeout=10000
+                )
+                assert pat.locator("[data-testid=toast] script").count() == 0  # text, never markup
             org.click("[data-testid=org-seat]")
             org.wait_for_selector("[data-testid=org-start]")
             org.click("[data-testid=org-start]")
