@@ -426,7 +426,7 @@ def _server_options(p: argparse.ArgumentParser) -> None:
 
 def register_more(esub: SubParsers) -> None:
     """``jantaku event pause|resume|end-table|lock|unlock|substitute`` (on the running server, over
-    its HTTP API) and ``start-points|adjust|notice|moves|export`` (on the database)."""
+    its HTTP API) and ``start-points|adjust|notice|checkin|close|moves|export`` (on the database)."""
     for name, helptext in (("pause", "pause a table, or every table"), ("resume", "resume it")):
         p = esub.add_parser(name, help=f"{helptext} of the running round (on the server)")
         p.add_argument("event_id")
@@ -464,19 +464,32 @@ def register_more(esub: SubParsers) -> None:
     note = esub.add_parser("notice", help="a notice to every entrant (shown with the event)")
     note.add_argument("event_id")
     note.add_argument("text")
+    ci = esub.add_parser("checkin", help="check an entrant in (or --out) for the next round, before seating")
+    ci.add_argument("event_id")
+    ci.add_argument("entrant")
+    ci.add_argument("--out", action="store_true", help="check the entrant out instead")
+    close = esub.add_parser("close", help="close the event before its last round (a reason is required)")
+    close.add_argument("event_id")
     mv = esub.add_parser("moves", help="a game's moves, a substitute's marked (JSON)")
     mv.add_argument("event_id")
     mv.add_argument("match_id")
     ex = esub.add_parser("export", help="every game (tenhou.net/6 and mjai) and the standings, one zip")
     ex.add_argument("event_id")
     ex.add_argument("--out", type=Path, required=True, help="the zip file to write")
-    for p, handler in ((sp, run_start_points), (adj, run_adjust), (note, run_notice)):
+    jobs = (
+        (sp, run_start_points),
+        (adj, run_adjust),
+        (note, run_notice),
+        (ci, run_checkin),
+        (close, run_close),
+    )
+    for p, handler in jobs:
         p.add_argument("--reason", default="")
         p.add_argument("--key", help="idempotency key: sending the action again with it changes nothing")
         p.set_defaults(handler=handler)
     mv.set_defaults(handler=run_moves)
     ex.set_defaults(handler=run_export)
-    for p in (sp, adj, note, mv, ex):
+    for p in (sp, adj, note, ci, close, mv, ex):
         add_database_options(p)
 
 
@@ -548,6 +561,28 @@ def run_notice(args: argparse.Namespace) -> int:
     async def job(service: EventService, repo: SqlRepository) -> int:
         await service.notice(_operator(), args.event_id, args.text, key=args.key)
         print("notice sent")
+        return 0
+
+    return _run(args, job)
+
+
+def run_checkin(args: argparse.Namespace) -> int:
+    async def job(service: EventService, repo: SqlRepository) -> int:
+        record = await service.check_in_for(
+            _operator(), args.event_id, args.entrant, not args.out, args.reason, key=args.key
+        )
+        rounds = ", ".join(map(str, record.checked_in)) or "none"
+        print(f"{args.entrant}: checked {'out' if args.out else 'in'}; checked in for rounds: {rounds}")
+        return 0
+
+    return _run(args, job)
+
+
+def run_close(args: argparse.Namespace) -> int:
+    async def job(service: EventService, repo: SqlRepository) -> int:
+        closed = await service.close(_operator(), args.event_id, args.reason, key=args.key)
+        dropped = "" if closed.dropped_round is None else f"; seated round {closed.dropped_round} dropped"
+        print(f"{args.event_id}: {closed.status} after {closed.rounds_played} rounds{dropped}")
         return 0
 
     return _run(args, job)

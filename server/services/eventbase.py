@@ -1,7 +1,8 @@
 """What every part of the event service shares (``docs/tournaments.md``): who asks (:class:`Actor`),
 the ports it runs on, and the checks, audit and idempotency of organizer actions.
 
-The service is split by concept: entry and rounds (:mod:`server.services.tournaments`), the running
+The service is split by concept: entry and rounds (:mod:`server.services.tournaments`), check-in
+(:mod:`server.services.eventcheckin`: an entrant's own, an organizer's for an entrant), the running
 tables' actions (:mod:`server.services.eventlive`: pause, end, lock, substitutes, start points,
 adjustments, notices) and the archive of an event's games (:mod:`server.services.eventexport`).
 
@@ -24,6 +25,7 @@ from server.domain.tournaments import (
     AuditRecord,
     EntrantRecord,
     EventRecord,
+    EventStatus,
     EventStore,
     RoundRecord,
     RoundStatus,
@@ -91,6 +93,18 @@ class MatchResults(Protocol):
     async def final(self, match_id: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
         """The final scores and places (seat order) of a finished match, else None."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Closing:
+    """How an organizer closed an event before its last round (``docs/tournaments.md``, "Closing
+    an event early"): when, its status then (``finished``, or ``cancelled`` with no round played),
+    the rounds played and the seated round dropped (None: none was seated)."""
+
+    at: float
+    status: str
+    rounds_played: int
+    dropped_round: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +188,12 @@ class EventBase:
         if event is None:
             raise EventError("not_found", f"no event {event_id!r}")
         return event
+
+    @staticmethod
+    def _check_not_over(event: EventRecord) -> None:
+        """EventError ``conflict`` once the event is over (finished, closed or cancelled)."""
+        if event.status in (EventStatus.FINISHED, EventStatus.CANCELLED):
+            raise EventError("conflict", f"the event is {event.status.value}")
 
     async def _organized(self, event_id: str, actor: Actor) -> EventRecord:
         event = await self._event(event_id)

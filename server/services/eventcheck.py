@@ -4,8 +4,9 @@ stored games and adjustments (``docs/tournaments.md``, "Standings").
 When a round finishes, the event service writes the standings it shows then into the audit entry
 of ``finish_round``. The check recomputes, for each finished round, the standings from the stored
 results of the games of that round and the ones before, and the adjustments made until it finished,
-and names every difference with what was shown; and it compares the standings shown now with a
-fresh computation from everything stored.
+and names every difference with what was shown; the same for the standings shown when an organizer
+closed the event before its last round; and it compares the standings shown now with a fresh
+computation from everything stored.
 """
 
 from __future__ import annotations
@@ -75,6 +76,12 @@ async def rebuild_check(
         again = await recomputed(store, results, event_id, rnd.number, entry.at if entry else 0.0)
         rows = [(str(n), int(t), int(k)) for n, t, k in shown]
         problems += _differences(f"after round {rnd.number}", rows, again)
+    for a in await store.audit(event_id):  # closed before its last round: the standings shown then
+        if a.action == "close":
+            closed = [(str(n), int(t), int(k)) for n, t, k in json.loads(a.detail)["standings"]]
+            problems += _differences(
+                "at the close", closed, await recomputed(store, results, event_id, 10**6, a.at)
+            )
     now = [(r.name, r.total, r.rank) for r in await service.standings(event_id)]
     again = await recomputed(store, results, event_id, 10**6, float("inf"))
     problems += _differences("now", now, again)

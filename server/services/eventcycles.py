@@ -61,6 +61,12 @@ def revealed(event: EventRecord, seats: int, rnd: RoundRecord) -> tuple[Publishe
     s = event.settings
     if rotating(s) and not cycle_done(rnd.number, seats):
         return rnd.sets
+    return with_seeds(event, seats, rnd)
+
+
+def with_seeds(event: EventRecord, seats: int, rnd: RoundRecord) -> tuple[PublishedSetRecord, ...]:
+    """The sets of ``rnd`` with their seeds revealed, whatever the cycle (an event closed before
+    a rotation cycle's last round: its walls are played no more)."""
     return tuple(
         dataclasses.replace(p, seed_hex=set_seed(event, seats, rnd.number, k).hex())
         for k, p in enumerate(rnd.sets)

@@ -6,7 +6,8 @@ It stores events through the :class:`~server.domain.tournaments.EventStore` port
 makes every table through the public table factory (:class:`server.services.tables.TableFactory`,
 so on whichever node the placement decides) and counts standings with
 :mod:`server.tournament.standings` from the stored games and the adjustments. This module holds
-the events, their entry and their rounds; the actions on a round's tables are
+the events, their entry, their rounds and closing an event early; check-in is
+:mod:`server.services.eventcheckin`'s, the actions on a round's tables
 :mod:`server.services.eventlive`'s, the shared checks :mod:`server.services.eventbase`'s.
 
 Every organizer action is checked (the actor must be one of the event's organizers, or an
@@ -45,9 +46,16 @@ from server.domain.tournaments import (
 )
 from server.engine.rules import Ruleset
 from server.services.botevents import BotEvents
-from server.services.eventbase import BOT_PREFIX, Actor, EventView, MatchResults, Suspension
-from server.services.eventcycles import reveal_cycle, revealed, rotated_seating, seed_round, set_seed
-from server.services.eventlive import EventLive
+from server.services.eventbase import BOT_PREFIX, Actor, Closing, EventView, MatchResults, Suspension
+from server.services.eventcheckin import EventCheckins
+from server.services.eventcycles import (
+    reveal_cycle,
+    revealed,
+    rotated_seating,
+    seed_round,
+    set_seed,
+    with_seeds,
+)
 from server.services.eventrules import (
     EventError,
     check_settings,
@@ -82,7 +90,7 @@ from server.tournament.standings import (
 __all__ = ["BOT_PREFIX", "Actor", "EventError", "EventService", "EventView", "MatchResults"]
 
 
-class EventService(EventLive):
+class EventService(EventCheckins):
     """The event service (see the module docstring)."""
 
     @functools.cached_property
@@ -264,6 +272,7 @@ class EventService(EventLive):
                 return next(e for e in await self._store.entrants(event_id) if e.entrant_id == added)
         if self._bot_names is not None and bot not in self._bot_names:
             raise EventError("malformed", f"no built-in bot {bot!r}; bots: {sorted(self._bot_names)}")
+        self._check_not_over(event)
         if await self._store.rounds(event_id):
             raise EventError("conflict", "entrants are added before the first round is seated")
         taken = {e.entrant_id for e in await self._store.entrants(event_id)}
@@ -291,24 +300,6 @@ class EventService(EventLive):
         if found.status is EntrantStatus.ENTERED and not await self._store.rounds(event_id):
             await self._promote(event)
 
-    async def check_in(self, actor: Actor, event_id: str) -> EntrantRecord:
-        event = await self._event(event_id)
-        rounds = await self._store.rounds(event_id)
-        upcoming = (
-            len(rounds) + 1 if not rounds or rounds[-1].status is not RoundStatus.SEATED else len(rounds)
-        )
-        if upcoming > event.settings.rounds:
-            raise EventError("conflict", "the event has no round left to check in for")
-        mine = next((e for e in await self._store.entrants(event_id) if e.entrant_id == actor.id), None)
-        if mine is None or mine.status is not EntrantStatus.ENTERED:
-            raise EventError("not_found", "you are not entered in this event")
-        await self._check_not_suspended(actor.id)
-        if upcoming in mine.checked_in:
-            return mine
-        record = dataclasses.replace(mine, checked_in=(*mine.checked_in, upcoming))
-        await self._store.put_entrant(record)
-        return record
-
     # -- rounds ----------------------------------------------------------------------------------------
 
     async def seat(
@@ -325,6 +316,7 @@ class EventService(EventLive):
         rounds = await self._store.rounds(event_id)
         if await self._done(event_id, "seat", key) and rounds:
             return rounds[-1]
+        self._check_not_over(event)
         if rounds and rounds[-1].status is not RoundStatus.FINISHED:
             raise EventError("conflict", f"round {rounds[-1].number} is not finished")
         number = len(rounds) + 1
@@ -538,6 +530,57 @@ class EventService(EventLive):
             event, actor, "finish_round", {"round": rnd.number, "standings": shown}, reason=reason, key=key
         )
         return rnd
+
+    async def close(self, actor: Actor, event_id: str, reason: str, *, key: str | None = None) -> Closing:
+        """Close the event before its last round: a seated round not started is dropped, the
+        seeds of every finished round are revealed, and the event is ``finished`` with the
+        standings over the rounds played (``cancelled`` when none was). Refused (``conflict``)
+        while a round runs, and once the event is over; sent again with the same ``key``, the
+        first answer."""
+        event = await self._organized(event_id, actor)
+        why = self._reason(reason, "closing an event")
+        done = await self.closing(event_id) if await self._done(event_id, "close", key) else None
+        if done is not None:
+            return done
+        self._check_not_over(event)
+        rounds = await self._store.rounds(event_id)
+        dropped = None
+        if rounds and rounds[-1].status is RoundStatus.RUNNING:
+            raise EventError(
+                "conflict", f"round {rounds[-1].number} is running: end its tables and finish it first"
+            )
+        if rounds and rounds[-1].status is RoundStatus.SEATED:
+            if any(t.match_id is not None for t in rounds[-1].tables):
+                raise EventError(
+                    "conflict", f"round {rounds[-1].number} has tables made: start it again and finish it"
+                )
+            dropped = rounds[-1].number
+            await self._store.delete_round(event_id, dropped)
+            rounds = rounds[:-1]
+        seats = seats_of(Ruleset.from_json(event.settings.ruleset_json))
+        for rnd in rounds:  # a rotation cycle cut short: its walls are played no more
+            if any(p.seed_hex is None for p in rnd.sets):
+                await self._store.put_round(dataclasses.replace(rnd, sets=with_seeds(event, seats, rnd)))
+        status = EventStatus.FINISHED if rounds else EventStatus.CANCELLED
+        event = dataclasses.replace(event, status=status)
+        await self._store.put_event(event)
+        shown = [[r.name, r.total, r.rank] for r in await self._standings(event)]  # rebuild --check
+        detail = {
+            "status": status.value,
+            "rounds_played": len(rounds),
+            "dropped_round": dropped,
+            "standings": shown,
+        }
+        await self._audit(event, actor, "close", detail, reason=why, key=key)
+        return await self.closing(event_id) or Closing(self._now(), status.value, len(rounds), dropped)
+
+    async def closing(self, event_id: str) -> Closing | None:
+        """How the event was closed before its last round (public), else None."""
+        for a in await self._store.audit(event_id):
+            if a.action == "close":
+                d = json.loads(a.detail)
+                return Closing(a.at, d["status"], d["rounds_played"], d["dropped_round"])
+        return None
 
     # -- standings -------------------------------------------------------------------------------------
 

@@ -245,6 +245,11 @@ class SqlEvents:
             )
             return [round_of(r) for r in rows]
 
+    async def delete_round(self, event_id: str, number: int) -> None:
+        key = (EventRoundRow.event_id == event_id, EventRoundRow.number == number)
+        async with write_connection(self.engine, self._gate) as conn:
+            await conn.execute(delete(EventRoundRow).where(*key))
+
     async def add_adjustment(self, adjustment: AdjustmentRecord) -> None:
         doc = {
             "entrant": adjustment.entrant_id,

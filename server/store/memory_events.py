@@ -49,6 +49,9 @@ class InMemoryEvents:
     async def add_adjustment(self, adjustment: AdjustmentRecord) -> None:
         self._adjustments.setdefault(adjustment.event_id, []).append(adjustment)
 
+    async def delete_round(self, event_id: str, number: int) -> None:
+        self._rounds.get(event_id, {}).pop(number, None)
+
     async def adjustments(self, event_id: str) -> list[AdjustmentRecord]:
         return list(self._adjustments.get(event_id, []))
 

@@ -149,6 +149,22 @@ async def test_entrants_rounds_adjustments_audit(events: EventStore) -> None:
     assert await events.audit("ev-2") == []
 
 
+async def test_a_round_is_deleted(events: EventStore) -> None:
+    """A seated round dropped when its event is closed (docs/tournaments.md, "Closing an event")."""
+    await events.add_event(EVENT)
+    tables = (RoundTableRecord(0, ("a", "b", "c", "d"), "r1-s0"),)
+    sets = (PublishedSetRecord("r1-s0", (0,), "ab" * 32, ("cd" * 32,)),)
+    first = RoundRecord("ev-1", 1, RoundStatus.FINISHED, tables, sets, 1003.0, 1004.0, 1005.0)
+    second = RoundRecord("ev-1", 2, RoundStatus.SEATED, tables, sets, 1006.0)
+    await events.put_round(first)
+    await events.put_round(second)
+    await events.delete_round("ev-1", 2)
+    assert await events.rounds("ev-1") == [first]
+    await events.delete_round("ev-1", 2)  # none: nothing
+    await events.delete_round("ev-2", 1)
+    assert await events.rounds("ev-1") == [first]
+
+
 async def test_organizer_role(events: EventStore) -> None:
     assert not await events.organizer_role("a-org")
     await events.set_organizer_role("a-org", True, 1000.0)

@@ -753,6 +753,8 @@ async def test_openapi_document(api: Api) -> None:
         "/api/events/{event_id}/start-points",
         "/api/events/{event_id}/games/{match_id}/moves",
         "/api/events/{event_id}/export",
+        "/api/events/{event_id}/entrants/{entrant}/checkin",  # an organizer checks an entrant in
+        "/api/events/{event_id}/close",  # before its last round
         "/api/events/{event_id}/bot-entrants",  # docs/tournaments.md, "Bot events"
         "/api/events/{event_id}/comparison",
     }

@@ -1,5 +1,6 @@
 """More organizer actions over HTTP (``docs/tournaments.md``, "HTTP API"): lock and unlock a seat,
-an entrant's start points, a game's moves marked with who played them (a substitute's), and the
+an entrant's start points, an entrant checked in (or out) by an organizer, closing the event before
+its last round, a game's moves marked with who played them (a substitute's), and the
 event's archive (every game in tenhou.net/6 JSON and mjai JSON lines, the standings as CSV and
 JSON, one zip file). Organizers only; the typed errors of :mod:`server.web.api.events`."""
 
@@ -20,12 +21,14 @@ from server.web.api.events import (
     EventRoute,
     Keyed,
     actor_of,
+    entrant_doc,
     round_doc,
     service_of,
 )
 
 eventops_router = APIRouter(prefix="/api", tags=["events"], route_class=EventRoute, responses=EVENT_ERRORS)
 MatchId = Annotated[str, Path(pattern=r"^m-[A-Za-z0-9_\-]{1,40}$")]
+EntrantId = Annotated[str, Path(pattern=ENTRANT)]
 
 
 class SeatIn(Keyed):
@@ -38,6 +41,33 @@ class StartPointsIn(Keyed):
     points: int | None = Field(
         default=None, gt=0, le=1_000_000, description="a multiple of 100; none: the ruleset's"
     )
+
+
+class CheckinIn(Keyed):
+    checked_in: bool = Field(default=True, strict=True, description="false: check the entrant out")
+
+
+@eventops_router.post(
+    "/events/{event_id}/entrants/{entrant}/checkin",
+    summary="Check an entrant in (or out) for the next round, before it is seated (organizers)",
+)
+async def check_in_entrant(
+    request: Request, event_id: EventId, entrant: EntrantId, body: CheckinIn
+) -> dict[str, Any]:
+    actor = await actor_of(request)
+    record = await service_of(request).check_in_for(
+        actor, event_id, entrant, body.checked_in, body.reason, key=body.key
+    )
+    return entrant_doc(record) | {"checked_in": list(record.checked_in)}
+
+
+@eventops_router.post(
+    "/events/{event_id}/close", summary="Close the event before its last round (organizers)"
+)
+async def close(request: Request, event_id: EventId, body: Keyed) -> dict[str, Any]:
+    actor = await actor_of(request)
+    closing = await service_of(request).close(actor, event_id, body.reason, key=body.key)
+    return {"id": event_id} | dataclasses.asdict(closing)
 
 
 @eventops_router.post("/events/{event_id}/lock", summary="Lock a seat: no one takes or replaces it")

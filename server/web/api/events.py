@@ -328,6 +328,7 @@ async def event_out(
         "notices": [
             {"at": a.at, "text": json.loads(a.detail)["text"]} for a in await service.notices(event_id)
         ],
+        "closed": None if (closed := await service.closing(event_id)) is None else dataclasses.asdict(closed),
     }
 
 
