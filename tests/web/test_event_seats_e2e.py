@@ -220,3 +220,92 @@ def test_an_organizer_locks_substitutes_sets_start_points_and_downloads_the_arch
         assert [a for a, _ in actions].count("start_points") == 3
         assert not org.errors, org.errors
         browser.close()
+
+
+def test_an_organizer_checks_entrants_in_and_closes_the_event_early(server: tuple[str, str, str]) -> None:
+    """An event with check-in: the organizer checks a player in and out and in again from the
+    entrants list, seats round 1, and closes the event before it starts (asked once more; without a
+    reason refused, nothing changed): the seated round is dropped and the panel says so."""
+    url, api, admin_token = server
+    _, org_token = _register(api, "closer")
+    pat_id, pat_token = _register(api, "quinn")
+    r = httpx.post(
+        f"{api}/api/admin/organizers",
+        json={"name": "closer", "reason": "runs the short night"},
+        headers=_auth(admin_token),
+    )
+    assert r.status_code == 200, r.text
+    settings = {
+        "name": "Short night",
+        "rounds": 3,
+        "checkin": True,
+        "ruleset_json": json.loads(QUICK.to_json()),
+    }
+    r = httpx.post(f"{api}/api/events", json=settings, headers=_auth(org_token))
+    assert r.status_code == 201, r.text
+    event_id = r.json()["id"]
+    r = httpx.post(f"{api}/api/events/{event_id}/entry", headers=_auth(pat_token))
+    assert r.status_code == 200, r.text
+    r = httpx.post(f"{api}/api/events/{event_id}/bots", json={"count": 3}, headers=_auth(org_token))
+    assert r.status_code == 200, r.text
+
+    pw: Any = importlib.import_module("playwright.sync_api")
+    with pw.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        ctx.add_init_script(f"localStorage.setItem('jantaku.session_token', {json.dumps(org_token)})")
+        org = ctx.new_page()
+        _watch_errors(org)
+        org.set_default_timeout(10000)
+        org.goto(f"{url}/static/events.html?api={api}&event={event_id}")
+        org.wait_for_selector(f"[data-testid=checkin-{pat_id}]")
+
+        def status(kind: str, text: str) -> None:
+            org.wait_for_selector(
+                f"[data-testid=events-status][data-kind={kind}]:has-text({json.dumps(text)})"
+            )
+
+        # 1. Check-in on quinn's behalf, out, and in again (each in the event's log).
+        org.fill("[data-testid=org-reason]", "checked in at the desk")
+        assert org.text_content(f"[data-testid=checkin-{pat_id}]") == "Check in"
+        org.click(f"[data-testid=checkin-{pat_id}]")
+        org.wait_for_selector(f"[data-testid=checkin-{pat_id}]:has-text('Check out')")
+        assert _entrant(api, event_id, pat_id)["checked_in"] == [1]
+        org.click(f"[data-testid=checkin-{pat_id}]")
+        org.wait_for_selector(f"[data-testid=checkin-{pat_id}]:has-text('Check in')")
+        assert _entrant(api, event_id, pat_id)["checked_in"] == []
+        org.click(f"[data-testid=checkin-{pat_id}]")
+        org.wait_for_selector(f"[data-testid=checkin-{pat_id}]:has-text('Check out')")
+
+        # 2. Seat round 1: check-in closes for it (no button), the close button stays.
+        org.click("[data-testid=org-seat]")
+        org.wait_for_selector("[data-testid=org-start]")
+        assert org.locator(f"[data-testid=checkin-{pat_id}]").count() == 0
+
+        # 3. Close without a reason: refused, nothing changed; declined at the question: nothing sent.
+        org.fill("[data-testid=org-reason]", "")
+        org.once("dialog", lambda dialog: dialog.accept())
+        org.click("[data-testid=org-close]")
+        status("error", "invalid_request")
+        assert _event(api, event_id)["status"] != "cancelled"
+        org.fill("[data-testid=org-reason]", "the hall closes early")
+        org.once("dialog", lambda dialog: dialog.dismiss())
+        org.click("[data-testid=org-close]")
+        org.wait_for_timeout(300)
+        assert _event(api, event_id)["closed"] is None and len(_event(api, event_id)["rounds"]) == 1
+
+        # 4. Close it: the seated round is dropped, no round was played: the event is cancelled.
+        org.once("dialog", lambda dialog: dialog.accept())
+        org.click("[data-testid=org-close]")
+        org.wait_for_selector("[data-testid=org-closed]:has-text('closed before any round was played')")
+        event = _event(api, event_id)
+        assert event["status"] == "cancelled" and event["rounds"] == []
+        assert event["closed"]["dropped_round"] == 1 and event["closed"]["rounds_played"] == 0
+        log = httpx.get(f"{api}/api/events/{event_id}/log", headers=_auth(org_token)).json()
+        assert [e["action"] for e in log if e["action"] in ("checkin_by_organizer", "close")] == [
+            "checkin_by_organizer",
+            "checkin_by_organizer",
+            "checkin_by_organizer",
+            "close",
+        ]
+        browser.close()

@@ -68,7 +68,7 @@ test("the create form's settings", () => {
   assert.throws(() => settingsFromForm({ ...values, extra: "[1]" }), /JSON object/);
 });
 
-import { standInText, startPointsValue } from "../../../server/web/static/js/eventorg.js";
+import { closedText, standInText, startPointsValue } from "../../../server/web/static/js/eventorg.js";
 
 test("a table's stand-ins in words", () => {
   const names = new Map([["a-sam", "sam"]]);
@@ -84,4 +84,17 @@ test("start points as typed become the API's points", () => {
   assert.equal(startPointsValue("25050"), 25050); // a number still: the API says it is no multiple of 100
   assert.equal(startPointsValue("lots"), "lots"); // sent as typed: the API refuses it (never the ruleset's by mistake)
   assert.equal(startPointsValue("1.5"), "1.5");
+});
+
+test("an event that is over says whether it was played out or closed early", () => {
+  const settings = { rounds: 4 };
+  assert.equal(closedText({ settings, closed: null }), "The event is over: every round was played.");
+  assert.equal(
+    closedText({ settings, closed: { status: "finished", rounds_played: 2 } }),
+    "The event was closed after 2 of 4 rounds: the standings are final.",
+  );
+  assert.equal(
+    closedText({ settings, closed: { status: "cancelled", rounds_played: 0 } }),
+    "The event was closed before any round was played.",
+  );
 });

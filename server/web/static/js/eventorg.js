@@ -112,6 +112,24 @@ export function renderCreate(doc, box, { create }) {
   box.append(form);
 }
 
+/** What the panel says of an event that is over: played to its end, or closed early. */
+export function closedText(event) {
+  const c = event.closed;
+  if (!c) return "The event is over: every round was played.";
+  const played = `${c.rounds_played} of ${event.settings.rounds} ${event.settings.rounds === 1 ? "round" : "rounds"}`;
+  return c.status === "cancelled" ? "The event was closed before any round was played." : `The event was closed after ${played}: the standings are final.`;
+}
+
+/** An entrant's check-in for the next round: yes or no, and (before that round is seated) a button
+ * with which the organizer checks them in or out. */
+function checkinCell(d, e, next, { checkable, button, act, reason }) {
+  const isIn = e.checked_in.includes(next);
+  if (!checkable || e.status !== "entered") return isIn ? "yes" : "no";
+  return h(d, "span", { class: "row" }, isIn ? "yes" : "no",
+    button(`checkin-${e.id}`, isIn ? "Check out" : "Check in",
+      () => act(`entrants/${encodeURIComponent(e.id)}/checkin`, { checked_in: !isIn, reason: reason() }), "small"));
+}
+
 /** Keep what the organizer typed across a redraw of the panel. */
 function typed(box) {
   return new Map([...box.querySelectorAll("input[name], textarea[name], select[name]")].map((x) => [x.name, x.value]));
@@ -199,7 +217,7 @@ export function renderOrganizer(doc, box, { event, rows = [], act, showLog, down
       h(d, "span", {}, e.name, " ", h(d, "code", { class: "muted" }, e.id)),
       e.kind,
       e.suspended ? h(d, "strong", { "data-testid": `suspended-${e.id}` }, entrantStatus(e)) : entrantStatus(e),
-      !s.checkin || e.kind === "bot" ? "—" : e.checked_in.includes(next) ? "yes" : "no",
+      !s.checkin || e.kind === "bot" ? "—" : checkinCell(d, e, next, { checkable: !over && !round, button, act, reason }),
       e.start_points === null || e.start_points === undefined
         ? h(d, "span", { class: "muted" }, "the ruleset's")
         : h(d, "span", { "data-testid": `start-points-${e.id}` }, String(e.start_points)),
@@ -208,19 +226,26 @@ export function renderOrganizer(doc, box, { event, rows = [], act, showLog, down
         : "",
     ]), { "data-testid": "org-entrants" });
 
+  // Closing early (no round running; a seated round is dropped): asked once more, a reason needed.
+  const closeButton = () => button("org-close", "Close the event now", () => {
+    const sure = globalThis.confirm?.(`Close the event after ${finished} of ${s.rounds} rounds? The standings become final.`) ?? true;
+    return sure ? act("close", { reason: reason(), key: `close-${finished}` }) : false;
+  }, "ghost");
   let roundPart;
   if (over) {
-    roundPart = h(d, "p", { "data-testid": "org-closed" }, "The event is over: every round was played.");
+    roundPart = h(d, "p", { "data-testid": "org-closed" }, closedText(event));
   } else if (!round) {
     roundPart = h(d, "div", { class: "row" },
       button("org-seat", `Seat round ${next}`, () => act("seat", { reason: reason(), key: `seat-${next}`, script: value("script").trim() || null }), "primary"),
       s.seating === "scripted" || value("script")
         ? h(d, "textarea", { name: "script", rows: 3, placeholder: "the round's tables: one line per table, entrant ids in seat order (or JSON)", "data-testid": "org-script" })
-        : null);
+        : null,
+      closeButton());
   } else if (round.status === "seated") {
     roundPart = h(d, "div", { class: "row" },
       button("org-start", `Start round ${round.number}`, () => act("start", { reason: reason(), key: `start-${round.number}` }), "primary"),
-      h(d, "span", { class: "muted" }, `Seated: ${round.tables.length} ${round.tables.length === 1 ? "table" : "tables"}. Before the start, lock a seat or seat a substitute for a no-show (Seats, below).`));
+      h(d, "span", { class: "muted" }, `Seated: ${round.tables.length} ${round.tables.length === 1 ? "table" : "tables"}. Before the start, lock a seat or seat a substitute for a no-show (Seats, below).`),
+      closeButton());
   } else {
     const last = round.number === s.rounds;
     roundPart = h(d, "div", {},

@@ -155,7 +155,7 @@ export class EventsPage {
     try {
       await this.call("POST", `/api/events/${encodeURIComponent(this.event.id)}/${path}`, body);
       this.shape = null; // redraw the panel: the action may not change the event (a pause, a notice)
-      this.status(`done: ${path.replace(/^tables\/(\d+)\/end$/, "end table $1")}`, "ok");
+      this.status(`done: ${path.replace(/^tables\/(\d+)\/end$/, "end table $1").replace(/^entrants\/.+\/checkin$/, "check-in")}`, "ok");
       await this.showEvent(this.event.id);
       return true;
     } catch (err) {
