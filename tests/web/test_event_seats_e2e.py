@@ -55,23 +55,29 @@ def _entrant(api: str, event_id: str, entrant: str) -> dict[str, Any]:
     return dict(next(e for e in _event(api, event_id)["entrants"] if e["id"] == entrant))
 
 
+def _organized(api: str, admin_token: str, organizer: str, **settings: Any) -> tuple[str, str, str]:
+    """(the organizer's account id and token, the event's id) of a new event of ``settings``
+    (QUICK rules) made by a new player ``organizer``, granted the role by the administrator."""
+    org_id, org_token = _register(api, organizer)
+    r = httpx.post(
+        f"{api}/api/admin/organizers",
+        json={"name": organizer, "reason": "runs a test night"},
+        headers=_auth(admin_token),
+    )
+    assert r.status_code == 200, r.text
+    body = {"ruleset_json": json.loads(QUICK.to_json())} | settings
+    r = httpx.post(f"{api}/api/events", json=body, headers=_auth(org_token))
+    assert r.status_code == 201, r.text
+    return org_id, org_token, str(r.json()["id"])
+
+
 def test_an_organizer_locks_substitutes_sets_start_points_and_downloads_the_archive(
     server: tuple[str, str, str], tmp_path: Path
 ) -> None:
     url, api, admin_token = server
-    org_id, org_token = _register(api, "director")
+    org_id, org_token, event_id = _organized(api, admin_token, "director", name="Seats night", rounds=1)
     pat_id, pat_token = _register(api, "pat")
     sam_id, sam_token = _register(api, "sam")
-    r = httpx.post(
-        f"{api}/api/admin/organizers",
-        json={"name": "director", "reason": "runs the seats night"},
-        headers=_auth(admin_token),
-    )
-    assert r.status_code == 200, r.text
-    settings = {"name": "Seats night", "rounds": 1, "ruleset_json": json.loads(QUICK.to_json())}
-    r = httpx.post(f"{api}/api/events", json=settings, headers=_auth(org_token))
-    assert r.status_code == 201, r.text
-    event_id = r.json()["id"]
     for token in (pat_token, sam_token):
         r = httpx.post(f"{api}/api/events/{event_id}/entry", headers=_auth(token))
         assert r.status_code == 200, r.text
@@ -227,23 +233,10 @@ def test_an_organizer_checks_entrants_in_and_closes_the_event_early(server: tupl
     entrants list, seats round 1, and closes the event before it starts (asked once more; without a
     reason refused, nothing changed): the seated round is dropped and the panel says so."""
     url, api, admin_token = server
-    _, org_token = _register(api, "closer")
-    pat_id, pat_token = _register(api, "quinn")
-    r = httpx.post(
-        f"{api}/api/admin/organizers",
-        json={"name": "closer", "reason": "runs the short night"},
-        headers=_auth(admin_token),
+    _, org_token, event_id = _organized(
+        api, admin_token, "closer", name="Short night", rounds=3, checkin=True
     )
-    assert r.status_code == 200, r.text
-    settings = {
-        "name": "Short night",
-        "rounds": 3,
-        "checkin": True,
-        "ruleset_json": json.loads(QUICK.to_json()),
-    }
-    r = httpx.post(f"{api}/api/events", json=settings, headers=_auth(org_token))
-    assert r.status_code == 201, r.text
-    event_id = r.json()["id"]
+    pat_id, pat_token = _register(api, "quinn")
     r = httpx.post(f"{api}/api/events/{event_id}/entry", headers=_auth(pat_token))
     assert r.status_code == 200, r.text
     r = httpx.post(f"{api}/api/events/{event_id}/bots", json={"count": 3}, headers=_auth(org_token))
