@@ -175,6 +175,11 @@ async def test_an_event_notice_reaches_its_entrants_on_every_node_and_nobody_els
         there = [await connect_client(two, name) for name in ("bob", "carol", "dave")]
         outsider = await connect_client(two, "erin")
         entrants = [me(here), *(me(c) for c in there), "a-not-connected"]
+        # what node 2 cannot read is ignored (a warning), and it goes on: nobody is sent anything
+        good = {"node": "n1", "to": [me(there[0])], "event_id": "ev-1", "name": "x", "text": "x", "at": 1.0}
+        no_text = {k: v for k, v in good.items() if k != "text"}
+        for bad in (good | {"to": me(there[0])}, good | {"at": "noon"}, no_text):
+            await bus_one.publish("social.notice", bad)
         notice = PostedNotice("ev-0123456789ab", "Club night", "round 2 at 20:00 <b>", 1764950400.5)
         one.friends.event_notice(entrants, notice)
         for client in (here, *there):
