@@ -255,6 +255,7 @@ def build_hub(
         repo, hub.tables, running_here=_running_on(hub), notice_to=hub.friends.event_notice
     )
     app.state.settings = dataclasses.replace(app.state.settings, events=events)
+    hub.event_status = events.status_of  # an event bot's hello: is its event over?
     hub.on_takeover = functools.partial(restore_event_tables, app)  # cluster mode: another node's tables
     return hub
 

@@ -229,6 +229,7 @@ class Connector:
         self._skip = 0
         self._welcomed = False
         self._waiting_s: float | None = None  # the server said: no event seat yet, ask again then
+        self.event_over: str | None = None  # the server said: the event is over (its status)
         self.reconnects = 0
 
     async def run(self) -> int:
@@ -250,6 +251,14 @@ class Connector:
                     return EXIT_BOT
                 except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
                     why = _describe(exc)
+                if self.event_over is not None:  # played out or closed early: nothing left to play
+                    log.info(
+                        "event %s is over (%s): %d games played",
+                        self.options.event,
+                        self.event_over,
+                        self.games_done,
+                    )
+                    return EXIT_OK
                 if self.games_done > before:
                     failures = unreachable = 0
                     continue
@@ -305,6 +314,9 @@ class Connector:
                     self._welcomed = True
                     player = message.get("player", {})
                     log.info("connected to %s as %s", self.url, player.get("name"))
+                elif kind == "event_over":
+                    self.event_over = str(message.get("status"))
+                    return
                 elif kind == "waiting":  # an event bot with no seat at a running table yet
                     retry = message.get("retry_ms")
                     self._waiting_s = max(0.2, min(30.0, retry / 1000)) if isinstance(retry, int) else 1.0

@@ -21,7 +21,7 @@ from __future__ import annotations
 import abc
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -141,6 +141,10 @@ class Resume:
 HelloRequest = Authenticate | AuthenticateBearer
 LobbyRequest = JoinQueue | JoinPrivate | Spectate | Resume
 
+EventStatus = Callable[[str], Awaitable[str | None]]
+"""An event's status by its id (``open``, ``running``, ``finished``, ``cancelled``; None: no such
+event): the event service's, set on the hub by the application (``Hub.event_status``)."""
+
 
 class SeatConnection(abc.ABC):
     """One connection's protocol state (see the module docstring); subclasses speak a protocol."""
@@ -195,6 +199,11 @@ class SeatConnection(abc.ABC):
     @abc.abstractmethod
     def refuse(self, code: ErrorCode, message: str) -> None:
         """The credentials were refused: say why and close."""
+
+    async def before_welcome(self, event_status: EventStatus | None) -> None:
+        """Authenticated, before :meth:`welcome`: look up what the hello named that the hub keeps
+        elsewhere (an event bot's event, through ``event_status``); nothing by default."""
+        return None
 
     @abc.abstractmethod
     def welcome(self, session_token: str | None) -> LobbyRequest | None:

@@ -41,6 +41,7 @@ from server.domain.records import Account
 from server.hub.adapter import (
     Authenticate,
     AuthenticateBearer,
+    EventStatus,
     HelloRequest,
     JoinPrivate,
     JoinQueue,
@@ -92,6 +93,11 @@ class SessionHost(Protocol):
     @property
     def placement(self) -> Placement:
         """Where tables run and how a client reaches them (cluster mode: the relay)."""
+        ...
+
+    @property
+    def event_status(self) -> EventStatus | None:
+        """An event's status by id (the event service's; None: this server runs no events)."""
         ...
 
     def queued_for(self, ws: ServerConnection) -> float | None:
@@ -393,6 +399,7 @@ class WebSocketConnection:
                 return False  # its table runs on another node: relay it all
             core.authenticated(account)
             self._host.register(self)
+            await core.before_welcome(self._host.event_status)
             follow_up = core.welcome(token)
             # what the hello itself asks (mjai: a private table, which may wait on another node)
             return follow_up is None or not await self._serve(follow_up, None)

@@ -35,6 +35,7 @@ in, frames and inbox messages out; :mod:`server.hub.connection` awaits its authe
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -61,9 +62,10 @@ from server.engine.actions import (
     Tsumo,
 )
 from server.engine.events import Event, MatchStarted
-from server.engine.tiles import Tile, kind, sort_key
+from server.engine.tiles import kind, sort_key
 from server.hub.adapter import (
     AuthenticateBearer,
+    EventStatus,
     HelloRequest,
     JoinPrivate,
     JoinQueue,
@@ -72,6 +74,7 @@ from server.hub.adapter import (
     SeatConnection,
 )
 from server.hub.inbox import ActRequest
+from server.hub.mjaitiles import InvalidReplyError, kind_of, tile_of, tiles_of
 from server.hub.outputs import (
     AckOut,
     CatchupOut,
@@ -87,7 +90,7 @@ from server.hub.outputs import (
     SeatedOut,
 )
 from server.records.export_mjai import MjaiStream
-from server.records.tiles import face_from_mjai, mjai_from_face
+from server.records.tiles import mjai_from_face
 
 log = logging.getLogger(__name__)
 
@@ -99,10 +102,6 @@ EVENT_ID_MAX = 64
 EVENT_RETRY_MS = 1000  # an event bot with no seat yet is told to say hello again after this
 BATCH_LINES = 200  # mjai lines per ``events`` frame of a resume (a few KiB each: far below the frame cap)
 _encode = msgspec.json.Encoder().encode
-
-
-class InvalidReplyError(Exception):
-    """The bot's answer cannot be played; the message says why."""
 
 
 @dataclass(slots=True)
@@ -137,6 +136,7 @@ class MjaiSession(SeatConnection):
 
     def _setup(self) -> None:
         self._hello_message: dict[str, Any] = {}  # the bot's hello (its queue or private table)
+        self._event_found: tuple[str | None] | None = None  # (its event's status,) once looked up
         self._version = 0  # the last event version of the match received from the table
         self._stream: MjaiStream | None = None
         self._request: _Request | None = None
@@ -316,7 +316,7 @@ class MjaiSession(SeatConnection):
                         {"type": "ankan", "actor": seat, "consumed": [mjai_from_face(t) for t in consumed]}
                     )
                 case Kakan(tile) if not after_reach:
-                    pon = next((p for p in self._pons if _kind_of(p[0]) == kind(tile)), [])
+                    pon = next((p for p in self._pons if kind_of(p[0]) == kind(tile)), [])
                     out.append({"type": "kakan", "actor": seat, "pai": mjai_from_face(tile), "consumed": pon})
                 case Tsumo() if not after_reach:
                     out.append({"type": "hora", "actor": seat, "target": seat, "pai": self._drawn or "?"})
@@ -395,7 +395,7 @@ class MjaiSession(SeatConnection):
             raise InvalidReplyError(f"after reach, discard (dahai); got {kind_!r}")
         match kind_:
             case "dahai":
-                tile = _tile(data, "pai")
+                tile = tile_of(data, "pai")
                 tsumogiri = data.get("tsumogiri")
                 wanted: type[Discard] | type[Riichi] = Riichi if request.after_reach else Discard
                 options = [a for a in legal if isinstance(a, wanted) and a.tile == tile]
@@ -410,7 +410,7 @@ class MjaiSession(SeatConnection):
                     raise InvalidReplyError("reach is not possible now")
                 return None
             case "chi" | "pon" | "daiminkan" | "ankan":
-                consumed = sorted(_tiles(data, "consumed"))
+                consumed = sorted(tiles_of(data, "consumed"))
                 for a in legal:
                     if (
                         isinstance(a, Chi | Pon | Daiminkan | Ankan)
@@ -420,7 +420,7 @@ class MjaiSession(SeatConnection):
                         return a
                 raise InvalidReplyError(f"{kind_} with consumed {data.get('consumed')!r} is not possible now")
             case "kakan":
-                tile = _tile(data, "pai")
+                tile = tile_of(data, "pai")
                 if Kakan(tile) in legal:
                     return Kakan(tile)
                 raise InvalidReplyError(f"kakan {data.get('pai')!r} is not possible now")
@@ -545,9 +545,19 @@ class MjaiSession(SeatConnection):
         self._error(code, message)
         self._outbox.close(CloseCode.POLICY_VIOLATION, "hello refused")
 
+    async def before_welcome(self, event_status: EventStatus | None) -> None:
+        event = self._hello_message.get("event")
+        if event is not None and event_status is not None:
+            with contextlib.suppress(Exception):  # not known now: the bot is told to wait, as before
+                self._event_found = (await event_status(event),)
+
     def welcome(self, session_token: str | None) -> LobbyRequest | None:
-        """Greet the bot, then seat it: back in the match it plays, else where its hello asked."""
-        account = self.account
+        """Greet the bot, then seat it: back in the match it plays, else where its hello asked (an
+        event's bot: told to wait for its table, or that the event is over; no such event: refused)."""
+        account, event = self.account, self._hello_message.get("event")
+        if self._event_found == (None,):
+            self.refuse(ErrorCode.NOT_FOUND, f"no event {event!r}")
+            return None
         log.info(
             "%s: mjai hello from %s (%s)",
             self.session_id,
@@ -567,7 +577,11 @@ class MjaiSession(SeatConnection):
             table = self._directory.table(match_id)
             if table is not None and not table.finished:
                 return Resume(match_id, 0, None)
-        event = self._hello_message.get("event")
+        status = None if self._event_found is None else self._event_found[0]
+        if event is not None and status in ("finished", "cancelled"):
+            self._send({"type": "event_over", "event": event, "status": status})
+            self._outbox.close(CloseCode.NORMAL_CLOSURE, "the event is over")
+            return None
         if event is not None:  # an event's bot: seated only at its event tables, never queued
             self._send({"type": "waiting", "event": event, "retry_ms": EVENT_RETRY_MS})
             self._outbox.close(CloseCode.TRY_AGAIN_LATER, "no seat at a running table of this event yet")
@@ -604,31 +618,6 @@ _ORDER: tuple[type[Any], ...] = (
     Nukidora,
     Pass,
 )
-
-
-def _kind_of(pai: str) -> int:
-    face = face_from_mjai(pai)
-    return -1 if face is None else kind(face)
-
-
-def _tile(data: dict[str, Any], field: str) -> Tile:
-    face = face_from_mjai(data.get(field))  # type: ignore[arg-type]
-    if face is None:
-        raise InvalidReplyError(f"{field!r} must be an mjai tile ('5m', '5mr', 'E'); got {data.get(field)!r}")
-    return face
-
-
-def _tiles(data: dict[str, Any], field: str) -> list[Tile]:
-    raw = data.get(field)
-    if not isinstance(raw, list):
-        raise InvalidReplyError(f"{field!r} must be a list of mjai tiles; got {raw!r}")
-    out = []
-    for name in raw:
-        face = face_from_mjai(name)
-        if face is None:
-            raise InvalidReplyError(f"{field!r}: {name!r} is not an mjai tile")
-        out.append(face)
-    return out
 
 
 def _quote(frame: str | bytes, limit: int = 80) -> str:

@@ -44,7 +44,7 @@ from server.domain.ports import Repository
 from server.domain.socialbus import SocialBus
 from server.engine.rules import Ruleset
 from server.hub import asgi
-from server.hub.adapter import SeatConnection
+from server.hub.adapter import EventStatus, SeatConnection
 from server.hub.admission import AddressLimiter
 from server.hub.clock import Clock, SystemClock
 from server.hub.connection import WebSocketConnection
@@ -235,6 +235,7 @@ class Hub:
         self.recovery = RecoveryReport()  # what start() resumed or flagged
         # Called with the matches this node took over from a dead node (cluster mode), once resumed.
         self.on_takeover: Callable[[Sequence[str]], Awaitable[None]] | None = None
+        self.event_status: EventStatus | None = None  # the event service's (an event bot's hello)
         self.closing = False
         self.draining = False  # the drain window before a shutdown: /readyz says 503, all else goes on
         self._ready = False  # listening, tables recovered, the repository open; not shutting down

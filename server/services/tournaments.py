@@ -171,6 +171,12 @@ class EventService(EventCheckins):
     async def events(self) -> list[EventRecord]:
         return await self._store.events()
 
+    async def status_of(self, event_id: str) -> str | None:
+        """The event's status (``open``, ``running``, ``finished``, ``cancelled``); None: no such
+        event (what the hub tells an event's bot at its hello, ``docs/mjai.md``)."""
+        event = await self._store.event(event_id)
+        return None if event is None else event.status.value
+
     async def notices(self, event_id: str) -> list[AuditRecord]:
         """The organizers' notices to every entrant (public), oldest first."""
         await self._event(event_id)

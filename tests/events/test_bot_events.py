@@ -8,13 +8,17 @@ game verifies against the published commitments, and the comparison counts one c
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from client_protocol.messages import MatchEndReason, TokenAuth
 from server.app.compose import StoredResults, event_service, event_store
+from server.bots.connect import EXIT_FAILED, EXIT_OK, ConnectOptions, Connector
 from server.domain.records import AccountKind
 from server.domain.tournaments import DuplicateMode, EventSettings, RoundStatus
 from server.engine.rules import Ruleset
@@ -23,7 +27,7 @@ from server.services.review import GameLiveError, Review
 from server.services.tournaments import Actor, EventError, EventService
 from server.store.memory import InMemoryRepository
 from server.tournament.duplicate import PublishedSet, check_reveal, rotations
-from tests.bots.mjai_kit import MjaiClient, mjai_hub
+from tests.bots.mjai_kit import TSUMOGIRI_BOT, MjaiClient, mjai_hub
 from tests.events.kit import account
 from tests.hub.helpers import EAST
 from tests.modload import REPO, load_module
@@ -208,3 +212,52 @@ async def test_a_malformed_event_in_a_hello_is_refused() -> None:
             error = await client.until("error")
             assert error["code"] == "malformed" and "'event'" in error["message"]
             assert await client.until_closed() == 1008
+
+
+async def test_a_bot_of_an_event_that_is_over_is_told_so_and_its_connector_stops(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An event's bot says hello once its event was closed: ``event_over`` (and a normal close)
+    instead of ``waiting``, and ``jantaku bot connect --event`` stops with success; a hello naming
+    no event is refused before the welcome, and the connector gives up at once."""
+    repo = InMemoryRepository()
+    async with mjai_hub(repo=repo) as hub:
+        service = event_service(repo, hub.tables)
+        hub.event_status = service.status_of  # as jantaku serve wires it (server.app.compose)
+        org = await _organizer(repo, service)
+        event = await service.create(
+            org, EventSettings(name="Short league", ruleset_json=EAST.to_json(), rounds=3)
+        )
+        bot, token = await hub.auth.create_account("late-bot", AccountKind.BOT)
+        await service.bots.enter(org, event.id, bot.id)
+
+        waiting = await MjaiClient.open(hub, token, event=event.id)  # open: told to wait, as before
+        await waiting.until("welcome")
+        assert (await waiting.recv())["type"] == "waiting" and await waiting.until_closed() == 1013
+        await service.close(org, event.id, "nobody else came")
+        over = await MjaiClient.open(hub, token, event=event.id)
+        await over.until("welcome")
+        assert await over.recv() == {"type": "event_over", "event": event.id, "status": "cancelled"}
+        assert await over.until_closed() == 1000
+        unknown = await MjaiClient.open(hub, token, event="ev-000000000000")
+        refused = await unknown.recv()  # before any welcome
+        assert (
+            refused["type"] == "error"
+            and refused["code"] == "not_found"
+            and "ev-000000000000" in refused["message"]
+        )
+        assert await unknown.until_closed() == 1008
+
+        bot_cmd = (sys.executable, str(TSUMOGIRI_BOT), "--log", str(tmp_path / "events.jsonl"))
+
+        def connector(event_id: str) -> Connector:
+            server = f"127.0.0.1:{hub.port}"
+            return Connector(
+                ConnectOptions(server=server, token=token, command=bot_cmd, games=2, event=event_id)
+            )
+
+        with caplog.at_level(logging.INFO, logger="jantaku.bot.connect"):
+            assert await connector(event.id).run() == EXIT_OK
+            assert await connector("ev-000000000000").run() == EXIT_FAILED
+        assert f"event {event.id} is over (cancelled): 0 games played" in caplog.text
+        assert "refused the bot: not_found" in caplog.text
